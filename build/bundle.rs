@@ -1,0 +1,185 @@
+//! Schema bundling for `build.rs`.
+//!
+//! Owns the one transformation from the files under `schemas/` to the two shapes the crate needs:
+//! a single `definitions` document that typify turns into Rust types, and self-contained (inlined)
+//! schemas for `tools/list` and runtime validation, written to `generated/contract.json`.
+//! It must never invent schema content: everything it emits is a rearrangement of `schemas/`.
+
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// Schema files keyed by their path relative to `schemas/` (for example `tools/read.input.json`).
+pub type Files = BTreeMap<String, Value>;
+
+/// The definition name a `$ref` points at: its last path segment. typify resolves references the
+/// same way, which is why definition names must be unique across the whole bundle.
+pub fn ref_name(reference: &str) -> &str {
+    reference.rsplit('/').next().unwrap_or(reference)
+}
+
+/// Every named schema of the bundle: each file's `$defs` entries, and each file root that has a
+/// `title`. Panics on a duplicate name, because typify would silently merge them.
+pub fn collect_defs(files: &Files) -> BTreeMap<String, Value> {
+    let mut defs = BTreeMap::new();
+    let mut add = |name: String, schema: Value, file: &str| {
+        if defs.insert(name.clone(), schema).is_some() {
+            panic!("schemas/{file}: definition name `{name}` is used twice in the bundle");
+        }
+    };
+    for (file, doc) in files {
+        if let Some(Value::Object(local)) = doc.get("$defs") {
+            for (name, schema) in local {
+                add(name.clone(), strip_meta(schema), file);
+            }
+        }
+        if let Some(Value::String(title)) = doc.get("title") {
+            add(title.clone(), strip_meta(doc), file);
+        }
+    }
+    defs
+}
+
+/// A copy of `schema` without the keys that only matter to the file as a file
+/// (`$schema`, `$id`, `$comment`, `$defs`).
+fn strip_meta(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => {
+            let mut out = Map::new();
+            for (k, v) in map {
+                if matches!(k.as_str(), "$schema" | "$id" | "$comment" | "$defs") {
+                    continue;
+                }
+                out.insert(k.clone(), v.clone());
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+/// Rewrites every `$ref` in `schema` to `#/definitions/<name>` (typify's local form).
+fn localize_refs(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    if k == "$ref" {
+                        let name = ref_name(v.as_str().expect("$ref must be a string"));
+                        (k.clone(), Value::String(format!("#/definitions/{name}")))
+                    } else {
+                        (k.clone(), localize_refs(v))
+                    }
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(localize_refs).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The document typify reads: an untitled root whose `definitions` hold every named schema,
+/// reduced to its shape. Constraints that typify would turn into validating newtypes
+/// (`minLength`, `pattern`, `maxItems`, ...) are left out here: the runtime enforces them with
+/// jsonschema against the very same files, so the handlers work with plain `String`s and `Vec`s.
+pub fn typify_document(files: &Files) -> Value {
+    let defs: Map<String, Value> = collect_defs(files)
+        .into_iter()
+        .map(|(name, schema)| (name, shape_only(&localize_refs(&schema))))
+        .collect();
+    json!({ "definitions": defs })
+}
+
+/// Keywords that constrain values without changing their Rust shape.
+const VALUE_CONSTRAINTS: &[&str] =
+    &["minLength", "maxLength", "pattern", "minItems", "maxItems", "maxProperties", "propertyNames", "format"];
+
+/// A copy of `schema` without [`VALUE_CONSTRAINTS`] (only where they are keywords, not property names).
+fn shape_only(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !VALUE_CONSTRAINTS.contains(&k.as_str()))
+                .map(|(k, v)| {
+                    if k == "properties" {
+                        let props = v.as_object().map(|p| p.iter().map(|(n, s)| (n.clone(), shape_only(s))).collect());
+                        (k.clone(), props.map(Value::Object).unwrap_or_else(|| v.clone()))
+                    } else {
+                        (k.clone(), shape_only(v))
+                    }
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(shape_only).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `schema` with every `$ref` replaced by the referenced definition, recursively, and without
+/// `title` (noise for clients). Our schemas are not recursive, so this terminates; a cycle panics.
+pub fn inline(schema: &Value, defs: &BTreeMap<String, Value>) -> Value {
+    inline_at(schema, defs, &mut Vec::new())
+}
+
+fn inline_at(schema: &Value, defs: &BTreeMap<String, Value>, stack: &mut Vec<String>) -> Value {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get("$ref") {
+                let name = ref_name(reference).to_string();
+                assert!(!stack.contains(&name), "recursive schema through `{name}`");
+                let target = defs
+                    .get(&name)
+                    .unwrap_or_else(|| panic!("$ref to unknown definition `{name}`"));
+                stack.push(name);
+                let mut resolved = inline_at(target, defs, stack);
+                stack.pop();
+                // Sibling keywords of $ref (2020-12 allows them) override the target's.
+                if let Value::Object(out) = &mut resolved {
+                    for (k, v) in map {
+                        if k != "$ref" {
+                            out.insert(k.clone(), inline_at(v, defs, stack));
+                        }
+                    }
+                }
+                return resolved;
+            }
+            let mut out = Map::new();
+            for (k, v) in map {
+                if matches!(k.as_str(), "$schema" | "$id" | "$comment" | "$defs" | "title") {
+                    continue;
+                }
+                out.insert(k.clone(), inline_at(v, defs, stack));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| inline_at(v, defs, stack)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `generated/contract.json`: the manifest with each tool's input and output schema inlined, and
+/// every other named schema (HTTP bodies, shared definitions) inlined under `schemas`.
+pub fn contract_document(manifest: &Value, files: &Files) -> Value {
+    let defs = collect_defs(files);
+    let tools: Vec<Value> = manifest["tools"]
+        .as_array()
+        .expect("manifest.tools must be an array")
+        .iter()
+        .map(|tool| {
+            let file = |key: &str| {
+                let path = tool[key].as_str().unwrap_or_else(|| panic!("manifest tool needs `{key}`"));
+                files.get(path).unwrap_or_else(|| panic!("manifest names missing file {path}"))
+            };
+            let mut out = Map::new();
+            for key in ["name", "description", "schemaVersion", "annotations", "aliases"] {
+                if let Some(v) = tool.get(key) {
+                    out.insert(key.to_string(), v.clone());
+                }
+            }
+            out.insert("inputSchema".into(), inline(file("input"), &defs));
+            out.insert("outputSchema".into(), inline(file("output"), &defs));
+            Value::Object(out)
+        })
+        .collect();
+    let schemas: Map<String, Value> = defs.iter().map(|(name, s)| (name.clone(), inline(s, &defs))).collect();
+    json!({ "tools": tools, "schemas": schemas })
+}

@@ -1,0 +1,544 @@
+//! Configuration: command-line flags over environment variables, merged into one validated
+//! [`Config`]. Both seeds' variable families are honoured (`JEEVES_MCP_PRUNER_*`, `JEEVES_PRUNER_*`,
+//! `MCP_PRUNER_*`); a flag always wins. Every invalid value is a [`ConfigError`] naming the flag or
+//! variable, what was expected, and seed 000's error code. This module never starts anything.
+
+use clap::{Args, ValueEnum};
+use std::{fmt, net::IpAddr, path::PathBuf, time::Duration};
+
+/// How log events are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// One JSON object per line: `{ts, level, event, request_id?, data?}` (seed 000).
+    Json,
+    /// Human-readable lines.
+    Text,
+}
+
+/// Which pruning backend serves `context_focus_question` and `prune_text`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The deterministic line-level engine in this crate (no network, no model).
+    Builtin,
+    /// Seed 000's outbound contract at the pruner endpoint.
+    Http,
+    /// The SWE-Pruner service's own `POST /prune {query, code, threshold}`.
+    #[value(name = "swe-pruner")]
+    SwePruner,
+    /// No pruning: results report `reason=disabled_or_unconfigured`.
+    Off,
+}
+
+impl Backend {
+    /// The name used in `PruningMetadata.backend` and `health`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Builtin => "builtin",
+            Backend::Http => "http",
+            Backend::SwePruner => "swe-pruner",
+            Backend::Off => "off",
+        }
+    }
+}
+
+/// Server flags shared by `serve`, `stdio` and `run`. Each is optional here so that the
+/// environment can supply it; [`Config::from_args`] applies defaults and validation.
+#[derive(Args, Clone, Debug, Default)]
+pub struct ServerArgs {
+    /// Listen address; loopback only unless --allow-remote [env: JEEVES_MCP_PRUNER_HOST, MCP_PRUNER_HOST; default 127.0.0.1]
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Listen port, 0 for an ephemeral one (the ready event reports it) [env: JEEVES_MCP_PRUNER_PORT, MCP_PRUNER_PORT; default 0]
+    #[arg(long)]
+    pub port: Option<String>,
+    /// Directory every path is confined to [env: JEEVES_MCP_PRUNER_ROOT_DIR, MCP_PRUNER_ROOT; default: current directory]
+    #[arg(long)]
+    pub root: Option<String>,
+    /// json or text [env: MCP_PRUNER_LOG_FORMAT; default json]
+    #[arg(long, value_name = "FORMAT")]
+    pub log_format: Option<String>,
+    /// Minimum log level: debug, info, warn, error [env: MCP_PRUNER_LOG_LEVEL; default info]
+    #[arg(long, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+    /// Allow a non-loopback --host (use --auth-token with it) [env: MCP_PRUNER_ALLOW_REMOTE]
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Bearer token every HTTP request must carry [env: MCP_PRUNER_AUTH_TOKEN]
+    #[arg(long, value_name = "TOKEN")]
+    pub auth_token: Option<String>,
+    /// Extra allowed Origin for browser clients, repeatable [env: MCP_PRUNER_ALLOWED_ORIGINS, comma-separated]
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    pub allowed_origins: Vec<String>,
+    /// builtin, http, swe-pruner or off [env: MCP_PRUNER_BACKEND; default: http if a pruner endpoint is set, else builtin]
+    #[arg(long, value_name = "BACKEND")]
+    pub pruner: Option<String>,
+    /// Pruner URL for the http and swe-pruner backends [env: JEEVES_PRUNER_ENDPOINT, MCP_PRUNER_ENDPOINT]
+    #[arg(long, value_name = "URL")]
+    pub pruner_endpoint: Option<String>,
+    /// Pruner call timeout, 100..30000 [env: JEEVES_PRUNER_TIMEOUT_MS, MCP_PRUNER_TIMEOUT_MS; default 2000]
+    #[arg(long, value_name = "MS")]
+    pub pruner_timeout_ms: Option<String>,
+    /// Largest raw output eligible for pruning, 1024..2097152 [env: JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES, MCP_PRUNER_MAX_PRUNE_INPUT_BYTES; default 262144]
+    #[arg(long, value_name = "BYTES")]
+    pub max_prune_input_bytes: Option<String>,
+    /// Largest prune_text input before it falls back to a no-op [env: MCP_PRUNER_MAX_INPUT_CHARS; default 2000000]
+    #[arg(long, value_name = "CHARS")]
+    pub max_input_chars: Option<String>,
+    /// SWE-Pruner threshold, 0..1 [env: MCP_PRUNER_SWE_THRESHOLD; default 0.5]
+    #[arg(long, value_name = "X")]
+    pub swe_threshold: Option<String>,
+    /// Default response budget per tool result, 1024..10485760 [env: MCP_PRUNER_MAX_OUTPUT_BYTES; default 10240]
+    #[arg(long, value_name = "BYTES")]
+    pub max_output_bytes: Option<String>,
+    /// Recovery ids expire after this many seconds [env: MCP_PRUNER_PRUNE_ID_TTL_S; default 3600]
+    #[arg(long, value_name = "S")]
+    pub prune_id_ttl_s: Option<String>,
+    /// Recovery store byte cap (LRU eviction) [env: MCP_PRUNER_STORE_MAX_BYTES; default 268435456]
+    #[arg(long, value_name = "BYTES")]
+    pub store_max_bytes: Option<String>,
+    /// Recovery store entry cap (LRU eviction) [env: MCP_PRUNER_STORE_MAX_ENTRIES; default 1000]
+    #[arg(long, value_name = "N")]
+    pub store_max_entries: Option<String>,
+    /// Per-stream memory cap for command output [env: MCP_PRUNER_CAPTURE_MAX_BYTES; default 67108864]
+    #[arg(long, value_name = "BYTES")]
+    pub capture_max_bytes: Option<String>,
+    /// Grace between SIGTERM and SIGKILL for timed-out or cancelled commands [env: MCP_PRUNER_KILL_GRACE_MS; default 2000]
+    #[arg(long, value_name = "MS")]
+    pub kill_grace_ms: Option<String>,
+    /// Largest HTTP request body [env: MCP_PRUNER_MAX_BODY_BYTES; default 16777216]
+    #[arg(long, value_name = "BYTES")]
+    pub max_body_bytes: Option<String>,
+    /// Expose only these tools, comma-separated [env: MCP_PRUNER_TOOLS; default: all]
+    #[arg(long, value_name = "LIST")]
+    pub tools: Option<String>,
+    /// Prefix every tool name, for clients that do not namespace tools [env: MCP_PRUNER_TOOL_PREFIX]
+    #[arg(long, value_name = "PREFIX")]
+    pub tool_prefix: Option<String>,
+    /// Publish each tool's outputSchema in tools/list (costs tokens) [env: MCP_PRUNER_OUTPUT_SCHEMAS]
+    #[arg(long)]
+    pub output_schemas: bool,
+}
+
+/// Everything the server needs, validated. Built once at start-up and shared read-only.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to bind; loopback unless `allow_remote`.
+    pub host: IpAddr,
+    /// Port to bind; 0 asks the OS for one.
+    pub port: u16,
+    /// Whether a non-loopback host was explicitly allowed.
+    pub allow_remote: bool,
+    /// Bearer token required on HTTP requests when set.
+    pub auth_token: Option<String>,
+    /// Origins accepted besides loopback ones (DNS-rebinding protection).
+    pub allowed_origins: Vec<String>,
+    /// Canonical root directory; every tool path is confined to it.
+    pub root: PathBuf,
+    /// Log line format.
+    pub log_format: LogFormat,
+    /// Minimum log level.
+    pub log_level: tracing::Level,
+    /// Pruning backend.
+    pub backend: Backend,
+    /// Pruner endpoint for the http and swe-pruner backends.
+    pub pruner_endpoint: Option<url::Url>,
+    /// Timeout of one pruner call.
+    pub pruner_timeout: Duration,
+    /// Raw outputs above this size are not pruned (`reason=too_large`).
+    pub max_prune_input_bytes: usize,
+    /// prune_text inputs above this many characters fall back to a no-op (`input_too_large`).
+    pub max_input_chars: usize,
+    /// Threshold sent to a SWE-Pruner service.
+    pub swe_threshold: f64,
+    /// Default response budget in bytes (seed 002).
+    pub max_output_bytes: usize,
+    /// Time-to-live of recovery entries.
+    pub prune_id_ttl: Duration,
+    /// Byte cap of the recovery store.
+    pub store_max_bytes: usize,
+    /// Entry cap of the recovery store.
+    pub store_max_entries: usize,
+    /// Per-stream cap on captured command output.
+    pub capture_max_bytes: usize,
+    /// Grace between SIGTERM and SIGKILL.
+    pub kill_grace: Duration,
+    /// Largest accepted HTTP body.
+    pub max_body_bytes: usize,
+    /// Tools exposed (None = all).
+    pub tools: Option<Vec<String>>,
+    /// Prefix added to every tool name in tools/list and accepted in tools/call.
+    pub tool_prefix: String,
+    /// Whether tools/list carries outputSchema.
+    pub output_schemas: bool,
+}
+
+/// An invalid configuration value. `code` is seed 000's error code (`invalid_port`, ...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// Seed 000 code, e.g. `invalid_timeout_ms`.
+    pub code: &'static str,
+    /// The flag or variable that held the value, e.g. `--port` or `JEEVES_MCP_PRUNER_PORT`.
+    pub field: String,
+    /// What was expected and what was found.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.code, self.field, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Where a value came from: a flag, or the first set variable of a list.
+struct Source<'a> {
+    flag: &'a str,
+    value: Option<String>,
+    origin: String,
+}
+
+/// Picks the flag value when given, else the first environment variable that is set and non-empty.
+fn pick<'a>(flag: &'a str, value: &Option<String>, envs: &[&str], lookup: &dyn Fn(&str) -> Option<String>) -> Source<'a> {
+    if let Some(v) = value {
+        return Source { flag, value: Some(v.clone()), origin: flag.to_string() };
+    }
+    for name in envs {
+        if let Some(v) = lookup(name).filter(|v| !v.trim().is_empty()) {
+            return Source { flag, value: Some(v), origin: (*name).to_string() };
+        }
+    }
+    Source { flag, value: None, origin: flag.to_string() }
+}
+
+fn int_in<T>(src: &Source, code: &'static str, min: T, max: T, default: T) -> Result<T, ConfigError>
+where
+    T: std::str::FromStr + PartialOrd + fmt::Display + Copy,
+{
+    let Some(raw) = &src.value else { return Ok(default) };
+    match raw.trim().parse::<T>() {
+        Ok(v) if v >= min && v <= max => Ok(v),
+        _ => Err(ConfigError {
+            code,
+            field: src.origin.clone(),
+            message: format!("expected an integer {min}..{max}, got {raw:?}"),
+        }),
+    }
+}
+
+/// Parses a truthy/falsy environment string per seed 000 (`1/true/yes/on` are true).
+/// Returns `None` for a value that is neither clearly true nor clearly false.
+pub fn parse_bool(raw: &str) -> Option<bool> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" | "" => Some(false),
+        _ => None,
+    }
+}
+
+impl Config {
+    /// Builds the configuration from flags and the process environment.
+    pub fn from_args(args: &ServerArgs) -> Result<Config, ConfigError> {
+        Self::from_args_with_env(args, &|name| std::env::var(name).ok())
+    }
+
+    /// Builds the configuration from flags and an environment lookup (tests pass their own).
+    pub fn from_args_with_env(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let allow_remote = args.allow_remote || env("MCP_PRUNER_ALLOW_REMOTE").and_then(|v| parse_bool(&v)).unwrap_or(false);
+
+        let host_src = pick("--host", &args.host, &["JEEVES_MCP_PRUNER_HOST", "MCP_PRUNER_HOST"], env);
+        let host_raw = host_src.value.clone().unwrap_or_else(|| "127.0.0.1".into());
+        let host_trim = host_raw.trim().trim_start_matches('[').trim_end_matches(']');
+        let host: IpAddr = match host_trim {
+            "localhost" => IpAddr::from([127, 0, 0, 1]),
+            other => other.parse().map_err(|_| ConfigError {
+                code: "invalid_host",
+                field: host_src.origin.clone(),
+                message: format!("expected an IP address such as 127.0.0.1 or ::1, got {host_raw:?}"),
+            })?,
+        };
+        if !host.is_loopback() && !allow_remote {
+            return Err(ConfigError {
+                code: "invalid_host",
+                field: host_src.origin,
+                message: format!("{host} is not a loopback address (127.0.0.1 or ::1); pass --allow-remote to bind it"),
+            });
+        }
+
+        let port = int_in::<u16>(&pick("--port", &args.port, &["JEEVES_MCP_PRUNER_PORT", "MCP_PRUNER_PORT"], env), "invalid_port", 0, 65535, 0)?;
+
+        let root_src = pick("--root", &args.root, &["JEEVES_MCP_PRUNER_ROOT_DIR", "MCP_PRUNER_ROOT"], env);
+        let root = match &root_src.value {
+            Some(raw) => PathBuf::from(raw),
+            None => std::env::current_dir().map_err(|e| ConfigError {
+                code: "invalid_root_dir",
+                field: root_src.origin.clone(),
+                message: format!("cannot read the current directory: {e}"),
+            })?,
+        };
+        let root = match std::fs::canonicalize(&root) {
+            Ok(p) if p.is_dir() => p,
+            Ok(p) => {
+                return Err(ConfigError {
+                    code: "invalid_root_dir",
+                    field: root_src.origin,
+                    message: format!("expected a directory, {} is not one", p.display()),
+                });
+            }
+            Err(e) => {
+                return Err(ConfigError {
+                    code: "invalid_root_dir",
+                    field: root_src.origin,
+                    message: format!("expected an existing directory, {}: {e}", root.display()),
+                });
+            }
+        };
+
+        let fmt_src = pick("--log-format", &args.log_format, &["MCP_PRUNER_LOG_FORMAT"], env);
+        let log_format = match fmt_src.value.as_deref().map(str::trim) {
+            None | Some("json") => LogFormat::Json,
+            Some("text") => LogFormat::Text,
+            Some(other) => {
+                return Err(ConfigError { code: "invalid_log_format", field: fmt_src.origin, message: format!("expected json or text, got {other:?}") });
+            }
+        };
+        let level_src = pick("--log-level", &args.log_level, &["MCP_PRUNER_LOG_LEVEL"], env);
+        let log_level = match level_src.value.as_deref().map(|s| s.trim().to_ascii_lowercase()) {
+            None => tracing::Level::INFO,
+            Some(l) => match l.as_str() {
+                "debug" => tracing::Level::DEBUG,
+                "info" => tracing::Level::INFO,
+                "warn" | "warning" => tracing::Level::WARN,
+                "error" => tracing::Level::ERROR,
+                _ => {
+                    return Err(ConfigError { code: "invalid_log_level", field: level_src.origin, message: format!("expected debug, info, warn or error, got {l:?}") });
+                }
+            },
+        };
+
+        let ep_src = pick("--pruner-endpoint", &args.pruner_endpoint, &["JEEVES_PRUNER_ENDPOINT", "MCP_PRUNER_ENDPOINT"], env);
+        let pruner_endpoint = match &ep_src.value {
+            None => None,
+            Some(raw) => match url::Url::parse(raw.trim()) {
+                Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Some(u),
+                _ => {
+                    return Err(ConfigError {
+                        code: "invalid_pruner_endpoint",
+                        field: ep_src.origin,
+                        message: format!("expected an absolute http: or https: URL, got {raw:?}"),
+                    });
+                }
+            },
+        };
+        let be_src = pick("--pruner", &args.pruner, &["MCP_PRUNER_BACKEND"], env);
+        let backend = match be_src.value.as_deref().map(str::trim) {
+            None => {
+                if pruner_endpoint.is_some() {
+                    Backend::Http
+                } else {
+                    Backend::Builtin
+                }
+            }
+            Some(raw) => Backend::from_str(raw, true).map_err(|_| ConfigError {
+                code: "invalid_pruner_backend",
+                field: be_src.origin.clone(),
+                message: format!("expected builtin, http, swe-pruner or off, got {raw:?}"),
+            })?,
+        };
+        if matches!(backend, Backend::Http | Backend::SwePruner) && pruner_endpoint.is_none() {
+            return Err(ConfigError {
+                code: "invalid_pruner_endpoint",
+                field: "JEEVES_PRUNER_ENDPOINT".into(),
+                message: format!("the {} backend needs a pruner endpoint (--pruner-endpoint or JEEVES_PRUNER_ENDPOINT)", backend.as_str()),
+            });
+        }
+
+        let pruner_timeout_ms = int_in::<u64>(
+            &pick("--pruner-timeout-ms", &args.pruner_timeout_ms, &["JEEVES_PRUNER_TIMEOUT_MS", "MCP_PRUNER_TIMEOUT_MS"], env),
+            "invalid_timeout_ms",
+            100,
+            30_000,
+            2_000,
+        )?;
+        let max_prune_input_bytes = int_in::<usize>(
+            &pick(
+                "--max-prune-input-bytes",
+                &args.max_prune_input_bytes,
+                &["JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES", "MCP_PRUNER_MAX_PRUNE_INPUT_BYTES"],
+                env,
+            ),
+            "invalid_max_prune_input_bytes",
+            1024,
+            2_097_152,
+            262_144,
+        )?;
+        let max_input_chars =
+            int_in::<usize>(&pick("--max-input-chars", &args.max_input_chars, &["MCP_PRUNER_MAX_INPUT_CHARS"], env), "invalid_max_input_chars", 1, 100_000_000, 2_000_000)?;
+        let thr_src = pick("--swe-threshold", &args.swe_threshold, &["MCP_PRUNER_SWE_THRESHOLD"], env);
+        let swe_threshold = match &thr_src.value {
+            None => 0.5,
+            Some(raw) => match raw.trim().parse::<f64>() {
+                Ok(v) if (0.0..=1.0).contains(&v) => v,
+                _ => return Err(ConfigError { code: "invalid_swe_threshold", field: thr_src.origin, message: format!("expected a number 0..1, got {raw:?}") }),
+            },
+        };
+        let max_output_bytes = int_in::<usize>(
+            &pick("--max-output-bytes", &args.max_output_bytes, &["MCP_PRUNER_MAX_OUTPUT_BYTES"], env),
+            "invalid_max_output_bytes",
+            1024,
+            10_485_760,
+            10_240,
+        )?;
+        let ttl_s = int_in::<u64>(&pick("--prune-id-ttl-s", &args.prune_id_ttl_s, &["MCP_PRUNER_PRUNE_ID_TTL_S"], env), "invalid_prune_id_ttl_s", 1, 30 * 86_400, 3_600)?;
+        let store_max_bytes = int_in::<usize>(
+            &pick("--store-max-bytes", &args.store_max_bytes, &["MCP_PRUNER_STORE_MAX_BYTES"], env),
+            "invalid_store_max_bytes",
+            1024,
+            usize::MAX,
+            256 << 20,
+        )?;
+        let store_max_entries =
+            int_in::<usize>(&pick("--store-max-entries", &args.store_max_entries, &["MCP_PRUNER_STORE_MAX_ENTRIES"], env), "invalid_store_max_entries", 1, 10_000_000, 1_000)?;
+        let capture_max_bytes = int_in::<usize>(
+            &pick("--capture-max-bytes", &args.capture_max_bytes, &["MCP_PRUNER_CAPTURE_MAX_BYTES"], env),
+            "invalid_capture_max_bytes",
+            1024,
+            usize::MAX,
+            64 << 20,
+        )?;
+        let kill_grace_ms = int_in::<u64>(&pick("--kill-grace-ms", &args.kill_grace_ms, &["MCP_PRUNER_KILL_GRACE_MS"], env), "invalid_kill_grace_ms", 0, 60_000, 2_000)?;
+        let max_body_bytes =
+            int_in::<usize>(&pick("--max-body-bytes", &args.max_body_bytes, &["MCP_PRUNER_MAX_BODY_BYTES"], env), "invalid_max_body_bytes", 1024, 1 << 30, 16 << 20)?;
+
+        let tools_src = pick("--tools", &args.tools, &["MCP_PRUNER_TOOLS"], env);
+        let tools = match &tools_src.value {
+            None => None,
+            Some(raw) => {
+                let names: Vec<String> = raw.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+                let known = crate::contract::manifest_names();
+                if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
+                    return Err(ConfigError {
+                        code: "invalid_tools",
+                        field: tools_src.origin,
+                        message: format!("unknown tool {bad:?}; expected a comma-separated subset of {}", known.join(",")),
+                    });
+                }
+                if names.is_empty() {
+                    return Err(ConfigError { code: "invalid_tools", field: tools_src.origin, message: "expected at least one tool name".into() });
+                }
+                Some(names)
+            }
+        };
+        let prefix_src = pick("--tool-prefix", &args.tool_prefix, &["MCP_PRUNER_TOOL_PREFIX"], env);
+        let tool_prefix = prefix_src.value.clone().unwrap_or_default();
+        if !tool_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') || tool_prefix.len() > 32 {
+            return Err(ConfigError {
+                code: "invalid_tool_prefix",
+                field: prefix_src.origin,
+                message: format!("expected up to 32 of [A-Za-z0-9_-], got {tool_prefix:?}"),
+            });
+        }
+        let mut allowed_origins = args.allowed_origins.clone();
+        if let Some(v) = env("MCP_PRUNER_ALLOWED_ORIGINS") {
+            allowed_origins.extend(v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()));
+        }
+        let auth_token = pick("--auth-token", &args.auth_token, &["MCP_PRUNER_AUTH_TOKEN"], env).value;
+        let output_schemas = args.output_schemas || env("MCP_PRUNER_OUTPUT_SCHEMAS").and_then(|v| parse_bool(&v)).unwrap_or(false);
+
+        Ok(Config {
+            host,
+            port,
+            allow_remote,
+            auth_token,
+            allowed_origins,
+            root,
+            log_format,
+            log_level,
+            backend,
+            pruner_endpoint,
+            pruner_timeout: Duration::from_millis(pruner_timeout_ms),
+            max_prune_input_bytes,
+            max_input_chars,
+            swe_threshold,
+            max_output_bytes,
+            prune_id_ttl: Duration::from_secs(ttl_s),
+            store_max_bytes,
+            store_max_entries,
+            capture_max_bytes,
+            kill_grace: Duration::from_millis(kill_grace_ms),
+            max_body_bytes,
+            tools,
+            tool_prefix,
+            output_schemas,
+        })
+    }
+
+    /// A configuration for tests and benchmarks: defaults, rooted at `root`, no environment.
+    pub fn for_root(root: &std::path::Path) -> Config {
+        let args = ServerArgs { root: Some(root.to_string_lossy().into_owned()), ..Default::default() };
+        Config::from_args_with_env(&args, &|_| None).expect("default config is valid")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn defaults_are_valid_and_loopback() {
+        let c = Config::from_args_with_env(&ServerArgs::default(), &|_| None).unwrap();
+        assert!(c.host.is_loopback());
+        assert_eq!((c.port, c.backend, c.max_output_bytes), (0, Backend::Builtin, 10_240));
+        assert_eq!(c.pruner_timeout, Duration::from_millis(2000));
+    }
+
+    #[test]
+    fn flag_beats_env_and_jeeves_beats_mcp() {
+        let env = env_of(&[("JEEVES_MCP_PRUNER_PORT", "7001"), ("MCP_PRUNER_PORT", "7002")]);
+        assert_eq!(Config::from_args_with_env(&ServerArgs::default(), &env).unwrap().port, 7001);
+        let args = ServerArgs { port: Some("7003".into()), ..Default::default() };
+        assert_eq!(Config::from_args_with_env(&args, &env).unwrap().port, 7003);
+    }
+
+    #[test]
+    fn invalid_values_name_field_and_code() {
+        let cases: &[(&'static [(&str, &str)], &str, &str)] = &[
+            (&[("JEEVES_PRUNER_TIMEOUT_MS", "abc")], "invalid_timeout_ms", "JEEVES_PRUNER_TIMEOUT_MS"),
+            (&[("JEEVES_PRUNER_TIMEOUT_MS", "50")], "invalid_timeout_ms", "JEEVES_PRUNER_TIMEOUT_MS"),
+            (&[("JEEVES_MCP_PRUNER_PORT", "70000")], "invalid_port", "JEEVES_MCP_PRUNER_PORT"),
+            (&[("JEEVES_MCP_PRUNER_HOST", "10.0.0.1")], "invalid_host", "JEEVES_MCP_PRUNER_HOST"),
+            (&[("JEEVES_MCP_PRUNER_ROOT_DIR", "/definitely/not/here")], "invalid_root_dir", "JEEVES_MCP_PRUNER_ROOT_DIR"),
+            (&[("JEEVES_PRUNER_ENDPOINT", "ftp://x")], "invalid_pruner_endpoint", "JEEVES_PRUNER_ENDPOINT"),
+            (&[("JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES", "12")], "invalid_max_prune_input_bytes", "JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES"),
+            (&[("MCP_PRUNER_BACKEND", "http")], "invalid_pruner_endpoint", "JEEVES_PRUNER_ENDPOINT"),
+            (&[("MCP_PRUNER_TOOLS", "read,nope")], "invalid_tools", "MCP_PRUNER_TOOLS"),
+        ];
+        for (pairs, code, field) in cases {
+            let env = env_of(pairs);
+            let err = Config::from_args_with_env(&ServerArgs::default(), &env).unwrap_err();
+            assert_eq!((err.code, err.field.as_str()), (*code, *field), "{pairs:?}: {err}");
+            assert!(err.message.contains("expected"), "{err}");
+        }
+    }
+
+    #[test]
+    fn endpoint_selects_http_backend() {
+        let env = env_of(&[("JEEVES_PRUNER_ENDPOINT", "http://127.0.0.1:9/prune")]);
+        assert_eq!(Config::from_args_with_env(&ServerArgs::default(), &env).unwrap().backend, Backend::Http);
+    }
+
+    #[test]
+    fn seed_000_booleans() {
+        for t in ["1", "true", "YES", "on"] {
+            assert_eq!(parse_bool(t), Some(true));
+        }
+        for f in ["0", "false", "no", "off"] {
+            assert_eq!(parse_bool(f), Some(false));
+        }
+        assert_eq!(parse_bool("maybe"), None);
+    }
+}
