@@ -90,8 +90,16 @@ pub fn typify_document(files: &Files) -> Value {
 }
 
 /// Keywords that constrain values without changing their Rust shape.
-const VALUE_CONSTRAINTS: &[&str] =
-    &["minLength", "maxLength", "pattern", "minItems", "maxItems", "maxProperties", "propertyNames", "format"];
+const VALUE_CONSTRAINTS: &[&str] = &[
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "maxProperties",
+    "propertyNames",
+    "format",
+];
 
 /// A copy of `schema` without [`VALUE_CONSTRAINTS`] (only where they are keywords, not property names).
 fn shape_only(schema: &Value) -> Value {
@@ -101,8 +109,13 @@ fn shape_only(schema: &Value) -> Value {
                 .filter(|(k, _)| !VALUE_CONSTRAINTS.contains(&k.as_str()))
                 .map(|(k, v)| {
                     if k == "properties" {
-                        let props = v.as_object().map(|p| p.iter().map(|(n, s)| (n.clone(), shape_only(s))).collect());
-                        (k.clone(), props.map(Value::Object).unwrap_or_else(|| v.clone()))
+                        let props = v
+                            .as_object()
+                            .map(|p| p.iter().map(|(n, s)| (n.clone(), shape_only(s))).collect());
+                        (
+                            k.clone(),
+                            props.map(Value::Object).unwrap_or_else(|| v.clone()),
+                        )
                     } else {
                         (k.clone(), shape_only(v))
                     }
@@ -144,14 +157,19 @@ fn inline_at(schema: &Value, defs: &BTreeMap<String, Value>, stack: &mut Vec<Str
             }
             let mut out = Map::new();
             for (k, v) in map {
-                if matches!(k.as_str(), "$schema" | "$id" | "$comment" | "$defs" | "title") {
+                if matches!(
+                    k.as_str(),
+                    "$schema" | "$id" | "$comment" | "$defs" | "title"
+                ) {
                     continue;
                 }
                 out.insert(k.clone(), inline_at(v, defs, stack));
             }
             Value::Object(out)
         }
-        Value::Array(items) => Value::Array(items.iter().map(|v| inline_at(v, defs, stack)).collect()),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| inline_at(v, defs, stack)).collect())
+        }
         other => other.clone(),
     }
 }
@@ -166,11 +184,21 @@ pub fn contract_document(manifest: &Value, files: &Files) -> Value {
         .iter()
         .map(|tool| {
             let file = |key: &str| {
-                let path = tool[key].as_str().unwrap_or_else(|| panic!("manifest tool needs `{key}`"));
-                files.get(path).unwrap_or_else(|| panic!("manifest names missing file {path}"))
+                let path = tool[key]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("manifest tool needs `{key}`"));
+                files
+                    .get(path)
+                    .unwrap_or_else(|| panic!("manifest names missing file {path}"))
             };
             let mut out = Map::new();
-            for key in ["name", "description", "schemaVersion", "annotations", "aliases"] {
+            for key in [
+                "name",
+                "description",
+                "schemaVersion",
+                "annotations",
+                "aliases",
+            ] {
                 if let Some(v) = tool.get(key) {
                     out.insert(key.to_string(), v.clone());
                 }
@@ -180,6 +208,9 @@ pub fn contract_document(manifest: &Value, files: &Files) -> Value {
             Value::Object(out)
         })
         .collect();
-    let schemas: Map<String, Value> = defs.iter().map(|(name, s)| (name.clone(), inline(s, &defs))).collect();
+    let schemas: Map<String, Value> = defs
+        .iter()
+        .map(|(name, s)| (name.clone(), inline(s, &defs)))
+        .collect();
     json!({ "tools": tools, "schemas": schemas })
 }

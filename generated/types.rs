@@ -22,6 +22,7 @@ pub struct BashInput {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BashResult {
+    ///prune_id holding the full stdout.
     #[serde(
         rename = "artifactRef",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -35,6 +36,12 @@ pub struct BashResult {
     pub stderr: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub stderr_bytes: ::std::option::Option<u64>,
+    ///prune_id holding the full stderr.
+    #[serde(
+        rename = "stderrRef",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub stderr_ref: ::std::option::Option<::std::string::String>,
     pub stdout: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub stdout_bytes: ::std::option::Option<u64>,
@@ -625,8 +632,6 @@ pub struct HealthResultStore {
     pub entries: u64,
     pub max_bytes: u64,
     pub max_entries: u64,
-    ///o200k_base tokens held for recovery.
-    pub tokens: u64,
     pub ttl_s: u64,
 }
 ///GET /healthz body (seed 000).
@@ -1794,6 +1799,11 @@ pub struct ToolFailure {
     pub pruning: PruningMetadata,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub stderr: ::std::option::Option<::std::string::String>,
+    #[serde(
+        rename = "stderrRef",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub stderr_ref: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub stdout: ::std::option::Option<::std::string::String>,
     pub summary: ::std::string::String,

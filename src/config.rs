@@ -192,30 +192,45 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// Where a value came from: a flag, or the first set variable of a list.
-struct Source<'a> {
-    flag: &'a str,
+struct Source {
     value: Option<String>,
     origin: String,
 }
 
 /// Picks the flag value when given, else the first environment variable that is set and non-empty.
-fn pick<'a>(flag: &'a str, value: &Option<String>, envs: &[&str], lookup: &dyn Fn(&str) -> Option<String>) -> Source<'a> {
+fn pick(
+    flag: &str,
+    value: &Option<String>,
+    envs: &[&str],
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Source {
     if let Some(v) = value {
-        return Source { flag, value: Some(v.clone()), origin: flag.to_string() };
+        return Source {
+            value: Some(v.clone()),
+            origin: flag.to_string(),
+        };
     }
     for name in envs {
         if let Some(v) = lookup(name).filter(|v| !v.trim().is_empty()) {
-            return Source { flag, value: Some(v), origin: (*name).to_string() };
+            return Source {
+                value: Some(v),
+                origin: (*name).to_string(),
+            };
         }
     }
-    Source { flag, value: None, origin: flag.to_string() }
+    Source {
+        value: None,
+        origin: flag.to_string(),
+    }
 }
 
 fn int_in<T>(src: &Source, code: &'static str, min: T, max: T, default: T) -> Result<T, ConfigError>
 where
     T: std::str::FromStr + PartialOrd + fmt::Display + Copy,
 {
-    let Some(raw) = &src.value else { return Ok(default) };
+    let Some(raw) = &src.value else {
+        return Ok(default);
+    };
     match raw.trim().parse::<T>() {
         Ok(v) if v >= min && v <= max => Ok(v),
         _ => Err(ConfigError {
@@ -243,31 +258,65 @@ impl Config {
     }
 
     /// Builds the configuration from flags and an environment lookup (tests pass their own).
-    pub fn from_args_with_env(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let allow_remote = args.allow_remote || env("MCP_PRUNER_ALLOW_REMOTE").and_then(|v| parse_bool(&v)).unwrap_or(false);
+    pub fn from_args_with_env(
+        args: &ServerArgs,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let allow_remote = args.allow_remote
+            || env("MCP_PRUNER_ALLOW_REMOTE")
+                .and_then(|v| parse_bool(&v))
+                .unwrap_or(false);
 
-        let host_src = pick("--host", &args.host, &["JEEVES_MCP_PRUNER_HOST", "MCP_PRUNER_HOST"], env);
+        let host_src = pick(
+            "--host",
+            &args.host,
+            &["JEEVES_MCP_PRUNER_HOST", "MCP_PRUNER_HOST"],
+            env,
+        );
         let host_raw = host_src.value.clone().unwrap_or_else(|| "127.0.0.1".into());
-        let host_trim = host_raw.trim().trim_start_matches('[').trim_end_matches(']');
+        let host_trim = host_raw
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
         let host: IpAddr = match host_trim {
             "localhost" => IpAddr::from([127, 0, 0, 1]),
             other => other.parse().map_err(|_| ConfigError {
                 code: "invalid_host",
                 field: host_src.origin.clone(),
-                message: format!("expected an IP address such as 127.0.0.1 or ::1, got {host_raw:?}"),
+                message: format!(
+                    "expected an IP address such as 127.0.0.1 or ::1, got {host_raw:?}"
+                ),
             })?,
         };
         if !host.is_loopback() && !allow_remote {
             return Err(ConfigError {
                 code: "invalid_host",
                 field: host_src.origin,
-                message: format!("{host} is not a loopback address (127.0.0.1 or ::1); pass --allow-remote to bind it"),
+                message: format!(
+                    "{host} is not a loopback address (127.0.0.1 or ::1); pass --allow-remote to bind it"
+                ),
             });
         }
 
-        let port = int_in::<u16>(&pick("--port", &args.port, &["JEEVES_MCP_PRUNER_PORT", "MCP_PRUNER_PORT"], env), "invalid_port", 0, 65535, 0)?;
+        let port = int_in::<u16>(
+            &pick(
+                "--port",
+                &args.port,
+                &["JEEVES_MCP_PRUNER_PORT", "MCP_PRUNER_PORT"],
+                env,
+            ),
+            "invalid_port",
+            0,
+            65535,
+            0,
+        )?;
 
-        let root_src = pick("--root", &args.root, &["JEEVES_MCP_PRUNER_ROOT_DIR", "MCP_PRUNER_ROOT"], env);
+        let root_src = pick(
+            "--root",
+            &args.root,
+            &["JEEVES_MCP_PRUNER_ROOT_DIR", "MCP_PRUNER_ROOT"],
+            env,
+        );
         let root = match &root_src.value {
             Some(raw) => PathBuf::from(raw),
             None => std::env::current_dir().map_err(|e| ConfigError {
@@ -294,16 +343,34 @@ impl Config {
             }
         };
 
-        let fmt_src = pick("--log-format", &args.log_format, &["MCP_PRUNER_LOG_FORMAT"], env);
+        let fmt_src = pick(
+            "--log-format",
+            &args.log_format,
+            &["MCP_PRUNER_LOG_FORMAT"],
+            env,
+        );
         let log_format = match fmt_src.value.as_deref().map(str::trim) {
             None | Some("json") => LogFormat::Json,
             Some("text") => LogFormat::Text,
             Some(other) => {
-                return Err(ConfigError { code: "invalid_log_format", field: fmt_src.origin, message: format!("expected json or text, got {other:?}") });
+                return Err(ConfigError {
+                    code: "invalid_log_format",
+                    field: fmt_src.origin,
+                    message: format!("expected json or text, got {other:?}"),
+                });
             }
         };
-        let level_src = pick("--log-level", &args.log_level, &["MCP_PRUNER_LOG_LEVEL"], env);
-        let log_level = match level_src.value.as_deref().map(|s| s.trim().to_ascii_lowercase()) {
+        let level_src = pick(
+            "--log-level",
+            &args.log_level,
+            &["MCP_PRUNER_LOG_LEVEL"],
+            env,
+        );
+        let log_level = match level_src
+            .value
+            .as_deref()
+            .map(|s| s.trim().to_ascii_lowercase())
+        {
             None => tracing::Level::INFO,
             Some(l) => match l.as_str() {
                 "debug" => tracing::Level::DEBUG,
@@ -311,12 +378,21 @@ impl Config {
                 "warn" | "warning" => tracing::Level::WARN,
                 "error" => tracing::Level::ERROR,
                 _ => {
-                    return Err(ConfigError { code: "invalid_log_level", field: level_src.origin, message: format!("expected debug, info, warn or error, got {l:?}") });
+                    return Err(ConfigError {
+                        code: "invalid_log_level",
+                        field: level_src.origin,
+                        message: format!("expected debug, info, warn or error, got {l:?}"),
+                    });
                 }
             },
         };
 
-        let ep_src = pick("--pruner-endpoint", &args.pruner_endpoint, &["JEEVES_PRUNER_ENDPOINT", "MCP_PRUNER_ENDPOINT"], env);
+        let ep_src = pick(
+            "--pruner-endpoint",
+            &args.pruner_endpoint,
+            &["JEEVES_PRUNER_ENDPOINT", "MCP_PRUNER_ENDPOINT"],
+            env,
+        );
         let pruner_endpoint = match &ep_src.value {
             None => None,
             Some(raw) => match url::Url::parse(raw.trim()) {
@@ -349,12 +425,20 @@ impl Config {
             return Err(ConfigError {
                 code: "invalid_pruner_endpoint",
                 field: "JEEVES_PRUNER_ENDPOINT".into(),
-                message: format!("the {} backend needs a pruner endpoint (--pruner-endpoint or JEEVES_PRUNER_ENDPOINT)", backend.as_str()),
+                message: format!(
+                    "the {} backend needs a pruner endpoint (--pruner-endpoint or JEEVES_PRUNER_ENDPOINT)",
+                    backend.as_str()
+                ),
             });
         }
 
         let pruner_timeout_ms = int_in::<u64>(
-            &pick("--pruner-timeout-ms", &args.pruner_timeout_ms, &["JEEVES_PRUNER_TIMEOUT_MS", "MCP_PRUNER_TIMEOUT_MS"], env),
+            &pick(
+                "--pruner-timeout-ms",
+                &args.pruner_timeout_ms,
+                &["JEEVES_PRUNER_TIMEOUT_MS", "MCP_PRUNER_TIMEOUT_MS"],
+                env,
+            ),
             "invalid_timeout_ms",
             100,
             30_000,
@@ -364,7 +448,10 @@ impl Config {
             &pick(
                 "--max-prune-input-bytes",
                 &args.max_prune_input_bytes,
-                &["JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES", "MCP_PRUNER_MAX_PRUNE_INPUT_BYTES"],
+                &[
+                    "JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES",
+                    "MCP_PRUNER_MAX_PRUNE_INPUT_BYTES",
+                ],
                 env,
             ),
             "invalid_max_prune_input_bytes",
@@ -372,66 +459,164 @@ impl Config {
             2_097_152,
             262_144,
         )?;
-        let max_input_chars =
-            int_in::<usize>(&pick("--max-input-chars", &args.max_input_chars, &["MCP_PRUNER_MAX_INPUT_CHARS"], env), "invalid_max_input_chars", 1, 100_000_000, 2_000_000)?;
-        let thr_src = pick("--swe-threshold", &args.swe_threshold, &["MCP_PRUNER_SWE_THRESHOLD"], env);
+        let max_input_chars = int_in::<usize>(
+            &pick(
+                "--max-input-chars",
+                &args.max_input_chars,
+                &["MCP_PRUNER_MAX_INPUT_CHARS"],
+                env,
+            ),
+            "invalid_max_input_chars",
+            1,
+            100_000_000,
+            2_000_000,
+        )?;
+        let thr_src = pick(
+            "--swe-threshold",
+            &args.swe_threshold,
+            &["MCP_PRUNER_SWE_THRESHOLD"],
+            env,
+        );
         let swe_threshold = match &thr_src.value {
             None => 0.5,
             Some(raw) => match raw.trim().parse::<f64>() {
                 Ok(v) if (0.0..=1.0).contains(&v) => v,
-                _ => return Err(ConfigError { code: "invalid_swe_threshold", field: thr_src.origin, message: format!("expected a number 0..1, got {raw:?}") }),
+                _ => {
+                    return Err(ConfigError {
+                        code: "invalid_swe_threshold",
+                        field: thr_src.origin,
+                        message: format!("expected a number 0..1, got {raw:?}"),
+                    });
+                }
             },
         };
         let max_output_bytes = int_in::<usize>(
-            &pick("--max-output-bytes", &args.max_output_bytes, &["MCP_PRUNER_MAX_OUTPUT_BYTES"], env),
+            &pick(
+                "--max-output-bytes",
+                &args.max_output_bytes,
+                &["MCP_PRUNER_MAX_OUTPUT_BYTES"],
+                env,
+            ),
             "invalid_max_output_bytes",
             1024,
             10_485_760,
             10_240,
         )?;
-        let ttl_s = int_in::<u64>(&pick("--prune-id-ttl-s", &args.prune_id_ttl_s, &["MCP_PRUNER_PRUNE_ID_TTL_S"], env), "invalid_prune_id_ttl_s", 1, 30 * 86_400, 3_600)?;
+        let ttl_s = int_in::<u64>(
+            &pick(
+                "--prune-id-ttl-s",
+                &args.prune_id_ttl_s,
+                &["MCP_PRUNER_PRUNE_ID_TTL_S"],
+                env,
+            ),
+            "invalid_prune_id_ttl_s",
+            1,
+            30 * 86_400,
+            3_600,
+        )?;
         let store_max_bytes = int_in::<usize>(
-            &pick("--store-max-bytes", &args.store_max_bytes, &["MCP_PRUNER_STORE_MAX_BYTES"], env),
+            &pick(
+                "--store-max-bytes",
+                &args.store_max_bytes,
+                &["MCP_PRUNER_STORE_MAX_BYTES"],
+                env,
+            ),
             "invalid_store_max_bytes",
             1024,
             usize::MAX,
             256 << 20,
         )?;
-        let store_max_entries =
-            int_in::<usize>(&pick("--store-max-entries", &args.store_max_entries, &["MCP_PRUNER_STORE_MAX_ENTRIES"], env), "invalid_store_max_entries", 1, 10_000_000, 1_000)?;
+        let store_max_entries = int_in::<usize>(
+            &pick(
+                "--store-max-entries",
+                &args.store_max_entries,
+                &["MCP_PRUNER_STORE_MAX_ENTRIES"],
+                env,
+            ),
+            "invalid_store_max_entries",
+            1,
+            10_000_000,
+            1_000,
+        )?;
         let capture_max_bytes = int_in::<usize>(
-            &pick("--capture-max-bytes", &args.capture_max_bytes, &["MCP_PRUNER_CAPTURE_MAX_BYTES"], env),
+            &pick(
+                "--capture-max-bytes",
+                &args.capture_max_bytes,
+                &["MCP_PRUNER_CAPTURE_MAX_BYTES"],
+                env,
+            ),
             "invalid_capture_max_bytes",
             1024,
             usize::MAX,
             64 << 20,
         )?;
-        let kill_grace_ms = int_in::<u64>(&pick("--kill-grace-ms", &args.kill_grace_ms, &["MCP_PRUNER_KILL_GRACE_MS"], env), "invalid_kill_grace_ms", 0, 60_000, 2_000)?;
-        let max_body_bytes =
-            int_in::<usize>(&pick("--max-body-bytes", &args.max_body_bytes, &["MCP_PRUNER_MAX_BODY_BYTES"], env), "invalid_max_body_bytes", 1024, 1 << 30, 16 << 20)?;
+        let kill_grace_ms = int_in::<u64>(
+            &pick(
+                "--kill-grace-ms",
+                &args.kill_grace_ms,
+                &["MCP_PRUNER_KILL_GRACE_MS"],
+                env,
+            ),
+            "invalid_kill_grace_ms",
+            0,
+            60_000,
+            2_000,
+        )?;
+        let max_body_bytes = int_in::<usize>(
+            &pick(
+                "--max-body-bytes",
+                &args.max_body_bytes,
+                &["MCP_PRUNER_MAX_BODY_BYTES"],
+                env,
+            ),
+            "invalid_max_body_bytes",
+            1024,
+            1 << 30,
+            16 << 20,
+        )?;
 
         let tools_src = pick("--tools", &args.tools, &["MCP_PRUNER_TOOLS"], env);
         let tools = match &tools_src.value {
             None => None,
             Some(raw) => {
-                let names: Vec<String> = raw.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+                let names: Vec<String> = raw
+                    .split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect();
                 let known = crate::contract::manifest_names();
                 if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
                     return Err(ConfigError {
                         code: "invalid_tools",
                         field: tools_src.origin,
-                        message: format!("unknown tool {bad:?}; expected a comma-separated subset of {}", known.join(",")),
+                        message: format!(
+                            "unknown tool {bad:?}; expected a comma-separated subset of {}",
+                            known.join(",")
+                        ),
                     });
                 }
                 if names.is_empty() {
-                    return Err(ConfigError { code: "invalid_tools", field: tools_src.origin, message: "expected at least one tool name".into() });
+                    return Err(ConfigError {
+                        code: "invalid_tools",
+                        field: tools_src.origin,
+                        message: "expected at least one tool name".into(),
+                    });
                 }
                 Some(names)
             }
         };
-        let prefix_src = pick("--tool-prefix", &args.tool_prefix, &["MCP_PRUNER_TOOL_PREFIX"], env);
+        let prefix_src = pick(
+            "--tool-prefix",
+            &args.tool_prefix,
+            &["MCP_PRUNER_TOOL_PREFIX"],
+            env,
+        );
         let tool_prefix = prefix_src.value.clone().unwrap_or_default();
-        if !tool_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') || tool_prefix.len() > 32 {
+        if !tool_prefix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            || tool_prefix.len() > 32
+        {
             return Err(ConfigError {
                 code: "invalid_tool_prefix",
                 field: prefix_src.origin,
@@ -440,10 +625,23 @@ impl Config {
         }
         let mut allowed_origins = args.allowed_origins.clone();
         if let Some(v) = env("MCP_PRUNER_ALLOWED_ORIGINS") {
-            allowed_origins.extend(v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()));
+            allowed_origins.extend(
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty()),
+            );
         }
-        let auth_token = pick("--auth-token", &args.auth_token, &["MCP_PRUNER_AUTH_TOKEN"], env).value;
-        let output_schemas = args.output_schemas || env("MCP_PRUNER_OUTPUT_SCHEMAS").and_then(|v| parse_bool(&v)).unwrap_or(false);
+        let auth_token = pick(
+            "--auth-token",
+            &args.auth_token,
+            &["MCP_PRUNER_AUTH_TOKEN"],
+            env,
+        )
+        .value;
+        let output_schemas = args.output_schemas
+            || env("MCP_PRUNER_OUTPUT_SCHEMAS")
+                .and_then(|v| parse_bool(&v))
+                .unwrap_or(false);
 
         Ok(Config {
             host,
@@ -475,7 +673,10 @@ impl Config {
 
     /// A configuration for tests and benchmarks: defaults, rooted at `root`, no environment.
     pub fn for_root(root: &std::path::Path) -> Config {
-        let args = ServerArgs { root: Some(root.to_string_lossy().into_owned()), ..Default::default() };
+        let args = ServerArgs {
+            root: Some(root.to_string_lossy().into_owned()),
+            ..Default::default()
+        };
         Config::from_args_with_env(&args, &|_| None).expect("default config is valid")
     }
 }
@@ -485,42 +686,101 @@ mod tests {
     use super::*;
 
     fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
     fn defaults_are_valid_and_loopback() {
         let c = Config::from_args_with_env(&ServerArgs::default(), &|_| None).unwrap();
         assert!(c.host.is_loopback());
-        assert_eq!((c.port, c.backend, c.max_output_bytes), (0, Backend::Builtin, 10_240));
+        assert_eq!(
+            (c.port, c.backend, c.max_output_bytes),
+            (0, Backend::Builtin, 10_240)
+        );
         assert_eq!(c.pruner_timeout, Duration::from_millis(2000));
     }
 
     #[test]
     fn flag_beats_env_and_jeeves_beats_mcp() {
-        let env = env_of(&[("JEEVES_MCP_PRUNER_PORT", "7001"), ("MCP_PRUNER_PORT", "7002")]);
-        assert_eq!(Config::from_args_with_env(&ServerArgs::default(), &env).unwrap().port, 7001);
-        let args = ServerArgs { port: Some("7003".into()), ..Default::default() };
+        let env = env_of(&[
+            ("JEEVES_MCP_PRUNER_PORT", "7001"),
+            ("MCP_PRUNER_PORT", "7002"),
+        ]);
+        assert_eq!(
+            Config::from_args_with_env(&ServerArgs::default(), &env)
+                .unwrap()
+                .port,
+            7001
+        );
+        let args = ServerArgs {
+            port: Some("7003".into()),
+            ..Default::default()
+        };
         assert_eq!(Config::from_args_with_env(&args, &env).unwrap().port, 7003);
     }
 
     #[test]
     fn invalid_values_name_field_and_code() {
         let cases: &[(&'static [(&str, &str)], &str, &str)] = &[
-            (&[("JEEVES_PRUNER_TIMEOUT_MS", "abc")], "invalid_timeout_ms", "JEEVES_PRUNER_TIMEOUT_MS"),
-            (&[("JEEVES_PRUNER_TIMEOUT_MS", "50")], "invalid_timeout_ms", "JEEVES_PRUNER_TIMEOUT_MS"),
-            (&[("JEEVES_MCP_PRUNER_PORT", "70000")], "invalid_port", "JEEVES_MCP_PRUNER_PORT"),
-            (&[("JEEVES_MCP_PRUNER_HOST", "10.0.0.1")], "invalid_host", "JEEVES_MCP_PRUNER_HOST"),
-            (&[("JEEVES_MCP_PRUNER_ROOT_DIR", "/definitely/not/here")], "invalid_root_dir", "JEEVES_MCP_PRUNER_ROOT_DIR"),
-            (&[("JEEVES_PRUNER_ENDPOINT", "ftp://x")], "invalid_pruner_endpoint", "JEEVES_PRUNER_ENDPOINT"),
-            (&[("JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES", "12")], "invalid_max_prune_input_bytes", "JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES"),
-            (&[("MCP_PRUNER_BACKEND", "http")], "invalid_pruner_endpoint", "JEEVES_PRUNER_ENDPOINT"),
-            (&[("MCP_PRUNER_TOOLS", "read,nope")], "invalid_tools", "MCP_PRUNER_TOOLS"),
+            (
+                &[("JEEVES_PRUNER_TIMEOUT_MS", "abc")],
+                "invalid_timeout_ms",
+                "JEEVES_PRUNER_TIMEOUT_MS",
+            ),
+            (
+                &[("JEEVES_PRUNER_TIMEOUT_MS", "50")],
+                "invalid_timeout_ms",
+                "JEEVES_PRUNER_TIMEOUT_MS",
+            ),
+            (
+                &[("JEEVES_MCP_PRUNER_PORT", "70000")],
+                "invalid_port",
+                "JEEVES_MCP_PRUNER_PORT",
+            ),
+            (
+                &[("JEEVES_MCP_PRUNER_HOST", "10.0.0.1")],
+                "invalid_host",
+                "JEEVES_MCP_PRUNER_HOST",
+            ),
+            (
+                &[("JEEVES_MCP_PRUNER_ROOT_DIR", "/definitely/not/here")],
+                "invalid_root_dir",
+                "JEEVES_MCP_PRUNER_ROOT_DIR",
+            ),
+            (
+                &[("JEEVES_PRUNER_ENDPOINT", "ftp://x")],
+                "invalid_pruner_endpoint",
+                "JEEVES_PRUNER_ENDPOINT",
+            ),
+            (
+                &[("JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES", "12")],
+                "invalid_max_prune_input_bytes",
+                "JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES",
+            ),
+            (
+                &[("MCP_PRUNER_BACKEND", "http")],
+                "invalid_pruner_endpoint",
+                "JEEVES_PRUNER_ENDPOINT",
+            ),
+            (
+                &[("MCP_PRUNER_TOOLS", "read,nope")],
+                "invalid_tools",
+                "MCP_PRUNER_TOOLS",
+            ),
         ];
         for (pairs, code, field) in cases {
             let env = env_of(pairs);
             let err = Config::from_args_with_env(&ServerArgs::default(), &env).unwrap_err();
-            assert_eq!((err.code, err.field.as_str()), (*code, *field), "{pairs:?}: {err}");
+            assert_eq!(
+                (err.code, err.field.as_str()),
+                (*code, *field),
+                "{pairs:?}: {err}"
+            );
             assert!(err.message.contains("expected"), "{err}");
         }
     }
@@ -528,7 +788,12 @@ mod tests {
     #[test]
     fn endpoint_selects_http_backend() {
         let env = env_of(&[("JEEVES_PRUNER_ENDPOINT", "http://127.0.0.1:9/prune")]);
-        assert_eq!(Config::from_args_with_env(&ServerArgs::default(), &env).unwrap().backend, Backend::Http);
+        assert_eq!(
+            Config::from_args_with_env(&ServerArgs::default(), &env)
+                .unwrap()
+                .backend,
+            Backend::Http
+        );
     }
 
     #[test]

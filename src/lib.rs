@@ -5,4 +5,16 @@
 //! -> [`rpc`] -> [`transport`]. The contract (types, schemas, validators) lives in [`contract`] and is
 //! generated from `schemas/`.
 
+pub mod app;
+pub mod budget;
+pub mod cli;
+pub mod config;
 pub mod contract;
+pub mod events;
+pub mod logging;
+pub mod process;
+pub mod prune;
+pub mod rpc;
+pub mod store;
+pub mod tools;
+pub mod transport;

@@ -1,0 +1,61 @@
+//! Process-wide state shared by every transport and request: configuration, the recovery store,
+//! the pruner, the in-flight table and counters. Built once from a [`Config`]; owns no I/O itself.
+
+use crate::config::Config;
+use crate::prune::Pruner;
+use crate::rpc::inflight::InFlight;
+use crate::store::Store;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Shared server state.
+pub struct App {
+    /// Validated configuration.
+    pub config: Arc<Config>,
+    /// Recovery / artifact store (prune ids).
+    pub store: Store,
+    /// The configured pruning backend.
+    pub pruner: Pruner,
+    /// Running requests, for cancellation.
+    pub inflight: InFlight,
+    /// Wall-clock start, for `/healthz` `started_at`.
+    pub started_at: chrono::DateTime<chrono::Utc>,
+    /// Monotonic start, for uptime.
+    pub started: Instant,
+    /// o200k tokens removed by pruning since start (reported by `health`).
+    pub tokens_saved: AtomicU64,
+    /// Counter for request ids that are unique in this process.
+    next_request: AtomicU64,
+}
+
+impl App {
+    /// Builds the state from a validated configuration.
+    pub fn new(config: Config) -> Arc<App> {
+        let config = Arc::new(config);
+        Arc::new(App {
+            store: Store::new(
+                config.store_max_bytes,
+                config.store_max_entries,
+                config.prune_id_ttl,
+            ),
+            pruner: Pruner::new(&config),
+            inflight: InFlight::default(),
+            started_at: chrono::Utc::now(),
+            started: Instant::now(),
+            tokens_saved: AtomicU64::new(0),
+            next_request: AtomicU64::new(1),
+            config,
+        })
+    }
+
+    /// A new server-side `request_id` (seed 000 `req:received`).
+    pub fn new_request_id(&self) -> String {
+        format!("req_{}", self.next_request.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Milliseconds since start.
+    pub fn uptime_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+}

@@ -1,0 +1,158 @@
+//! Response budgets (seed 002): every tool result, serialized, fits a byte budget; what does not
+//! fit is cut at line (or UTF-8) boundaries, marked in the text the model reads, and kept in the
+//! store so nothing is lost. Owns the fitting arithmetic and the one-line summaries; never stores
+//! or formats tool-specific content itself.
+
+use crate::config::Config;
+use serde_json::Value;
+
+/// Bytes reserved for the JSON-RPC envelope around a result (`{"jsonrpc":"2.0","id":…,"result":…}`).
+pub const ENVELOPE_RESERVE: usize = 64;
+
+/// Longest `summary` (seed 002: one line, at most 100 characters).
+pub const SUMMARY_MAX_CHARS: usize = 100;
+
+/// The budget for one call: the per-call `max_output_bytes` if given, else the configured default.
+pub fn for_call(config: &Config, per_call: Option<i64>) -> usize {
+    per_call
+        .map(|b| b.max(0) as usize)
+        .unwrap_or(config.max_output_bytes)
+}
+
+/// What Claude Code may show inline for our bulky tools (`_meta["anthropic/maxResultSizeChars"]`):
+/// the configured budget, so a result that fits our budget is never moved out of the conversation.
+pub fn inline_limit_chars(config: &Config) -> usize {
+    config.max_output_bytes
+}
+
+/// Serialized size of a value in bytes.
+pub fn json_len(value: &Value) -> usize {
+    serde_json::to_vec(value)
+        .map(|v| v.len())
+        .unwrap_or(usize::MAX)
+}
+
+/// The largest `n` in `0..=max` for which `fits(n)` holds, assuming `fits` is monotone
+/// (true up to some point, false after). Returns 0 when even `fits(0)` is false.
+pub fn largest_fitting(max: usize, mut fits: impl FnMut(usize) -> bool) -> usize {
+    if fits(max) {
+        return max;
+    }
+    let (mut lo, mut hi) = (0usize, max); // fits(lo) assumed (or lo == 0), !fits(hi)
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) { lo = mid } else { hi = mid }
+    }
+    lo
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
+pub fn clip_utf8(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// A one-line summary of at most [`SUMMARY_MAX_CHARS`] characters.
+pub fn summary(text: &str) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= SUMMARY_MAX_CHARS {
+        return line;
+    }
+    let mut out: String = line.chars().take(SUMMARY_MAX_CHARS - 1).collect();
+    out.push('…');
+    out
+}
+
+/// Human-readable byte count (`812 B`, `10.0 KiB`, `5.2 MiB`).
+pub fn human_bytes(n: u64) -> String {
+    match n {
+        n if n < 1024 => format!("{n} B"),
+        n if n < 1024 * 1024 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fitting_and_clipping() {
+        assert_eq!(largest_fitting(100, |n| n <= 37), 37);
+        assert_eq!(largest_fitting(100, |_| true), 100);
+        assert_eq!(largest_fitting(100, |_| false), 0);
+        assert_eq!(clip_utf8("héllo", 2), "h");
+        assert_eq!(clip_utf8("héllo", 3), "hé");
+        let s = summary(&"word ".repeat(100));
+        assert!(s.chars().count() <= 100 && !s.contains('\n'));
+    }
+}
+
+/// Longest line shown in a cut output (seed 002: strings at most 500 characters).
+pub const MAX_LINE_BYTES: usize = 500;
+
+/// A text cut to at most `keep` lines: the head and the tail, with one marker line in between
+/// naming what was left out and how to get it. Shown lines longer than [`MAX_LINE_BYTES`] are
+/// clipped with a count. `prune_id` holds the full text; when `exact` is true its line numbers
+/// are those of `text`, so the marker can name the omitted range. Returns the text and whether
+/// anything was cut.
+pub fn head_tail(text: &str, keep: usize, prune_id: &str, exact: bool) -> (String, bool) {
+    let starts = crate::store::line_starts(text);
+    let n = starts.len();
+    let line = |i: usize| {
+        let end = starts.get(i + 1).copied().unwrap_or(text.len());
+        &text[starts[i]..end]
+    };
+    let mut clipped_any = false;
+    let mut push = |out: &mut String, l: &str| {
+        let body = l.strip_suffix('\n').unwrap_or(l);
+        if body.len() > MAX_LINE_BYTES {
+            clipped_any = true;
+            let c = clip_utf8(body, MAX_LINE_BYTES);
+            out.push_str(&format!("{c}…[+{} bytes]\n", body.len() - c.len()));
+        } else {
+            out.push_str(l);
+            if !l.ends_with('\n') && !out.is_empty() && keep < n {
+                out.push('\n');
+            }
+        }
+    };
+    let mut out = String::new();
+    if n <= keep {
+        for i in 0..n {
+            push(&mut out, line(i));
+        }
+        return (out, clipped_any);
+    }
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    for i in 0..head {
+        push(&mut out, line(i));
+    }
+    let omitted_from = head + 1;
+    let omitted_to = n - tail;
+    let omitted_bytes = starts.get(n - tail).copied().unwrap_or(text.len())
+        - starts.get(head).copied().unwrap_or(text.len());
+    let how = if exact {
+        format!(
+            "recover_text prune_id={prune_id} ranges=[{{start_line:{omitted_from},end_line:{omitted_to}}}]"
+        )
+    } else {
+        format!("raw output: recover_text prune_id={prune_id}")
+    };
+    out.push_str(&format!(
+        "⟦… lines {omitted_from}-{omitted_to} ({} lines, {}) omitted; {how} …⟧\n",
+        omitted_to + 1 - omitted_from,
+        human_bytes(omitted_bytes as u64)
+    ));
+    for i in n - tail..n {
+        push(&mut out, line(i));
+    }
+    (out, true)
+}

@@ -1,0 +1,115 @@
+//! The command line (clap): `serve`, `stdio`, `run`, `config`. Parses, builds a [`Config`], and
+//! hands off to a transport or the runner. Owns exit codes; never implements a feature itself.
+
+use crate::app::App;
+use crate::config::{Config, ServerArgs};
+use crate::logging::{self, Sink};
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// MCP server for coding agents: read, bash and grep with task-aware pruning and lossless recovery.
+#[derive(Parser, Debug)]
+#[command(name = "mcp-pruner", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Serve MCP over HTTP (POST /mcp, /rpc; GET /healthz, /health; POST /prune).
+    Serve(ServerArgs),
+    /// Serve MCP over stdin/stdout (what Claude Code and Codex launch).
+    Stdio(ServerArgs),
+}
+
+/// Exit status for invalid configuration.
+pub const EXIT_CONFIG: u8 = 2;
+
+/// Runs the parsed command line.
+pub fn main(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Serve(args) => with_config(&args, Sink::Stdout, serve),
+        Command::Stdio(args) => with_config(&args, Sink::Stderr, stdio),
+    }
+}
+
+fn with_config(args: &ServerArgs, sink: Sink, f: fn(Config) -> ExitCode) -> ExitCode {
+    match Config::from_args(args) {
+        Ok(cfg) => {
+            logging::init(cfg.log_format, cfg.log_level, sink);
+            f(cfg)
+        }
+        Err(e) => {
+            logging::init(
+                crate::config::LogFormat::Json,
+                tracing::Level::INFO,
+                Sink::Stderr,
+            );
+            crate::events::config_invalid(e.code, &e.field, &e.message);
+            eprintln!("mcp-pruner: {e}");
+            ExitCode::from(EXIT_CONFIG)
+        }
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+fn serve(cfg: Config) -> ExitCode {
+    runtime().block_on(async move {
+        let addr = std::net::SocketAddr::new(cfg.host, cfg.port);
+        let listener = match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => l,
+            Err(e) => {
+                crate::events::start_failed(&format!("cannot listen on {addr}: {e}"));
+                eprintln!("mcp-pruner: cannot listen on {addr}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let bound = listener.local_addr().expect("bound socket has an address");
+        let app = App::new(cfg);
+        crate::events::ready(
+            &bound.ip().to_string(),
+            bound.port(),
+            &app.config.root.to_string_lossy(),
+        );
+        match crate::transport::http::serve(app, listener, shutdown_signal()).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("mcp-pruner: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+fn stdio(cfg: Config) -> ExitCode {
+    runtime().block_on(async move {
+        let app = App::new(cfg);
+        match crate::transport::stdio::serve(app).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("mcp-pruner: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+}

@@ -1,0 +1,154 @@
+//! Log output: a `tracing` layer that writes every event as seed 000's line shape,
+//! `{ts, level, event, request_id?, data?}` in JSON, or a readable text line. Owns formatting and the
+//! destination (stdout for `serve`, stderr for `stdio`, where stdout carries only protocol messages).
+//! It never decides what is logged: that is [`crate::events`].
+
+use crate::config::LogFormat;
+use serde_json::{Map, Value};
+use std::io::Write;
+use std::sync::Mutex;
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::{Layer, filter::LevelFilter, layer::Context, prelude::*};
+
+/// Where log lines go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sink {
+    /// Standard output (the `serve` and `run` default, per seed 000).
+    Stdout,
+    /// Standard error (`stdio`, whose stdout is the protocol).
+    Stderr,
+}
+
+struct SeedLayer {
+    format: LogFormat,
+    sink: Sink,
+    lock: Mutex<()>,
+}
+
+#[derive(Default)]
+struct Fields {
+    event: Option<String>,
+    request_id: Option<String>,
+    data: Map<String, Value>,
+}
+
+impl Fields {
+    fn put(&mut self, field: &Field, value: Value) {
+        match field.name() {
+            "event" => {
+                self.event = value
+                    .as_str()
+                    .map(str::to_string)
+                    .or_else(|| Some(value.to_string()))
+            }
+            "request_id" => {
+                self.request_id = value
+                    .as_str()
+                    .map(str::to_string)
+                    .or_else(|| Some(value.to_string()))
+            }
+            name => {
+                // `field_errors` and other structured payloads are passed as JSON text.
+                let value = match &value {
+                    Value::String(s) if s.starts_with(['[', '{']) => {
+                        serde_json::from_str(s).unwrap_or(value)
+                    }
+                    _ => value,
+                };
+                self.data.insert(name.to_string(), value);
+            }
+        }
+    }
+}
+
+impl Visit for Fields {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.put(field, Value::String(format!("{value:?}")));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.put(field, Value::String(value.to_string()));
+    }
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.put(field, Value::from(value));
+    }
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.put(field, Value::from(value));
+    }
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.put(field, Value::from(value));
+    }
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.put(field, Value::from(value));
+    }
+}
+
+fn level_name(level: &Level) -> &'static str {
+    match *level {
+        Level::ERROR => "error",
+        Level::WARN => "warn",
+        Level::INFO => "info",
+        _ => "debug",
+    }
+}
+
+impl<S: Subscriber> Layer<S> for SeedLayer {
+    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let name = fields
+            .event
+            .take()
+            .unwrap_or_else(|| event.metadata().target().to_string());
+        let ts = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let level = level_name(event.metadata().level());
+        let line = match self.format {
+            LogFormat::Json => {
+                let mut obj = Map::new();
+                obj.insert("ts".into(), Value::String(ts));
+                obj.insert("level".into(), Value::String(level.into()));
+                obj.insert("event".into(), Value::String(name));
+                if let Some(id) = fields.request_id {
+                    obj.insert("request_id".into(), Value::String(id));
+                }
+                if !fields.data.is_empty() {
+                    obj.insert("data".into(), Value::Object(fields.data));
+                }
+                Value::Object(obj).to_string()
+            }
+            LogFormat::Text => {
+                let mut s = format!("{ts} {:5} {name}", level.to_uppercase());
+                if let Some(id) = fields.request_id {
+                    s.push_str(&format!(" request_id={id}"));
+                }
+                for (k, v) in fields.data {
+                    match v {
+                        Value::String(v) => s.push_str(&format!(" {k}={v:?}")),
+                        v => s.push_str(&format!(" {k}={v}")),
+                    }
+                }
+                s
+            }
+        };
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        // A closed log pipe must not take the server down: write errors are ignored.
+        let _ = match self.sink {
+            Sink::Stdout => writeln!(std::io::stdout().lock(), "{line}"),
+            Sink::Stderr => writeln!(std::io::stderr().lock(), "{line}"),
+        };
+    }
+}
+
+/// Installs the global subscriber. Call once, before anything logs.
+pub fn init(format: LogFormat, level: Level, sink: Sink) {
+    // Only this crate's events: dependencies' internals are not part of the event table.
+    let ours = tracing_subscriber::filter::filter_fn(|m| m.target().starts_with("mcp_pruner"));
+    let layer = SeedLayer {
+        format,
+        sink,
+        lock: Mutex::new(()),
+    }
+    .with_filter(LevelFilter::from_level(level))
+    .with_filter(ours);
+    let _ = tracing_subscriber::registry().with(layer).try_init();
+}

@@ -1,0 +1,314 @@
+//! Running a command the way `bash` needs it: in its own process group, stdout and stderr captured
+//! under a hard memory cap, a timeout, cancellation, and a tree kill (SIGTERM to the group, a grace
+//! period, then SIGKILL) so that no descendant outlives a timed-out or cancelled call (seed 003
+//! part 2). Owns spawning and signals; never interprets the output.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio_util::sync::CancellationToken;
+
+/// What to run.
+pub struct Spec {
+    /// Program to execute.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Variables set over the inherited environment.
+    pub env: Vec<(String, String)>,
+    /// Hard timeout for the whole run.
+    pub timeout: Duration,
+    /// Time between SIGTERM and SIGKILL.
+    pub kill_grace: Duration,
+    /// Bytes kept per stream; more is counted but dropped.
+    pub capture_max: usize,
+}
+
+/// How the run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Exited with this status.
+    Exited(i32),
+    /// Killed by this signal (not by us).
+    Signaled(i32),
+    /// Our timeout fired; the group was killed.
+    TimedOut,
+    /// The request was cancelled; the group was killed.
+    Cancelled,
+}
+
+/// Captured result of a run.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Captured stdout (at most `capture_max` bytes).
+    pub stdout: Vec<u8>,
+    /// Captured stderr (at most `capture_max` bytes).
+    pub stderr: Vec<u8>,
+    /// Bytes the command wrote to stdout in total.
+    pub stdout_total: u64,
+    /// Bytes the command wrote to stderr in total.
+    pub stderr_total: u64,
+    /// How it ended.
+    pub ending: Ending,
+    /// Whether SIGKILL was needed after the grace period.
+    pub kill_escalated: bool,
+    /// Wall time.
+    pub duration: Duration,
+}
+
+impl Outcome {
+    /// Whether either stream exceeded the capture cap.
+    pub fn capture_truncated(&self) -> bool {
+        self.stdout_total > self.stdout.len() as u64 || self.stderr_total > self.stderr.len() as u64
+    }
+}
+
+#[derive(Default)]
+struct Capture {
+    buf: Vec<u8>,
+    total: u64,
+}
+
+/// Called with the newest complete output lines, for progress messages.
+pub type OnOutput = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Runs `spec` to completion, timeout or cancellation.
+pub async fn run(
+    spec: Spec,
+    cancel: &CancellationToken,
+    on_output: Option<OnOutput>,
+) -> io::Result<Outcome> {
+    let start = Instant::now();
+    let mut cmd = tokio::process::Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .current_dir(&spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = cmd.spawn()?;
+    let pgid = child.id().expect("a just-spawned child has a pid") as i32;
+    let out = Arc::new(Mutex::new(Capture::default()));
+    let err = Arc::new(Mutex::new(Capture::default()));
+    let readers = [
+        tokio::spawn(pump(
+            child.stdout.take().expect("piped"),
+            out.clone(),
+            spec.capture_max,
+            on_output.clone(),
+        )),
+        tokio::spawn(pump(
+            child.stderr.take().expect("piped"),
+            err.clone(),
+            spec.capture_max,
+            on_output,
+        )),
+    ];
+    let deadline = tokio::time::sleep(spec.timeout);
+    tokio::pin!(deadline);
+
+    let (ending, kill_escalated) = tokio::select! {
+        status = child.wait() => {
+            let status = status?;
+            use std::os::unix::process::ExitStatusExt;
+            let ending = match (status.code(), status.signal()) {
+                (Some(c), _) => Ending::Exited(c),
+                (None, Some(s)) => Ending::Signaled(s),
+                _ => Ending::Exited(-1),
+            };
+            (ending, false)
+        }
+        _ = &mut deadline => (Ending::TimedOut, kill_group(&mut child, pgid, spec.kill_grace).await),
+        _ = cancel.cancelled() => (Ending::Cancelled, kill_group(&mut child, pgid, spec.kill_grace).await),
+    };
+    // Background children may keep the pipes open after the leader exits: drain briefly, then stop.
+    let drain = if matches!(ending, Ending::Exited(_) | Ending::Signaled(_)) {
+        Duration::from_millis(250)
+    } else {
+        Duration::from_millis(100)
+    };
+    for r in readers {
+        let abort = r.abort_handle();
+        if tokio::time::timeout(drain, r).await.is_err() {
+            abort.abort();
+        }
+    }
+    let take = |c: &Arc<Mutex<Capture>>| {
+        let mut c = c.lock().unwrap_or_else(|e| e.into_inner());
+        (std::mem::take(&mut c.buf), c.total)
+    };
+    let (stdout, stdout_total) = take(&out);
+    let (stderr, stderr_total) = take(&err);
+    Ok(Outcome {
+        stdout,
+        stderr,
+        stdout_total,
+        stderr_total,
+        ending,
+        kill_escalated,
+        duration: start.elapsed(),
+    })
+}
+
+/// Reads a stream into `cap` up to `max` bytes, counting the rest, reporting newest lines.
+async fn pump(
+    mut stream: impl AsyncRead + Unpin,
+    cap: Arc<Mutex<Capture>>,
+    max: usize,
+    on_output: Option<OnOutput>,
+) {
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        {
+            let mut c = cap.lock().unwrap_or_else(|e| e.into_inner());
+            c.total += n as u64;
+            let room = max.saturating_sub(c.buf.len());
+            let keep = room.min(n);
+            c.buf.extend_from_slice(&chunk[..keep]);
+        }
+        if let Some(f) = &on_output {
+            let text = String::from_utf8_lossy(&chunk[..n]);
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            let tail = lines[lines.len().saturating_sub(3)..].join("\n");
+            if !tail.is_empty() {
+                f(&tail);
+            }
+        }
+    }
+}
+
+/// SIGTERM to the whole group, wait up to `grace` for it to empty, then SIGKILL.
+/// Returns whether SIGKILL was needed.
+async fn kill_group(child: &mut tokio::process::Child, pgid: i32, grace: Duration) -> bool {
+    signal_group(pgid, libc::SIGTERM);
+    let deadline = Instant::now() + grace;
+    let mut leader_reaped = false;
+    loop {
+        if !leader_reaped {
+            if let Ok(Some(_)) = child.try_wait() {
+                leader_reaped = true;
+            }
+        }
+        if leader_reaped && !group_alive(pgid) {
+            return false;
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    signal_group(pgid, libc::SIGKILL);
+    let _ = child.wait().await;
+    // Wait (bounded) until the kernel has torn the group down.
+    for _ in 0..200 {
+        if !group_alive(pgid) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    true
+}
+
+/// Sends `sig` to every process of group `pgid`; a vanished group is not an error.
+pub fn signal_group(pgid: i32, sig: i32) {
+    // SAFETY: kill(2) with a negative pid addresses a process group; no memory is involved.
+    unsafe {
+        libc::kill(-pgid, sig);
+    }
+}
+
+/// Whether any process (zombies included) is left in group `pgid`.
+pub fn group_alive(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence and permission.
+    unsafe { libc::kill(-pgid, 0) == 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(cmd: &str, timeout_ms: u64, cap: usize) -> Spec {
+        Spec {
+            program: "bash".into(),
+            args: vec!["-c".into(), cmd.into()],
+            cwd: std::env::temp_dir(),
+            env: vec![],
+            timeout: Duration::from_millis(timeout_ms),
+            kill_grace: Duration::from_millis(300),
+            capture_max: cap,
+        }
+    }
+
+    #[tokio::test]
+    async fn captures_and_caps() {
+        let o = run(
+            spec("echo hi; echo err >&2; exit 3", 5000, 1024),
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            (o.stdout.as_slice(), o.stderr.as_slice(), o.ending),
+            (&b"hi\n"[..], &b"err\n"[..], Ending::Exited(3))
+        );
+        let o = run(
+            spec("head -c 100000 /dev/zero", 5000, 1000),
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!((o.stdout.len(), o.stdout_total), (1000, 100_000));
+        assert!(o.capture_truncated());
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_group() {
+        let o = run(
+            spec(
+                "trap '' TERM; (trap '' TERM; sleep 30) & echo $! ; sleep 30",
+                300,
+                1024,
+            ),
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!(o.ending, Ending::TimedOut);
+        assert!(o.kill_escalated, "both ignore SIGTERM, SIGKILL must follow");
+        let pid: i32 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
+        // SAFETY: existence check only.
+        assert_ne!(
+            unsafe { libc::kill(pid, 0) },
+            0,
+            "background child {pid} survived"
+        );
+    }
+
+    #[tokio::test]
+    async fn cancel_stops_promptly() {
+        let token = CancellationToken::new();
+        let t = token.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            t.cancel();
+        });
+        let o = run(spec("sleep 30", 60_000, 1024), &token, None)
+            .await
+            .unwrap();
+        assert_eq!(o.ending, Ending::Cancelled);
+        assert!(o.duration < Duration::from_secs(5));
+    }
+}

@@ -1,0 +1,286 @@
+//! The dispatcher: one MCP message in, at most one response out, notifications on the side.
+//! Owns method routing, the `initialize` handshake, `tools/list` (built from the contract) and the
+//! `tools/call` envelope (validation, cancellation, progress, the one terminal response). The tools
+//! themselves live in [`crate::tools`].
+
+use super::message::{self, Incoming};
+use super::progress::Progress;
+use super::session::{LOG_LEVELS, PROTOCOL_VERSIONS, Session};
+use crate::app::App;
+use crate::contract::{contract, types::FieldError};
+use crate::{events, tools};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Version of this build (`toolingVersion` of seed 003).
+pub const TOOLING_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Server name in `serverInfo`, `/healthz` and `health`.
+pub const SERVER_NAME: &str = "mcp-pruner";
+
+/// Handles one incoming JSON value. Returns the response for a request, `None` for anything that
+/// is not answered (notifications, client responses). `notify` carries notifications (progress,
+/// log messages) that belong before the response.
+pub async fn handle(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    msg: Value,
+    notify: UnboundedSender<Value>,
+) -> Option<Value> {
+    let incoming = match message::classify(msg) {
+        Ok(m) => m,
+        Err(error_response) => {
+            events::request_parse_failed(error_response["error"]["message"].as_str().unwrap_or(""));
+            return Some(error_response);
+        }
+    };
+    match incoming {
+        Incoming::Response => None,
+        Incoming::Notification { method, params } => {
+            notification(app, session, &method, &params);
+            None
+        }
+        Incoming::Request { id, method, params } => {
+            let result = request(app, session, &id, &method, params, notify).await;
+            Some(match result {
+                Ok(v) => message::result_response(id, v),
+                Err(e) => message::error_response(id, e),
+            })
+        }
+    }
+}
+
+fn notification(app: &App, session: &Session, method: &str, params: &Value) {
+    match method {
+        // MCP: {requestId, reason?}; seed 003: $/cancelRequest {id}.
+        "notifications/cancelled" | "$/cancelRequest" => {
+            let id = params.get("requestId").or_else(|| params.get("id"));
+            if let Some(id) = id {
+                app.inflight.cancel(&session.id, &message::id_key(id));
+            }
+        }
+        // Nothing to do: requests are served whether or not the client sent it.
+        "notifications/initialized" => {}
+        _ => {}
+    }
+}
+
+type RpcResult = Result<Value, crate::contract::types::RpcError>;
+
+async fn request(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    id: &Value,
+    method: &str,
+    params: Value,
+    notify: UnboundedSender<Value>,
+) -> RpcResult {
+    if !params.is_object() {
+        return Err(message::invalid_field("/", "params must be an object"));
+    }
+    match method {
+        "initialize" => initialize(session, &params),
+        "ping" => Ok(json!({})),
+        "tools/list" => Ok(tools_list(app)),
+        "tools/call" => tools_call(app, session, id, params, notify).await,
+        "resources/list" => Ok(tools::resources::list(app, &params)),
+        "resources/read" => tools::resources::read(app, &params),
+        "resources/templates/list" => {
+            Ok(json!({ "resourceTemplates": tools::resources::templates() }))
+        }
+        "prompts/list" => Ok(json!({ "prompts": [] })),
+        "logging/setLevel" => set_level(session, &params),
+        // Seed 001's legacy JSON-RPC method.
+        "health" => {
+            Ok(serde_json::to_value(tools::health::status(app)).expect("health serializes"))
+        }
+        _ => Err(message::rpc_error(
+            message::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+            None,
+        )),
+    }
+}
+
+fn initialize(session: &Session, params: &Value) -> RpcResult {
+    let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
+        return Err(message::invalid_field(
+            "/protocolVersion",
+            "required string, e.g. \"2025-11-25\"",
+        ));
+    };
+    if let Some(info) = params.get("clientInfo")
+        && (!info.is_object() || !info.get("name").is_some_and(Value::is_string))
+    {
+        return Err(message::invalid_field(
+            "/clientInfo/name",
+            "clientInfo must be an object with a string name",
+        ));
+    }
+    // Spec: answer with the requested version if supported, else with our latest.
+    let version = PROTOCOL_VERSIONS
+        .iter()
+        .find(|v| **v == requested)
+        .copied()
+        .unwrap_or(PROTOCOL_VERSIONS[0]);
+    *session
+        .protocol_version
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Some(version.to_string());
+    Ok(json!({
+        "protocolVersion": version,
+        "serverInfo": { "name": SERVER_NAME, "version": TOOLING_VERSION },
+        "capabilities": {
+            "tools": { "listChanged": false },
+            "logging": {},
+            "resources": { "listChanged": false }
+        },
+        "instructions": "Add context_focus_question to read/bash/grep to get only the lines it needs; removed blocks show as ⟦PRUNÉ: prune_id=… lignes a-b …⟧ and recover_text returns them.",
+        "jeeves": { "schemaVersion": 1 }
+    }))
+}
+
+fn set_level(session: &Session, params: &Value) -> RpcResult {
+    let level = params.get("level").and_then(Value::as_str).unwrap_or("");
+    match LOG_LEVELS.iter().position(|l| *l == level) {
+        Some(i) => {
+            *session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(i);
+            Ok(json!({}))
+        }
+        None => Err(message::invalid_field(
+            "/level",
+            format!("expected one of {}", LOG_LEVELS.join(", ")),
+        )),
+    }
+}
+
+/// The `tools/list` result: the manifest as the contract publishes it, filtered by `--tools`,
+/// renamed by `--tool-prefix`.
+pub fn tools_list(app: &App) -> Value {
+    let cfg = &app.config;
+    let tools: Vec<Value> = contract()
+        .tools
+        .iter()
+        .filter(|t| cfg.tools.as_ref().is_none_or(|only| only.iter().any(|n| n == &t.name)))
+        .map(|t| {
+            let mut def = Map::new();
+            def.insert("name".into(), Value::String(format!("{}{}", cfg.tool_prefix, t.name)));
+            def.insert("description".into(), Value::String(t.description.clone()));
+            def.insert("inputSchema".into(), t.input_schema.clone());
+            if cfg.output_schemas {
+                // Error results carry ToolFailure; clients validate both shapes.
+                let failure = contract().schemas.get("ToolFailure").cloned().unwrap_or(Value::Null);
+                def.insert("outputSchema".into(), json!({ "type": "object", "oneOf": [t.output_schema, failure] }));
+            }
+            if !t.annotations.is_null() {
+                def.insert("annotations".into(), t.annotations.clone());
+            }
+            def.insert("schemaVersion".into(), json!(t.schema_version));
+            def.insert("toolingVersion".into(), json!(TOOLING_VERSION));
+            if tools::returns_bulk(&t.name) {
+                def.insert("_meta".into(), json!({ "anthropic/maxResultSizeChars": crate::budget::inline_limit_chars(cfg) }));
+            }
+            Value::Object(def)
+        })
+        .collect();
+    json!({ "tools": tools })
+}
+
+async fn tools_call(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    id: &Value,
+    params: Value,
+    notify: UnboundedSender<Value>,
+) -> RpcResult {
+    let request_id = app.new_request_id();
+    let name = match params.get("name") {
+        Some(Value::String(n)) => n.clone(),
+        _ => {
+            let errors = vec![FieldError {
+                field: "/name".into(),
+                message: "required string: the tool name".into(),
+            }];
+            events::request_invalid(&request_id, None, &json!(errors));
+            return Err(message::invalid_params(errors));
+        }
+    };
+    let bare = name
+        .strip_prefix(app.config.tool_prefix.as_str())
+        .unwrap_or(&name);
+    let exposed = |n: &str| {
+        app.config
+            .tools
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|o| o == n))
+    };
+    let Some(tool) = contract().tool(bare).filter(|t| exposed(&t.name)) else {
+        let known: Vec<String> = contract()
+            .tools
+            .iter()
+            .filter(|t| exposed(&t.name))
+            .map(|t| format!("{}{}", app.config.tool_prefix, t.name))
+            .collect();
+        let errors = vec![FieldError {
+            field: "/name".into(),
+            message: format!(
+                "unknown tool {name:?}; expected one of {}",
+                known.join(", ")
+            ),
+        }];
+        events::request_invalid(&request_id, Some(&name), &json!(errors));
+        return Err(message::invalid_params(errors));
+    };
+    events::request_received(&request_id, &tool.name);
+    let arguments = match params.get("arguments") {
+        None | Some(Value::Null) => json!({}),
+        Some(a @ Value::Object(_)) => a.clone(),
+        Some(_) => {
+            let errors = vec![FieldError {
+                field: "/arguments".into(),
+                message: "must be an object".into(),
+            }];
+            events::request_invalid(&request_id, Some(&tool.name), &json!(errors));
+            return Err(message::invalid_params(errors));
+        }
+    };
+    if let Err(errors) = tool.validate_arguments(&arguments) {
+        events::request_invalid(&request_id, Some(&tool.name), &json!(errors));
+        return Err(message::invalid_params(errors));
+    }
+
+    let registration = app.inflight.register(&session.id, &message::id_key(id));
+    let progress_token = params
+        .get("_meta")
+        .and_then(|m| m.get("progressToken"))
+        .filter(|t| t.is_string() || t.is_number())
+        .cloned();
+    let progress = Arc::new(Progress::new(progress_token, notify.clone()));
+    let ctx = tools::ToolCtx {
+        app: app.clone(),
+        session: session.clone(),
+        request_id: request_id.clone(),
+        cancel: registration.token.clone(),
+        progress: progress.clone(),
+        notify,
+    };
+    // A ticker flushes coalesced progress while the tool runs.
+    let ticker = progress.enabled().then(|| {
+        let p = progress.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(super::progress::MIN_INTERVAL);
+            loop {
+                every.tick().await;
+                p.flush_due();
+            }
+        })
+    });
+    let outcome = tools::call(&tool.name, arguments, &ctx).await;
+    progress.close();
+    if let Some(t) = ticker {
+        t.abort();
+    }
+    drop(registration);
+    outcome
+}

@@ -1,0 +1,159 @@
+//! JSON-RPC 2.0 framing: classifying an incoming message and building responses and errors.
+//! Owns the wire shapes only; what a method does is [`super::dispatch`].
+
+use crate::contract::types::{FieldError, RpcError, RpcErrorCode, RpcErrorData};
+use serde_json::{Value, json};
+
+/// Parse error (-32700).
+pub const PARSE_ERROR: i64 = -32700;
+/// Invalid request (-32600).
+pub const INVALID_REQUEST: i64 = -32600;
+/// Method not found (-32601).
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// Invalid params (-32602), with `data.field_errors`.
+pub const INVALID_PARAMS: i64 = -32602;
+/// Internal error (-32603).
+pub const INTERNAL_ERROR: i64 = -32603;
+/// Seed 001: unknown or expired `prune_id` (-32004).
+pub const PRUNE_ID_NOT_FOUND: i64 = -32004;
+/// Seed 001: invalid recovery range (-32005).
+pub const INVALID_RANGE: i64 = -32005;
+
+/// One classified incoming message.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A request: needs exactly one response.
+    Request {
+        /// The id as sent (string or number).
+        id: Value,
+        /// Method name.
+        method: String,
+        /// Params (`{}` when omitted).
+        params: Value,
+    },
+    /// A notification: never answered.
+    Notification {
+        /// Method name.
+        method: String,
+        /// Params (`{}` when omitted).
+        params: Value,
+    },
+    /// A response from the client (we send no requests, so these are ignored).
+    Response,
+}
+
+/// Classifies one JSON value as a JSON-RPC 2.0 message, or returns the -32600 error to send back.
+pub fn classify(msg: Value) -> Result<Incoming, Value> {
+    let id_for_error = msg
+        .get("id")
+        .cloned()
+        .filter(|id| id.is_string() || id.is_number())
+        .unwrap_or(Value::Null);
+    let Value::Object(mut obj) = msg else {
+        return Err(error_response(
+            Value::Null,
+            invalid("expected a JSON-RPC 2.0 object"),
+        ));
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(error_response(
+            id_for_error,
+            invalid("`jsonrpc` must be \"2.0\""),
+        ));
+    }
+    if !obj.contains_key("method") && (obj.contains_key("result") || obj.contains_key("error")) {
+        return Ok(Incoming::Response);
+    }
+    let method = match obj.remove("method") {
+        Some(Value::String(m)) => m,
+        _ => {
+            return Err(error_response(
+                id_for_error,
+                invalid("`method` must be a string"),
+            ));
+        }
+    };
+    let params = match obj.remove("params") {
+        None | Some(Value::Null) => json!({}),
+        Some(p @ (Value::Object(_) | Value::Array(_))) => p,
+        Some(_) => {
+            return Err(error_response(
+                id_for_error,
+                invalid("`params` must be an object or an array"),
+            ));
+        }
+    };
+    match obj.remove("id") {
+        None => Ok(Incoming::Notification { method, params }),
+        Some(id @ (Value::String(_) | Value::Number(_))) => {
+            Ok(Incoming::Request { id, method, params })
+        }
+        Some(_) => Err(error_response(
+            Value::Null,
+            invalid("`id` must be a string or a number"),
+        )),
+    }
+}
+
+/// A JSON-RPC error object.
+pub fn rpc_error(code: i64, message: impl Into<String>, data: Option<RpcErrorData>) -> RpcError {
+    RpcError {
+        code: RpcErrorCode::try_from(code)
+            .unwrap_or_else(|_| RpcErrorCode::try_from(INTERNAL_ERROR).expect("known code")),
+        message: message.into(),
+        data,
+    }
+}
+
+/// -32600 with a message.
+pub fn invalid(message: &str) -> RpcError {
+    rpc_error(INVALID_REQUEST, format!("Invalid Request: {message}"), None)
+}
+
+/// -32602 with `data.field_errors`.
+pub fn invalid_params(field_errors: Vec<FieldError>) -> RpcError {
+    let summary = field_errors
+        .iter()
+        .map(|e| format!("{}: {}", e.field, e.message))
+        .collect::<Vec<_>>()
+        .join("; ");
+    rpc_error(
+        INVALID_PARAMS,
+        format!("Invalid params: {summary}"),
+        Some(RpcErrorData {
+            field_errors,
+            ..Default::default()
+        }),
+    )
+}
+
+/// -32602 for a single field.
+pub fn invalid_field(field: &str, message: impl Into<String>) -> RpcError {
+    invalid_params(vec![FieldError {
+        field: field.into(),
+        message: message.into(),
+    }])
+}
+
+/// `{jsonrpc, id, result}`.
+pub fn result_response(id: Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+/// `{jsonrpc, id, error}`.
+pub fn error_response(id: Value, error: RpcError) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": error })
+}
+
+/// A notification message.
+pub fn notification(method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "method": method, "params": params })
+}
+
+/// The canonical in-flight key of a request id (seed 003 section 7.2: `String(id)`).
+pub fn id_key(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}

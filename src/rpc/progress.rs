@@ -1,0 +1,137 @@
+//! Progress notifications for one request (`notifications/progress`), coalesced to at most four
+//! per second (seed 003 section 9.1), and closed before the terminal response so that none follows
+//! it (section 9.2). Owns throttling and the closed flag; the message text is the caller's.
+
+use serde_json::{Value, json};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Minimum spacing between two progress notifications of one request.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(250);
+
+struct State {
+    /// Next `progress` value: strictly increasing.
+    counter: u64,
+    /// When the last notification left.
+    last_sent: Option<Instant>,
+    /// Latest message not yet sent (coalescing keeps only the newest).
+    pending: Option<String>,
+    /// Set by [`Progress::close`]: nothing is sent afterwards.
+    closed: bool,
+}
+
+/// Progress reporter of one request; a no-op when the request carried no `progressToken`.
+pub struct Progress {
+    token: Option<Value>,
+    out: Option<UnboundedSender<Value>>,
+    state: Mutex<State>,
+}
+
+impl Progress {
+    /// A reporter sending to `out` for `token`; `None` token makes it a no-op.
+    pub fn new(token: Option<Value>, out: UnboundedSender<Value>) -> Progress {
+        Progress {
+            out: token.as_ref().map(|_| out),
+            token,
+            state: Mutex::new(State {
+                counter: 0,
+                last_sent: None,
+                pending: None,
+                closed: false,
+            }),
+        }
+    }
+
+    /// A reporter that never sends.
+    pub fn disabled() -> Progress {
+        Progress {
+            token: None,
+            out: None,
+            state: Mutex::new(State {
+                counter: 0,
+                last_sent: None,
+                pending: None,
+                closed: true,
+            }),
+        }
+    }
+
+    /// Whether the client asked for progress.
+    pub fn enabled(&self) -> bool {
+        self.token.is_some()
+    }
+
+    /// Reports `message`; sent now if the last notification is older than [`MIN_INTERVAL`], else kept
+    /// as pending (replacing an older pending one) until [`Progress::flush_due`] or the next report.
+    pub fn report(&self, message: impl Into<String>) {
+        if self.token.is_none() {
+            return;
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.closed {
+            return;
+        }
+        st.pending = Some(message.into());
+        self.send_if_due(&mut st);
+    }
+
+    /// Sends the pending message if the interval allows; call it from a ticker.
+    pub fn flush_due(&self) {
+        if self.token.is_none() {
+            return;
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.send_if_due(&mut st);
+    }
+
+    fn send_if_due(&self, st: &mut State) {
+        if st.closed || st.pending.is_none() {
+            return;
+        }
+        if st.last_sent.is_some_and(|t| t.elapsed() < MIN_INTERVAL) {
+            return;
+        }
+        let (Some(token), Some(out)) = (&self.token, &self.out) else {
+            return;
+        };
+        st.counter += 1;
+        st.last_sent = Some(Instant::now());
+        let message = st.pending.take().unwrap_or_default();
+        let _ = out.send(super::message::notification(
+            "notifications/progress",
+            json!({ "progressToken": token, "progress": st.counter, "message": message }),
+        ));
+    }
+
+    /// Stops all further notifications; called before the terminal response is queued.
+    pub fn close(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.closed = true;
+        st.pending = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coalesces_and_stops_after_close() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let p = Progress::new(Some(json!("t")), tx);
+        for i in 0..100 {
+            p.report(format!("line {i}"));
+        }
+        p.close();
+        p.report("after close");
+        p.flush_due();
+        let mut got = Vec::new();
+        while let Ok(v) = rx.try_recv() {
+            got.push(v);
+        }
+        assert_eq!(got.len(), 1, "100 quick reports coalesce into one: {got:?}");
+        assert_eq!(got[0]["params"]["progress"], 1);
+        assert_eq!(got[0]["params"]["message"], "line 0");
+    }
+}

@@ -1,0 +1,48 @@
+//! One MCP session: a stdio connection, or an HTTP `Mcp-Session-Id`. Owns what the client
+//! negotiated (protocol version, log level); never the transport.
+
+use std::sync::Mutex;
+
+/// Protocol versions this server speaks, newest first.
+pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// MCP log levels (RFC 5424 names), lowest first.
+pub const LOG_LEVELS: &[&str] = &[
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// State of one client session.
+pub struct Session {
+    /// Session id: the `Mcp-Session-Id` over HTTP, a fixed name over stdio.
+    pub id: String,
+    /// Negotiated protocol version; `None` until `initialize`.
+    pub protocol_version: Mutex<Option<String>>,
+    /// Minimum level of `notifications/message` the client asked for; `None` sends none.
+    pub log_level: Mutex<Option<usize>>,
+}
+
+impl Session {
+    /// A fresh session called `id`.
+    pub fn new(id: impl Into<String>) -> Session {
+        Session {
+            id: id.into(),
+            protocol_version: Mutex::new(None),
+            log_level: Mutex::new(None),
+        }
+    }
+
+    /// Whether a log notification at `level` (an index into [`LOG_LEVELS`]) should be sent.
+    pub fn wants_log(&self, level: usize) -> bool {
+        self.log_level
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some_and(|min| level >= min)
+    }
+}

@@ -1,0 +1,301 @@
+//! The recovery / artifact store: raw text kept under a `prune_id` so that anything pruned or cut
+//! from a response can be returned exactly (`recover_text`, `resources/read`). Bounded in bytes and
+//! entries, expires by TTL, evicts the least recently used entry first, and remembers why an id is
+//! gone so the error can say so. In memory only; never persisted, never sent anywhere.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// One stored text with its line index.
+pub struct Entry {
+    /// The id clients use (`prn_…`).
+    pub id: String,
+    /// What produced it (`read`, `bash`, `grep`, `prune_text`), for listings.
+    pub origin: String,
+    /// Short human label (file path, command), for listings.
+    pub label: String,
+    /// The exact raw text.
+    pub text: String,
+    /// Byte offset where each line starts; a line ends at the next start (terminator included).
+    pub line_starts: Vec<usize>,
+    /// When it was stored.
+    pub created: Instant,
+}
+
+impl Entry {
+    /// Number of lines (a final line without terminator counts; a trailing terminator opens none).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// Exact bytes of lines `start..=end` (1-based, clamped), terminators included, so that
+    /// consecutive ranges concatenate to the original text.
+    pub fn lines(&self, start: usize, end: usize) -> &str {
+        let n = self.line_count();
+        if n == 0 || start > n || start > end {
+            return "";
+        }
+        let end = end.min(n);
+        let from = self.line_starts[start - 1];
+        let to = if end == n {
+            self.text.len()
+        } else {
+            self.line_starts[end]
+        };
+        &self.text[from..to]
+    }
+}
+
+/// Byte offsets of line starts in `text`.
+pub fn line_starts(text: &str) -> Vec<usize> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let mut starts = vec![0];
+    starts.extend(
+        text.match_indices('\n')
+            .map(|(i, _)| i + 1)
+            .filter(|&i| i < text.len()),
+    );
+    starts
+}
+
+/// Why an id cannot be found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// Never issued by this process (or issued before a restart).
+    Unknown,
+    /// Its TTL ran out.
+    Expired,
+    /// Evicted to stay within the byte or entry cap.
+    Evicted,
+}
+
+impl Missing {
+    /// A sentence for the client.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Missing::Unknown => {
+                "unknown prune_id: never issued by this server process (ids do not survive a restart)"
+            }
+            Missing::Expired => {
+                "prune_id expired (MCP_PRUNER_PRUNE_ID_TTL_S); re-run the tool call to get the output again"
+            }
+            Missing::Evicted => {
+                "prune_id evicted to keep the recovery store within its byte/entry cap; re-run the tool call"
+            }
+        }
+    }
+}
+
+struct Slot {
+    entry: Arc<Entry>,
+    last_used: u64,
+}
+
+#[derive(Default)]
+struct Inner {
+    slots: HashMap<String, Slot>,
+    bytes: usize,
+    /// Ids that left the store and why (bounded; oldest forgotten first).
+    gone: HashMap<String, Missing>,
+    gone_order: std::collections::VecDeque<String>,
+}
+
+/// Store counters for `health`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    /// Live entries.
+    pub entries: usize,
+    /// Bytes of live text.
+    pub bytes: usize,
+}
+
+/// The bounded store.
+pub struct Store {
+    inner: Mutex<Inner>,
+    max_bytes: usize,
+    max_entries: usize,
+    ttl: Duration,
+    clock: AtomicU64,
+    next_id: AtomicU64,
+    /// Per-process random-ish prefix so ids from another run are not mistaken for ours.
+    epoch: String,
+}
+
+const GONE_MEMORY: usize = 10_000;
+
+impl Store {
+    /// An empty store with the given caps.
+    pub fn new(max_bytes: usize, max_entries: usize, ttl: Duration) -> Store {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let epoch = format!(
+            "{:x}",
+            (nanos as u64 ^ (std::process::id() as u64).rotate_left(32)) & 0xffff_ffff
+        );
+        Store {
+            inner: Mutex::new(Inner::default()),
+            max_bytes,
+            max_entries,
+            ttl,
+            clock: AtomicU64::new(0),
+            next_id: AtomicU64::new(1),
+            epoch,
+        }
+    }
+
+    /// Caps and TTL, for `health`.
+    pub fn limits(&self) -> (usize, usize, Duration) {
+        (self.max_bytes, self.max_entries, self.ttl)
+    }
+
+    /// Stores `text` and returns its new id. A text larger than the byte cap is still stored alone
+    /// (everything else is evicted) so that recovery never silently fails for one big output.
+    pub fn put(&self, origin: &str, label: &str, text: String) -> String {
+        let id = format!(
+            "prn_{}_{}",
+            self.epoch,
+            self.next_id.fetch_add(1, Ordering::Relaxed)
+        );
+        let entry = Arc::new(Entry {
+            id: id.clone(),
+            origin: origin.into(),
+            label: label.chars().take(200).collect(),
+            line_starts: line_starts(&text),
+            text,
+            created: Instant::now(),
+        });
+        let size = entry.text.len();
+        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        self.expire(&mut inner);
+        while !inner.slots.is_empty()
+            && (inner.bytes + size > self.max_bytes || inner.slots.len() + 1 > self.max_entries)
+        {
+            let oldest = inner
+                .slots
+                .iter()
+                .min_by_key(|(_, s)| s.last_used)
+                .map(|(k, _)| k.clone())
+                .expect("non-empty");
+            self.remove(&mut inner, &oldest, Missing::Evicted);
+        }
+        inner.bytes += size;
+        inner.slots.insert(
+            id.clone(),
+            Slot {
+                entry,
+                last_used: tick,
+            },
+        );
+        id
+    }
+
+    /// The entry for `id`, refreshing its recency; or why it is missing.
+    pub fn get(&self, id: &str) -> Result<Arc<Entry>, Missing> {
+        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        self.expire(&mut inner);
+        match inner.slots.get_mut(id) {
+            Some(slot) => {
+                slot.last_used = tick;
+                Ok(slot.entry.clone())
+            }
+            None => Err(inner.gone.get(id).copied().unwrap_or(Missing::Unknown)),
+        }
+    }
+
+    /// Live entries, most recent first (for `resources/list`).
+    pub fn list(&self) -> Vec<Arc<Entry>> {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        self.expire(&mut inner);
+        let mut slots: Vec<_> = inner
+            .slots
+            .values()
+            .map(|s| (s.last_used, s.entry.clone()))
+            .collect();
+        slots.sort_by(|a, b| b.0.cmp(&a.0));
+        slots.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> Stats {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        Stats {
+            entries: inner.slots.len(),
+            bytes: inner.bytes,
+        }
+    }
+
+    fn expire(&self, inner: &mut Inner) {
+        let expired: Vec<String> = inner
+            .slots
+            .iter()
+            .filter(|(_, s)| s.entry.created.elapsed() >= self.ttl)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for id in expired {
+            self.remove(inner, &id, Missing::Expired);
+        }
+    }
+
+    fn remove(&self, inner: &mut Inner, id: &str, why: Missing) {
+        if let Some(slot) = inner.slots.remove(id) {
+            inner.bytes -= slot.entry.text.len();
+            inner.gone.insert(id.to_string(), why);
+            inner.gone_order.push_back(id.to_string());
+            if inner.gone_order.len() > GONE_MEMORY
+                && let Some(old) = inner.gone_order.pop_front()
+            {
+                inner.gone.remove(&old);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_concatenate_to_original() {
+        for text in ["", "a", "a\n", "a\nb", "a\r\nb\r\n\n", "\n\n"] {
+            let s = Store::new(1 << 20, 10, Duration::from_secs(60));
+            let id = s.put("t", "", text.to_string());
+            let e = s.get(&id).unwrap();
+            let all: String = (1..=e.line_count()).map(|i| e.lines(i, i)).collect();
+            assert_eq!(all, text);
+            assert_eq!(e.lines(1, usize::MAX), text);
+        }
+    }
+
+    #[test]
+    fn lru_eviction_and_reasons() {
+        let s = Store::new(10, 100, Duration::from_secs(60));
+        let a = s.put("t", "", "aaaa".into());
+        let b = s.put("t", "", "bbbb".into());
+        s.get(&a).unwrap();
+        let c = s.put("t", "", "cccc".into());
+        assert_eq!(s.get(&b).unwrap_err(), Missing::Evicted);
+        assert!(s.get(&a).is_ok() && s.get(&c).is_ok());
+        assert_eq!(s.get("prn_nope").unwrap_err(), Missing::Unknown);
+        let s = Store::new(100, 2, Duration::from_secs(60));
+        let ids: Vec<_> = (0..3).map(|i| s.put("t", "", format!("{i}"))).collect();
+        assert_eq!(s.get(&ids[0]).unwrap_err(), Missing::Evicted);
+        assert_eq!(s.stats().entries, 2);
+    }
+
+    #[test]
+    fn ttl_expiry() {
+        let s = Store::new(100, 10, Duration::from_millis(20));
+        let a = s.put("t", "", "x".into());
+        std::thread::sleep(Duration::from_millis(40));
+        assert_eq!(s.get(&a).unwrap_err(), Missing::Expired);
+        assert_eq!(s.stats().bytes, 0);
+    }
+}

@@ -1,0 +1,467 @@
+//! `grep`: a regex (or literal) search over files under the root, in-process with ripgrep's crates
+//! (`ignore` for the walk and its .gitignore rules, `grep-searcher`/`grep-regex` for matching).
+//! Matches come back sorted by path and line, paged with an opaque cursor, cut to the budget, and
+//! all of them stay recoverable as an artifact. Owns the search and its result shape.
+
+use super::{Failure, ToolCtx, ToolOutput, ms_since, paths};
+use crate::budget;
+use crate::contract::types::{
+    ErrorReason, GrepInput, GrepMatch, GrepResult, GrepResultTool, RpcError, SourceType, ToolName,
+};
+use crate::prune::Job;
+use crate::rpc::message;
+use grep_matcher::Matcher;
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{BinaryDetection, SearcherBuilder, sinks::Lossy};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Default `max_matches` (seed 000).
+pub const DEFAULT_MAX_MATCHES: usize = 500;
+
+/// Runs `grep`.
+pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
+    let start = Instant::now();
+    let cfg = &ctx.app.config;
+    let root = cfg.root.clone();
+    let cwd_lex = match &input.cwd {
+        Some(c) => paths::lexical(&root, &root, c)
+            .map_err(|m| message::invalid_field("/arguments/cwd", m))?,
+        None => root.clone(),
+    };
+    let mut targets = Vec::new();
+    for (i, p) in input.paths.iter().enumerate() {
+        targets.push(
+            paths::lexical(&root, &cwd_lex, p)
+                .map_err(|m| message::invalid_field(&format!("/arguments/paths/{i}"), m))?,
+        );
+    }
+    let fingerprint = fingerprint(&input);
+    let skip = match &input.cursor {
+        None => 0,
+        Some(c) => decode_cursor(c, fingerprint).ok_or_else(|| {
+            message::invalid_field(
+                "/arguments/cursor",
+                "not a cursor from a previous grep with the same pattern, paths and flags",
+            )
+        })?,
+    };
+    let page_size = input
+        .max_matches
+        .map(|m| m.get() as usize)
+        .unwrap_or(DEFAULT_MAX_MATCHES);
+    let timeout = Duration::from_millis(
+        input
+            .timeout_ms
+            .as_ref()
+            .map(|t| t.0 as u64)
+            .unwrap_or(crate::tools::bash::DEFAULT_TIMEOUT_MS),
+    );
+    let budget = budget::for_call(cfg, input.max_output_bytes.as_ref().map(|m| m.0));
+    let fail = |reason, msg: String| Failure::new(ToolName::Grep, reason, msg, 0);
+
+    if let Some(c) = &input.cwd {
+        match paths::resolve(&root, &cwd_lex) {
+            Ok(p) if p.is_dir() => {}
+            _ => {
+                return Ok(done(
+                    ctx,
+                    fail(
+                        ErrorReason::InvalidPath,
+                        format!("cwd {c:?} is not a directory under the root"),
+                    ),
+                    start,
+                ));
+            }
+        }
+    }
+    let mut resolved = Vec::new();
+    for (raw, lex) in input.paths.iter().zip(&targets) {
+        match paths::resolve(&root, lex) {
+            Ok(p) => resolved.push(p),
+            Err(paths::ResolveError::NotFound) => {
+                return Ok(done(
+                    ctx,
+                    fail(
+                        ErrorReason::NotFound,
+                        format!("no such file or directory: {raw}"),
+                    ),
+                    start,
+                ));
+            }
+            Err(paths::ResolveError::OutsideRoot(real)) => {
+                return Ok(done(
+                    ctx,
+                    fail(
+                        ErrorReason::InvalidPath,
+                        format!(
+                            "{raw} resolves outside the root (to {}) through a symlink",
+                            real.display()
+                        ),
+                    ),
+                    start,
+                ));
+            }
+            Err(e) => {
+                return Ok(done(
+                    ctx,
+                    fail(ErrorReason::IoError, format!("{raw}: {e:?}")),
+                    start,
+                ));
+            }
+        }
+    }
+    let matcher =
+        match RegexMatcherBuilder::new()
+            .case_insensitive(input.case_sensitive == Some(false))
+            .fixed_strings(input.fixed_string == Some(true))
+            .build(&input.pattern)
+        {
+            Ok(m) => m,
+            Err(e) => return Ok(done(
+                ctx,
+                fail(ErrorReason::RgError, format!("invalid pattern: {e}")).hint(
+                    "the pattern is a Rust regex; pass fixed_string=true to search it literally",
+                ),
+                start,
+            )),
+        };
+
+    let cancel = ctx.cancel.clone();
+    let root2 = root.clone();
+    let search = tokio::task::spawn_blocking(move || {
+        search(&matcher, &resolved, &root2, start + timeout, &cancel)
+    });
+    let found = match search.await {
+        Ok(f) => f,
+        Err(e) => {
+            return Ok(done(
+                ctx,
+                fail(ErrorReason::Internal, format!("search task failed: {e}")),
+                start,
+            ));
+        }
+    };
+    if found.stopped == Some(ErrorReason::Timeout) {
+        crate::events::exec_timeout(&ctx.request_id, "grep", timeout.as_millis() as u64);
+        let mut f = fail(
+            ErrorReason::Timeout,
+            format!(
+                "search timed out after {} ms ({} files searched, {} matches so far)",
+                timeout.as_millis(),
+                found.files,
+                found.matches.len()
+            ),
+        )
+        .hint("raise timeout_ms or search fewer paths");
+        f.body.error.timeout_ms = Some(timeout.as_millis() as u64);
+        return Ok(done(ctx, f, start));
+    }
+    if found.stopped == Some(ErrorReason::Cancelled) {
+        crate::events::cancelled(&ctx.request_id, "grep");
+        return Ok(done(
+            ctx,
+            fail(ErrorReason::Cancelled, "cancelled by the client".into()),
+            start,
+        ));
+    }
+    let total = found.matches.len();
+    crate::events::exec_ok(&ctx.request_id, "grep", ms_since(start), total as u64);
+
+    // The page this cursor asks for, then pruning over it.
+    let page: Vec<GrepMatch> = found
+        .matches
+        .iter()
+        .skip(skip)
+        .take(page_size)
+        .cloned()
+        .collect();
+    let rendered: String = page.iter().map(render_line).collect();
+    let question = input.context_focus_question.as_deref().map(String::as_str);
+    let pruned = ctx
+        .app
+        .pruner
+        .apply(
+            ctx,
+            Job {
+                tool: "grep",
+                text: &rendered,
+                question,
+                source: SourceType::Logs,
+                label: &input.pattern,
+            },
+        )
+        .await;
+    let shown: Vec<GrepMatch> = match &pruned.keep {
+        Some(keep) => page
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .map(|(m, _)| m.clone())
+            .collect(),
+        None => page.clone(),
+    };
+    let pruned_away = page.len() - shown.len();
+
+    // All matches stay recoverable as text lines.
+    let needs_artifact = total > page.len()
+        || budget::json_len(&serde_json::to_value(&page).unwrap_or_default()) * 2 > budget;
+    let artifact = needs_artifact.then(|| {
+        ctx.app.store.put(
+            "grep",
+            &input.pattern,
+            found.matches.iter().map(render_line).collect(),
+        )
+    });
+
+    let duration_ms = ms_since(start);
+    let build = |k: usize| -> ToolOutput {
+        let visible = &shown[..k];
+        // Next page starts after the last match of the page that was considered.
+        let consumed = if k == shown.len() {
+            page.len()
+        } else {
+            index_in_page(&page, &shown, k)
+        };
+        let next = skip + consumed;
+        let has_more = next < total;
+        let mut text: String = visible.iter().map(render_line).collect();
+        let mut notes = Vec::new();
+        if pruned.metadata.applied {
+            notes.push(format!("{pruned_away} matches pruned as off-focus"));
+        }
+        if has_more {
+            notes.push(format!(
+                "showing {}-{} of {total} matches; next page: grep with cursor={}",
+                skip + 1,
+                skip + consumed,
+                encode_cursor(next, fingerprint)
+            ));
+        }
+        if let Some(a) = &artifact {
+            notes.push(format!("all matches: recover_text prune_id={a}"));
+        }
+        if total == 0 {
+            text.push_str(&format!("no matches ({} files searched)", found.files));
+        } else if !notes.is_empty() {
+            text.push_str(&format!("[{}]", notes.join("; ")));
+        }
+        let r = GrepResult {
+            tool: GrepResultTool::Grep,
+            summary: budget::summary(&format!(
+                "{total} matches in {} files for {:?}{}",
+                found.files_matched,
+                input.pattern,
+                if has_more { ", more pages" } else { "" }
+            )),
+            pattern: input.pattern.clone(),
+            paths: input.paths.clone(),
+            matches: visible.to_vec(),
+            match_count: total as u64,
+            files_searched: Some(found.files as u64),
+            truncated: has_more || k < shown.len(),
+            has_more,
+            next_cursor: has_more.then(|| encode_cursor(next, fingerprint)),
+            artifact_ref: artifact.clone(),
+            duration_ms,
+            pruning: pruned.metadata.clone(),
+        };
+        ToolOutput::ok(text, &r)
+    };
+    let limit = budget.saturating_sub(budget::ENVELOPE_RESERVE);
+    let k = budget::largest_fitting(shown.len(), |k| {
+        budget::json_len(&build(k).clone_result()) <= limit
+    });
+    let out = build(k);
+    crate::events::respond_ok(
+        &ctx.request_id,
+        "grep",
+        if pruned.metadata.applied {
+            "pruned"
+        } else {
+            "raw"
+        },
+        out.text.len() as u64,
+    );
+    Ok(out)
+}
+
+/// How many page entries precede the `k`-th shown match (so the cursor resumes right after the
+/// last shown one, never skipping a match that was cut for budget).
+fn index_in_page(page: &[GrepMatch], shown: &[GrepMatch], k: usize) -> usize {
+    if k == 0 {
+        return page
+            .iter()
+            .position(|m| Some(m) == shown.first())
+            .unwrap_or(0);
+    }
+    let last = &shown[k - 1];
+    page.iter()
+        .position(|m| m == last)
+        .map(|i| i + 1)
+        .unwrap_or(k)
+}
+
+/// `path:line:col: text\n`.
+fn render_line(m: &GrepMatch) -> String {
+    match m.column {
+        Some(c) => format!("{}:{}:{}: {}\n", m.path, m.line, c, m.text),
+        None => format!("{}:{}: {}\n", m.path, m.line, m.text),
+    }
+}
+
+struct Found {
+    matches: Vec<GrepMatch>,
+    files: usize,
+    files_matched: usize,
+    stopped: Option<ErrorReason>,
+}
+
+/// Walks `paths` in parallel (ripgrep's rules: .gitignore, hidden files skipped, binary files
+/// skipped) and returns every match sorted by path then line.
+fn search(
+    matcher: &grep_regex::RegexMatcher,
+    paths: &[PathBuf],
+    root: &std::path::Path,
+    deadline: Instant,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Found {
+    let mut builder = ignore::WalkBuilder::new(&paths[0]);
+    for p in &paths[1..] {
+        builder.add(p);
+    }
+    builder.threads(
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+            .min(8),
+    );
+    let per_file: Arc<Mutex<Vec<(String, Vec<GrepMatch>)>>> = Arc::default();
+    let files = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let stop: Arc<Mutex<Option<ErrorReason>>> = Arc::default();
+    let halted = Arc::new(AtomicBool::new(false));
+    builder.build_parallel().run(|| {
+        let mut searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(0))
+            .line_number(true)
+            .build();
+        let (per_file, files, stop, halted) = (
+            per_file.clone(),
+            files.clone(),
+            stop.clone(),
+            halted.clone(),
+        );
+        Box::new(move |entry| {
+            if halted.load(Ordering::Relaxed) {
+                return ignore::WalkState::Quit;
+            }
+            let why = if cancel.is_cancelled() {
+                Some(ErrorReason::Cancelled)
+            } else if Instant::now() > deadline {
+                Some(ErrorReason::Timeout)
+            } else {
+                None
+            };
+            if let Some(w) = why {
+                *stop.lock().unwrap_or_else(|e| e.into_inner()) = Some(w);
+                halted.store(true, Ordering::Relaxed);
+                return ignore::WalkState::Quit;
+            }
+            let Ok(entry) = entry else {
+                return ignore::WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return ignore::WalkState::Continue;
+            }
+            files.fetch_add(1, Ordering::Relaxed);
+            let shown = paths::display(root, entry.path());
+            let mut found = Vec::new();
+            let _ = searcher.search_path(
+                matcher,
+                entry.path(),
+                Lossy(|lnum, line| {
+                    let line = line.strip_suffix('\n').unwrap_or(line);
+                    let line = line.strip_suffix('\r').unwrap_or(line);
+                    let column = matcher
+                        .find(line.as_bytes())
+                        .ok()
+                        .flatten()
+                        .map(|m| std::num::NonZeroU64::new(m.start() as u64 + 1).expect("+1"));
+                    let text = if line.len() > budget::MAX_LINE_BYTES {
+                        format!("{}…", budget::clip_utf8(line, budget::MAX_LINE_BYTES))
+                    } else {
+                        line.to_string()
+                    };
+                    found.push(GrepMatch {
+                        path: shown.clone(),
+                        line: std::num::NonZeroU64::new(lnum.max(1)).expect("max(1)"),
+                        column,
+                        text,
+                    });
+                    Ok(true)
+                }),
+            );
+            if !found.is_empty() {
+                per_file
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((shown, found));
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut per_file = std::mem::take(&mut *per_file.lock().unwrap_or_else(|e| e.into_inner()));
+    per_file.sort_by(|a, b| a.0.cmp(&b.0));
+    let files_matched = per_file.len();
+    let stopped = *stop.lock().unwrap_or_else(|e| e.into_inner());
+    Found {
+        matches: per_file.into_iter().flat_map(|(_, m)| m).collect(),
+        files: files.load(Ordering::Relaxed),
+        files_matched,
+        stopped,
+    }
+}
+
+/// A hash of everything that determines the match list, so a cursor cannot be replayed on
+/// another search.
+fn fingerprint(input: &GrepInput) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (
+        &input.pattern,
+        &input.paths,
+        &input.cwd,
+        input.fixed_string,
+        input.case_sensitive,
+    )
+        .hash(&mut h);
+    h.finish() & 0xffff_ffff
+}
+
+fn encode_cursor(offset: usize, fingerprint: u64) -> String {
+    format!("g1.{offset:x}.{fingerprint:x}")
+}
+
+fn decode_cursor(cursor: &str, fingerprint: u64) -> Option<usize> {
+    let mut parts = cursor.split('.');
+    if parts.next()? != "g1" {
+        return None;
+    }
+    let offset = usize::from_str_radix(parts.next()?, 16).ok()?;
+    let fp = u64::from_str_radix(parts.next()?, 16).ok()?;
+    (fp == fingerprint && parts.next().is_none()).then_some(offset)
+}
+
+fn done(ctx: &ToolCtx, mut f: Failure, start: Instant) -> ToolOutput {
+    f.body.duration_ms = Some(ms_since(start));
+    crate::events::exec_failed(
+        &ctx.request_id,
+        "grep",
+        &f.body.error.reason.to_string(),
+        &f.body.error.message,
+        None,
+    );
+    f.output()
+}

@@ -1,0 +1,166 @@
+//! `recover_text` (alias `recover_range`): the raw lines behind a `prune_id` or `artifactRef`, in the
+//! order of the requested ranges, paged by an opaque cursor when they exceed the budget, so that
+//! every byte of a pruned or cut output can be had back exactly. Errors follow seed 001 section 8:
+//! -32004 `prune_id_not_found`, -32005 `invalid_range`.
+
+use super::{ToolCtx, ToolOutput};
+use crate::budget;
+use crate::contract::types::{
+    LineRange, RecoverTextInput, RecoverTextResult, RecoverTextResultMetadata,
+    RecoverTextResultMetadataLineNumbering, RpcError, RpcErrorData,
+};
+use crate::rpc::message;
+use crate::store::Entry;
+use std::num::NonZeroU64;
+
+/// Runs `recover_text`.
+pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
+    let entry = ctx.app.store.get(&input.prune_id).map_err(|why| {
+        message::rpc_error(
+            message::PRUNE_ID_NOT_FOUND,
+            "prune_id_not_found",
+            Some(RpcErrorData {
+                code: Some("prune_id_not_found".into()),
+                prune_id: Some(input.prune_id.clone()),
+                hint: Some(why.explain().into()),
+                ..Default::default()
+            }),
+        )
+    })?;
+    let total = entry.line_count();
+    let ranges: Vec<(usize, usize)> = if input.ranges.is_empty() {
+        vec![(1, total.max(1))]
+    } else {
+        input
+            .ranges
+            .iter()
+            .map(|r| (r.start_line.get() as usize, r.end_line.get() as usize))
+            .collect()
+    };
+    for (i, &(s, e)) in ranges.iter().enumerate() {
+        let problem = if s > e {
+            Some(format!("start_line {s} > end_line {e}"))
+        } else if s > total.max(1) {
+            Some(format!("start_line {s} is past the last line ({total})"))
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            return Err(message::rpc_error(
+                message::INVALID_RANGE,
+                "invalid_range",
+                Some(RpcErrorData {
+                    code: Some("invalid_range".into()),
+                    prune_id: Some(input.prune_id.clone()),
+                    hint: Some(format!("/arguments/ranges/{i}: {p}")),
+                    ..Default::default()
+                }),
+            ));
+        }
+    }
+    let numbered = input.include_line_numbers.unwrap_or(true);
+    let full = assemble(&entry, &ranges, numbered);
+    let fp = fingerprint(&input.prune_id, &ranges, numbered);
+    let offset = match &input.cursor {
+        None => 0,
+        Some(c) => decode_cursor(c, fp).filter(|o| *o <= full.len() && full.is_char_boundary(*o)).ok_or_else(|| message::invalid_field("/arguments/cursor", "not a cursor from a previous recover_text with the same prune_id, ranges and include_line_numbers"))?,
+    };
+    let budget = budget::for_call(
+        &ctx.app.config,
+        input.max_output_bytes.as_ref().map(|m| m.0),
+    );
+    let rest = &full[offset..];
+    let clamped: Vec<LineRange> = ranges
+        .iter()
+        .map(|&(s, e)| LineRange {
+            start_line: NonZeroU64::new(s as u64).expect(">=1"),
+            end_line: NonZeroU64::new(e.min(total).max(s) as u64).expect(">=1"),
+        })
+        .collect();
+    let build = |n: usize| -> ToolOutput {
+        let chunk = &rest[..n];
+        let next = offset + n;
+        let has_more = next < full.len();
+        let r = RecoverTextResult {
+            summary: budget::summary(&format!(
+                "{} of {} bytes from {} ({} lines){}",
+                chunk.len(),
+                full.len(),
+                input.prune_id,
+                total,
+                if has_more { ", more pages" } else { "" }
+            )),
+            raw_text: chunk.to_string(),
+            metadata: RecoverTextResultMetadata {
+                prune_id: input.prune_id.clone(),
+                ranges: clamped.clone(),
+                line_numbering: RecoverTextResultMetadataLineNumbering::Original,
+                total_lines: total as u64,
+                total_bytes: entry.text.len() as u64,
+            },
+            has_more,
+            next_cursor: has_more.then(|| encode_cursor(next, fp)),
+        };
+        // Seed 001: content[0].text is the serialized JSON of the result.
+        let text = serde_json::to_string(&r).expect("serializes");
+        ToolOutput::ok(text, &r)
+    };
+    let limit = budget.saturating_sub(budget::ENVELOPE_RESERVE);
+    let fits = |n: usize| budget::json_len(&build(n).clone_result()) <= limit;
+    // Largest prefix that fits, then back off to a line end (or at least a char boundary).
+    let mut n = budget::largest_fitting(rest.len(), |n| rest.is_char_boundary(n) && fits(n));
+    while n > 0 && !rest.is_char_boundary(n) {
+        n -= 1;
+    }
+    if n < rest.len()
+        && let Some(nl) = rest[..n].rfind('\n')
+    {
+        n = nl + 1;
+    }
+    if n == 0 && !rest.is_empty() {
+        // Not even one line fits: send as many whole characters as fit.
+        n = budget::largest_fitting(rest.len(), |k| rest.is_char_boundary(k) && fits(k));
+        while n > 0 && !rest.is_char_boundary(n) {
+            n -= 1;
+        }
+    }
+    Ok(build(n))
+}
+
+/// The requested ranges, concatenated; exact bytes, or `N│ line` rows when `numbered`.
+fn assemble(entry: &Entry, ranges: &[(usize, usize)], numbered: bool) -> String {
+    let mut out = String::new();
+    for &(s, e) in ranges {
+        if !numbered {
+            out.push_str(entry.lines(s, e));
+            continue;
+        }
+        for n in s..=e.min(entry.line_count()) {
+            let line = entry.lines(n, n);
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            out.push_str(&format!("{n}│ {line}\n"));
+        }
+    }
+    out
+}
+
+fn fingerprint(id: &str, ranges: &[(usize, usize)], numbered: bool) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (id, ranges, numbered).hash(&mut h);
+    h.finish() & 0xffff_ffff
+}
+
+fn encode_cursor(offset: usize, fp: u64) -> String {
+    format!("r1.{offset:x}.{fp:x}")
+}
+
+fn decode_cursor(cursor: &str, fp: u64) -> Option<usize> {
+    let mut parts = cursor.split('.');
+    if parts.next()? != "r1" {
+        return None;
+    }
+    let offset = usize::from_str_radix(parts.next()?, 16).ok()?;
+    let got = u64::from_str_radix(parts.next()?, 16).ok()?;
+    (got == fp && parts.next().is_none()).then_some(offset)
+}

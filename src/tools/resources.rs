@@ -1,0 +1,71 @@
+//! MCP resources over the recovery store: every stored output is `prune://<prune_id>`, listed by
+//! `resources/list` and readable in full by `resources/read` (seed 002's artifact references).
+//! Read-only.
+
+use crate::app::App;
+use crate::contract::types::RpcError;
+use crate::rpc::message;
+use serde_json::{Value, json};
+
+/// URI scheme of stored outputs.
+pub const SCHEME: &str = "prune://";
+const PAGE: usize = 100;
+
+/// `resources/list`, paged by an offset cursor.
+pub fn list(app: &App, params: &Value) -> Value {
+    let skip = params
+        .get("cursor")
+        .and_then(Value::as_str)
+        .and_then(|c| c.strip_prefix("o"))
+        .and_then(|c| c.parse::<usize>().ok())
+        .unwrap_or(0);
+    let entries = app.store.list();
+    let page: Vec<Value> = entries
+        .iter()
+        .skip(skip)
+        .take(PAGE)
+        .map(|e| {
+            json!({
+                "uri": format!("{SCHEME}{}", e.id),
+                "name": e.id,
+                "title": format!("{}: {}", e.origin, e.label),
+                "mimeType": "text/plain",
+                "size": e.text.len()
+            })
+        })
+        .collect();
+    let mut out = json!({ "resources": page });
+    if skip + PAGE < entries.len() {
+        out["nextCursor"] = json!(format!("o{}", skip + PAGE));
+    }
+    out
+}
+
+/// `resources/templates/list` entries.
+pub fn templates() -> Value {
+    json!([{ "uriTemplate": format!("{SCHEME}{{prune_id}}"), "name": "stored output", "mimeType": "text/plain" }])
+}
+
+/// `resources/read {uri}`: the whole stored text.
+pub fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
+    let uri = params
+        .get("uri")
+        .and_then(Value::as_str)
+        .ok_or_else(|| message::invalid_field("/uri", "required string, e.g. prune://prn_…"))?;
+    let id = uri.strip_prefix(SCHEME).ok_or_else(|| {
+        message::invalid_field("/uri", format!("expected a {SCHEME}<prune_id> URI"))
+    })?;
+    let entry = app.store.get(id).map_err(|why| {
+        message::rpc_error(
+            message::PRUNE_ID_NOT_FOUND,
+            "prune_id_not_found",
+            Some(crate::contract::types::RpcErrorData {
+                code: Some("prune_id_not_found".into()),
+                prune_id: Some(id.into()),
+                hint: Some(why.explain().into()),
+                ..Default::default()
+            }),
+        )
+    })?;
+    Ok(json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": entry.text }] }))
+}

@@ -1,0 +1,514 @@
+//! HTTP transport (warp): `POST /mcp` (MCP Streamable HTTP) and its seed-001 name `POST /rpc`,
+//! `GET /healthz` (seed 000), `GET /health` (seed 001), `POST /prune` (seed 000's pruner contract
+//! served by the builtin engine). Owns sessions (`Mcp-Session-Id`), DNS-rebinding checks (Host,
+//! Origin), the optional bearer token, body limits, content negotiation and SSE framing. Every
+//! failure is a reply in the contract's shape (`{ok:false,error:{code,message}}` or JSON-RPC),
+//! never a warp rejection. It never runs a tool itself.
+
+use crate::app::App;
+use crate::contract::types::HttpErrorBodyErrorCode as Code;
+use crate::rpc::session::PROTOCOL_VERSIONS;
+use crate::rpc::{self, Session, message};
+use bytes::{Buf, Bytes};
+use futures_util::{Stream, StreamExt};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+use warp::Filter;
+use warp::http::{HeaderMap, HeaderValue, Method, Response, StatusCode, header};
+use warp::reply::Reply;
+
+/// Live sessions by `Mcp-Session-Id`.
+type Sessions = Arc<Mutex<HashMap<String, Arc<Session>>>>;
+
+/// Header carrying the session id.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// Header carrying the negotiated protocol version.
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+
+struct Ctx {
+    app: Arc<App>,
+    sessions: Sessions,
+    local: SocketAddr,
+}
+
+/// Serves HTTP on `listener` until `shutdown` resolves.
+pub async fn serve(
+    app: Arc<App>,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let local = listener.local_addr()?;
+    let ctx = Arc::new(Ctx {
+        app,
+        sessions: Arc::default(),
+        local,
+    });
+    let route = warp::any()
+        .and(warp::method())
+        .and(warp::path::full())
+        .and(warp::header::headers_cloned())
+        .and(warp::body::stream())
+        .then(
+            move |method: Method, path: warp::path::FullPath, headers: HeaderMap, body| {
+                let ctx = ctx.clone();
+                async move { handle(ctx, method, path.as_str().to_string(), headers, body).await }
+            },
+        );
+    warp::serve(route)
+        .incoming(listener)
+        .graceful(shutdown)
+        .run()
+        .await;
+    Ok(())
+}
+
+fn error(status: StatusCode, code: Code, message: impl Into<String>) -> warp::reply::Response {
+    let body =
+        json!({ "ok": false, "error": { "code": code.to_string(), "message": message.into() } });
+    json_reply(status, &body)
+}
+
+fn json_reply(status: StatusCode, body: &Value) -> warp::reply::Response {
+    let mut r = Response::new(serde_json::to_vec(body).expect("serializes"));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r.into_response()
+}
+
+fn rpc_reply(status: StatusCode, body: &Value) -> warp::reply::Response {
+    json_reply(status, body)
+}
+
+fn method_not_allowed(allow: &'static str, method: &Method, path: &str) -> warp::reply::Response {
+    let mut r = error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        Code::MethodNotAllowed,
+        format!("{method} is not allowed on {path}; allowed: {allow}"),
+    );
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    r
+}
+
+async fn handle(
+    ctx: Arc<Ctx>,
+    method: Method,
+    path: String,
+    headers: HeaderMap,
+    body: impl Stream<Item = Result<impl Buf, warp::Error>> + Send + Unpin,
+) -> warp::reply::Response {
+    if let Err(resp) = check_host_and_origin(&ctx, &headers) {
+        return resp;
+    }
+    let route = path.trim_end_matches('/');
+    if route == "/healthz" {
+        return match method {
+            Method::GET | Method::HEAD => json_reply(StatusCode::OK, &healthz(&ctx.app)),
+            _ => method_not_allowed("GET", &method, &path),
+        };
+    }
+    if !matches!(route, "/mcp" | "/rpc" | "/health" | "/prune") {
+        return error(
+            StatusCode::NOT_FOUND,
+            Code::NotFound,
+            format!("no route {path}; try POST /mcp, GET /healthz"),
+        );
+    }
+    if let Err(resp) = check_auth(&ctx, &headers) {
+        return resp;
+    }
+    match (route, &method) {
+        ("/health", &Method::GET | &Method::HEAD) => json_reply(
+            StatusCode::OK,
+            &serde_json::to_value(crate::tools::health::status(&ctx.app)).expect("serializes"),
+        ),
+        ("/health", _) => method_not_allowed("GET", &method, &path),
+        ("/prune", &Method::POST) => match read_json_body(&ctx, &headers, body).await {
+            Ok(bytes) => prune_endpoint(&ctx, &bytes).await,
+            Err(resp) => resp,
+        },
+        ("/prune", _) => method_not_allowed("POST", &method, &path),
+        (_, &Method::POST) => match read_json_body(&ctx, &headers, body).await {
+            Ok(bytes) => mcp_post(&ctx, &headers, &bytes).await,
+            Err(resp) => resp,
+        },
+        (_, &Method::DELETE) => mcp_delete(&ctx, &headers),
+        _ => method_not_allowed("POST, DELETE", &method, &path),
+    }
+}
+
+/// DNS-rebinding protection: Host must name this server (loopback names, or the bound address),
+/// and an Origin, when present, must be loopback or explicitly allowed.
+#[allow(clippy::result_large_err)]
+fn check_host_and_origin(ctx: &Ctx, headers: &HeaderMap) -> Result<(), warp::reply::Response> {
+    let loopback_name = |host: &str| {
+        let h = host.trim();
+        let name = if let Some(rest) = h.strip_prefix('[') {
+            rest.split(']').next().unwrap_or("")
+        } else {
+            h.rsplit_once(':').map(|(n, _)| n).unwrap_or(h)
+        };
+        matches!(name, "localhost" | "127.0.0.1" | "::1") || name.starts_with("127.")
+    };
+    if let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) {
+        let bound = ctx.local.ip().to_string();
+        let ok = loopback_name(host)
+            || (ctx.app.config.allow_remote
+                && (host.starts_with(&bound) || ctx.local.ip().is_unspecified()));
+        if !ok {
+            return Err(error(
+                StatusCode::FORBIDDEN,
+                Code::Forbidden,
+                format!("Host {host:?} is not this server (DNS rebinding protection)"),
+            ));
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok()) {
+        let allowed = ctx.app.config.allowed_origins.iter().any(|o| o == origin);
+        let local = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"))
+            .is_some_and(loopback_name);
+        if !(allowed || local) {
+            return Err(error(
+                StatusCode::FORBIDDEN,
+                Code::Forbidden,
+                format!("Origin {origin:?} is not allowed; add it with --allowed-origin"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::result_large_err)]
+fn check_auth(ctx: &Ctx, headers: &HeaderMap) -> Result<(), warp::reply::Response> {
+    let Some(token) = &ctx.app.config.auth_token else {
+        return Ok(());
+    };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.strip_prefix("Bearer "));
+    if given.is_some_and(|g| constant_time_eq(g.as_bytes(), token.as_bytes())) {
+        return Ok(());
+    }
+    let mut r = error(
+        StatusCode::UNAUTHORIZED,
+        Code::Unauthorized,
+        "missing or wrong bearer token (Authorization: Bearer <token>)",
+    );
+    r.headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    Err(r)
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Checks Content-Type and reads the body under the configured limit (415, 413).
+async fn read_json_body(
+    ctx: &Ctx,
+    headers: &HeaderMap,
+    mut body: impl Stream<Item = Result<impl Buf, warp::Error>> + Unpin,
+) -> Result<Bytes, warp::reply::Response> {
+    let ctype = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let essence = ctype
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if essence != "application/json" && !essence.ends_with("+json") {
+        return Err(error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Code::UnsupportedMediaType,
+            format!("expected Content-Type: application/json, got {ctype:?}"),
+        ));
+    }
+    let limit = ctx.app.config.max_body_bytes;
+    let too_large = || {
+        error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            Code::PayloadTooLarge,
+            format!("request body exceeds {limit} bytes (--max-body-bytes)"),
+        )
+    };
+    if let Some(len) = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|s| s.parse::<u64>().ok())
+        && len > limit as u64
+    {
+        return Err(too_large());
+    }
+    let mut buf = Vec::new();
+    while let Some(chunk) = body.next().await {
+        let mut chunk = chunk.map_err(|e| {
+            error(
+                StatusCode::BAD_REQUEST,
+                Code::BadRequest,
+                format!("cannot read body: {e}"),
+            )
+        })?;
+        if buf.len() + chunk.remaining() > limit {
+            return Err(too_large());
+        }
+        while chunk.has_remaining() {
+            let c = chunk.chunk();
+            buf.extend_from_slice(c);
+            let n = c.len();
+            chunk.advance(n);
+        }
+    }
+    Ok(Bytes::from(buf))
+}
+
+fn healthz(app: &App) -> Value {
+    json!({
+        "ok": true,
+        "status": "ok",
+        "server": { "name": rpc::dispatch::SERVER_NAME, "version": rpc::dispatch::TOOLING_VERSION },
+        "time": { "started_at": app.started_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true), "uptime_ms": app.uptime_ms() }
+    })
+}
+
+fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    match headers.get(header::ACCEPT).and_then(|h| h.to_str().ok()) {
+        None => mime == "application/json",
+        Some(a) => a.split(',').any(|p| {
+            let p = p.split(';').next().unwrap_or("").trim();
+            p == mime
+                || p == "*/*"
+                || (p == "application/*" && mime.starts_with("application/"))
+                || (p == "text/*" && mime.starts_with("text/"))
+        }),
+    }
+}
+
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        use std::io::Read;
+        let _ = f.read_exact(&mut bytes);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: &[u8]) -> warp::reply::Response {
+    if !accepts(headers, "application/json") && !accepts(headers, "text/event-stream") {
+        return error(
+            StatusCode::NOT_ACCEPTABLE,
+            Code::NotAcceptable,
+            "Accept must allow application/json or text/event-stream",
+        );
+    }
+    if let Some(v) = headers.get(VERSION_HEADER).and_then(|h| h.to_str().ok())
+        && !PROTOCOL_VERSIONS.contains(&v)
+    {
+        let err = message::error_response(
+            Value::Null,
+            message::invalid(&format!(
+                "unsupported MCP-Protocol-Version {v:?}; supported: {}",
+                PROTOCOL_VERSIONS.join(", ")
+            )),
+        );
+        return rpc_reply(StatusCode::BAD_REQUEST, &err);
+    }
+    let msg: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => {
+            crate::events::request_parse_failed(&e.to_string());
+            return rpc_reply(
+                StatusCode::OK,
+                &message::error_response(
+                    Value::Null,
+                    message::rpc_error(message::PARSE_ERROR, format!("Parse error: {e}"), None),
+                ),
+            );
+        }
+    };
+    let is_initialize =
+        msg.get("method").and_then(Value::as_str) == Some("initialize") && msg.get("id").is_some();
+    let header_id = headers
+        .get(SESSION_HEADER)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string);
+    let (session, new_id) = if is_initialize {
+        let id = new_session_id();
+        let s = Arc::new(Session::new(id.clone()));
+        ctx.sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.clone(), s.clone());
+        (s, Some(id))
+    } else if let Some(id) = header_id {
+        match ctx
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .cloned()
+        {
+            Some(s) => (s, None),
+            None => {
+                let err = message::error_response(
+                    Value::Null,
+                    message::rpc_error(
+                        -32001,
+                        format!("unknown or ended session {id:?}; send initialize again"),
+                        None,
+                    ),
+                );
+                return rpc_reply(StatusCode::NOT_FOUND, &err);
+            }
+        }
+    } else {
+        // No session header: served statelessly (seed 000/001 clients call tools/call directly).
+        (
+            Arc::new(Session::new(format!("anon-{}", new_session_id()))),
+            None,
+        )
+    };
+    let app = ctx.app.clone();
+    let mut resp = match msg {
+        Value::Array(batch) => {
+            if batch.is_empty() {
+                return rpc_reply(
+                    StatusCode::OK,
+                    &message::error_response(Value::Null, message::invalid("empty batch")),
+                );
+            }
+            let (tx, _rx) = mpsc::unbounded_channel();
+            let mut replies = Vec::new();
+            for m in batch {
+                if let Some(r) = rpc::handle(&app, &session, m, tx.clone()).await {
+                    replies.push(r);
+                }
+            }
+            if replies.is_empty() {
+                accepted()
+            } else {
+                rpc_reply(StatusCode::OK, &Value::Array(replies))
+            }
+        }
+        msg => {
+            let is_request = msg.get("method").is_some() && msg.get("id").is_some();
+            let wants_stream = is_request
+                && msg.get("method").and_then(Value::as_str) == Some("tools/call")
+                && accepts(headers, "text/event-stream")
+                && (msg.pointer("/params/_meta/progressToken").is_some()
+                    || session
+                        .log_level
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .is_some());
+            if wants_stream {
+                sse(app, session.clone(), msg)
+            } else {
+                let (tx, _rx) = mpsc::unbounded_channel();
+                match rpc::handle(&app, &session, msg, tx).await {
+                    Some(r) => rpc_reply(StatusCode::OK, &r),
+                    None => accepted(),
+                }
+            }
+        }
+    };
+    if let Some(id) = new_id
+        && let Ok(v) = HeaderValue::from_str(&id)
+    {
+        resp.headers_mut().insert(SESSION_HEADER, v);
+    }
+    resp
+}
+
+fn accepted() -> warp::reply::Response {
+    let mut r = Response::new(Vec::<u8>::new()).into_response();
+    *r.status_mut() = StatusCode::ACCEPTED;
+    r
+}
+
+/// Runs one request and streams its notifications, then its response, as SSE events.
+fn sse(app: Arc<App>, session: Arc<Session>, msg: Value) -> warp::reply::Response {
+    let (tx, rx) = mpsc::unbounded_channel::<Value>();
+    let out = tx.clone();
+    tokio::spawn(async move {
+        if let Some(r) = rpc::handle(&app, &session, msg, tx).await {
+            let _ = out.send(r);
+        }
+    });
+    let events = tokio_stream::wrappers::UnboundedReceiverStream::new(rx).map(|v| {
+        Ok::<_, std::convert::Infallible>(
+            warp::sse::Event::default()
+                .event("message")
+                .data(serde_json::to_string(&v).expect("serializes")),
+        )
+    });
+    warp::sse::reply(events).into_response()
+}
+
+fn mcp_delete(ctx: &Ctx, headers: &HeaderMap) -> warp::reply::Response {
+    let Some(id) = headers.get(SESSION_HEADER).and_then(|h| h.to_str().ok()) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            Code::BadRequest,
+            "DELETE needs the Mcp-Session-Id header",
+        );
+    };
+    match ctx
+        .sessions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(id)
+    {
+        Some(_) => {
+            ctx.app.inflight.cancel_session(id);
+            let mut r = Response::new(Vec::<u8>::new()).into_response();
+            *r.status_mut() = StatusCode::NO_CONTENT;
+            r
+        }
+        None => error(
+            StatusCode::NOT_FOUND,
+            Code::NotFound,
+            format!("unknown session {id:?}"),
+        ),
+    }
+}
+
+/// `POST /prune`: seed 000's outbound pruner contract served by the builtin engine.
+async fn prune_endpoint(ctx: &Ctx, body: &[u8]) -> warp::reply::Response {
+    let value: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                Code::BadRequest,
+                format!("body is not JSON: {e}"),
+            );
+        }
+    };
+    if let Err(errors) = crate::contract::contract().validate("PrunerRequest", &value) {
+        let body = json!({ "ok": false, "error": { "code": "bad_request", "message": "body does not match PrunerRequest", "details": { "field_errors": errors } } });
+        return json_reply(StatusCode::BAD_REQUEST, &body);
+    }
+    let req: crate::contract::types::PrunerRequest = match serde_json::from_value(value) {
+        Ok(r) => r,
+        Err(e) => return error(StatusCode::BAD_REQUEST, Code::BadRequest, e.to_string()),
+    };
+    match crate::prune::serve_pruner_request(&ctx.app, req).await {
+        Ok(resp) => json_reply(
+            StatusCode::OK,
+            &serde_json::to_value(resp).expect("serializes"),
+        ),
+        Err(msg) => error(StatusCode::INTERNAL_SERVER_ERROR, Code::InternalError, msg),
+    }
+}
