@@ -6,3 +6,4 @@
 //! generated from `schemas/`.
 
 pub mod contract;
+pub mod tokens;
