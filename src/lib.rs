@@ -6,4 +6,5 @@
 //! generated from `schemas/`.
 
 pub mod contract;
+pub mod prune;
 pub mod tokens;
