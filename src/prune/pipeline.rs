@@ -97,11 +97,11 @@ impl Pruner {
         events::pruner_call_start(&ctx.request_id, &endpoint, job.tool, raw_bytes);
         let started = Instant::now();
         let outcome = tokio::select! {
-            r = self.keep_mask(ctx, &job, question, &lines) => r,
+            r = self.plan(ctx, &job, question, &lines) => r,
             _ = ctx.cancel.cancelled() => Err(Failure { code: PrunerErrorCode::Timeout, message: "request cancelled while pruning".into() }),
         };
         let duration_ms = started.elapsed().as_millis() as u64;
-        let plan = outcome.and_then(|keep| plan_from_mask(keep, &Limits::default()));
+        let plan = outcome;
         let mut metadata = PruningMetadata {
             attempted: true,
             applied: false,
@@ -140,8 +140,9 @@ impl Pruner {
         }
     }
 
-    /// Asks the backend which lines to keep.
-    async fn keep_mask(&self, ctx: &ToolCtx, job: &Job<'_>, question: &str, lines: &[&str]) -> Result<Vec<bool>, Failure> {
+    /// Asks the backend which lines to keep. The builtin engine's plan is used as it is (with its
+    /// own reasons); a remote answer becomes a keep mask checked against the limits.
+    async fn plan(&self, ctx: &ToolCtx, job: &Job<'_>, question: &str, lines: &[&str]) -> Result<Plan, Failure> {
         let endpoint = || self.endpoint.as_ref().expect("config guarantees an endpoint for remote backends");
         let client = || self.client.as_ref().expect("remote backends have a client");
         match self.backend {
@@ -149,10 +150,11 @@ impl Pruner {
                 let (text, goal, source) = (job.text.to_string(), question.to_string(), job.source);
                 let work = tokio::task::spawn_blocking(move || {
                     let lines = engine::split_lines(&text);
-                    engine::plan(&lines, &goal, source, &Limits::default()).keep
+                    engine::plan(&lines, &goal, source, &Limits::default())
                 });
                 match tokio::time::timeout(self.timeout, work).await {
-                    Ok(Ok(keep)) => Ok(keep),
+                    Ok(Ok(plan)) if plan.used_fallback => Err(Failure { code: PrunerErrorCode::InvalidResponse, message: format!("builtin engine fell back: {}", plan.warnings.join(", ")) }),
+                    Ok(Ok(plan)) => Ok(plan),
                     Ok(Err(e)) => Err(Failure { code: PrunerErrorCode::InvalidResponse, message: format!("builtin engine failed: {e}") }),
                     Err(_) => Err(Failure { code: PrunerErrorCode::Timeout, message: format!("builtin engine took over {} ms", self.timeout.as_millis()) }),
                 }
@@ -165,11 +167,11 @@ impl Pruner {
                 };
                 let req = PrunerRequest { request_id: ctx.request_id.clone(), tool, focus_question: question.into(), input: job.text.into(), input_bytes: job.text.len() as u64, max_output_bytes: None };
                 let out = backend::call_http(client(), endpoint(), self.timeout, req).await?;
-                backend::keep_mask(lines, &out)
+                plan_from_mask(backend::keep_mask(lines, &out)?, &Limits::default())
             }
             Backend::SwePruner => {
                 let out = backend::call_swe(client(), endpoint(), self.timeout, question, job.text, self.swe_threshold).await?;
-                backend::keep_mask(lines, &out)
+                plan_from_mask(backend::keep_mask(lines, &out)?, &Limits::default())
             }
         }
     }
