@@ -27,7 +27,9 @@ fn snapshot_name(name: &str, version: u64) -> String {
 
 /// The body of an accepted insta snapshot file, if there is one.
 fn accepted(name: &str, version: u64) -> Option<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots").join(format!("{}.snap", snapshot_name(name, version)));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("snapshots")
+        .join(format!("{}.snap", snapshot_name(name, version)));
     let text = std::fs::read_to_string(path).ok()?;
     let body = text.splitn(3, "---\n").nth(2)?;
     serde_json::from_str(body).ok()
@@ -36,7 +38,12 @@ fn accepted(name: &str, version: u64) -> Option<Value> {
 #[test]
 fn tool_schemas_are_frozen_per_version() {
     for t in &contract().tools {
-        settings().bind(|| insta::assert_json_snapshot!(snapshot_name(&t.name, t.schema_version), frozen_surface(&t.name)));
+        settings().bind(|| {
+            insta::assert_json_snapshot!(
+                snapshot_name(&t.name, t.schema_version),
+                frozen_surface(&t.name)
+            )
+        });
     }
 }
 
@@ -44,7 +51,11 @@ fn tool_schemas_are_frozen_per_version() {
 fn every_earlier_version_keeps_its_snapshot() {
     for t in &contract().tools {
         for v in 1..=t.schema_version {
-            assert!(accepted(&t.name, v).is_some(), "snapshots/{}.snap is missing: old versions must be kept", snapshot_name(&t.name, v));
+            assert!(
+                accepted(&t.name, v).is_some(),
+                "snapshots/{}.snap is missing: old versions must be kept",
+                snapshot_name(&t.name, v)
+            );
         }
     }
 }
@@ -55,11 +66,21 @@ fn every_earlier_version_keeps_its_snapshot() {
 fn a_schema_change_without_a_bump_is_caught() {
     let t = contract().tool("read").unwrap();
     let frozen = accepted("read", t.schema_version).expect("read's current version is frozen");
-    assert_eq!(frozen, frozen_surface("read"), "unchanged schema matches its snapshot");
+    assert_eq!(
+        frozen,
+        frozen_surface("read"),
+        "unchanged schema matches its snapshot"
+    );
     let mut changed = frozen_surface("read");
     changed["inputSchema"]["properties"]["tail"] = json!({ "type": "integer" });
-    assert_ne!(frozen, changed, "a changed schema under the same version differs from the snapshot: the test above fails");
-    assert!(accepted("read", t.schema_version + 1).is_none(), "a bumped version starts without a snapshot: it must be reviewed and accepted");
+    assert_ne!(
+        frozen, changed,
+        "a changed schema under the same version differs from the snapshot: the test above fails"
+    );
+    assert!(
+        accepted("read", t.schema_version + 1).is_none(),
+        "a bumped version starts without a snapshot: it must be reviewed and accepted"
+    );
 }
 
 fn app() -> std::sync::Arc<mcp_pruner::app::App> {
@@ -78,6 +99,8 @@ async fn initialize_snapshot() {
     let session = std::sync::Arc::new(mcp_pruner::rpc::Session::new("s"));
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let msg = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"snap"}}});
-    let resp = mcp_pruner::rpc::handle(&app, &session, msg, tx).await.unwrap();
+    let resp = mcp_pruner::rpc::handle(&app, &session, msg, tx)
+        .await
+        .unwrap();
     settings().bind(|| insta::assert_json_snapshot!("initialize", resp, { ".result.serverInfo.version" => "[version]" }));
 }

@@ -10,7 +10,10 @@ use super::engine::{self, Limits, Plan, Removed};
 use super::render;
 use crate::app::App;
 use crate::config::{Backend, Config};
-use crate::contract::types::{PrunerError, PrunerErrorCode, PrunerRequest, PrunerRequestTool, PrunerResponse, PruningMetadata, PruningMetadataBackend, PruningMetadataReason, SourceType};
+use crate::contract::types::{
+    PrunerError, PrunerErrorCode, PrunerRequest, PrunerRequestTool, PrunerResponse,
+    PruningMetadata, PruningMetadataBackend, PruningMetadataReason, SourceType,
+};
 use crate::tools::{ToolCtx, not_attempted};
 use crate::{events, tokens};
 use std::sync::atomic::Ordering;
@@ -72,14 +75,23 @@ impl Pruner {
     }
 
     fn backend_name(&self) -> PruningMetadataBackend {
-        self.backend.as_str().parse().expect("backend names match the schema")
+        self.backend
+            .as_str()
+            .parse()
+            .expect("backend names match the schema")
     }
 
     /// Runs seed 000's pruning decision for one tool output.
     pub async fn apply(&self, ctx: &ToolCtx, job: Job<'_>) -> Pruned {
         let raw_bytes = job.text.len() as u64;
-        let skip = |reason| Pruned { text: None, keep: None, metadata: not_attempted(reason, raw_bytes) };
-        let Some(question) = job.question else { return skip(PruningMetadataReason::NoFocusQuestion) };
+        let skip = |reason| Pruned {
+            text: None,
+            keep: None,
+            metadata: not_attempted(reason, raw_bytes),
+        };
+        let Some(question) = job.question else {
+            return skip(PruningMetadataReason::NoFocusQuestion);
+        };
         if self.backend == Backend::Off {
             return skip(PruningMetadataReason::DisabledOrUnconfigured);
         }
@@ -93,7 +105,11 @@ impl Pruner {
         let app = &ctx.app;
         let lines = engine::split_lines(job.text);
         let prune_id = app.store.put(job.tool, job.label, job.text.to_string());
-        let endpoint = self.endpoint.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "builtin".into());
+        let endpoint = self
+            .endpoint
+            .as_ref()
+            .map(|u| u.to_string())
+            .unwrap_or_else(|| "builtin".into());
         events::pruner_call_start(&ctx.request_id, &endpoint, job.tool, raw_bytes);
         let started = Instant::now();
         let outcome = tokio::select! {
@@ -118,32 +134,72 @@ impl Pruner {
         };
         match plan {
             Ok(plan) => {
-                let rendered = render::render(&lines, &plan, &prune_id, false, true, job.text.ends_with('\n'));
+                let rendered = render::render(
+                    &lines,
+                    &plan,
+                    &prune_id,
+                    false,
+                    true,
+                    job.text.ends_with('\n'),
+                );
                 let before = tokens::count(job.text) as u64;
                 let after = tokens::count(&rendered.pruned_text) as u64;
-                app.tokens_saved.fetch_add(before.saturating_sub(after), Ordering::Relaxed);
-                events::pruner_call_ok(&ctx.request_id, job.tool, duration_ms, rendered.pruned_text.len() as u64);
+                app.tokens_saved
+                    .fetch_add(before.saturating_sub(after), Ordering::Relaxed);
+                events::pruner_call_ok(
+                    &ctx.request_id,
+                    job.tool,
+                    duration_ms,
+                    rendered.pruned_text.len() as u64,
+                );
                 metadata.applied = true;
                 metadata.pruned_bytes = Some(rendered.pruned_text.len() as u64);
                 metadata.tokens_before = Some(before);
                 metadata.tokens_after = Some(after);
-                Pruned { text: Some(rendered.pruned_text), keep: Some(plan.keep), metadata }
+                Pruned {
+                    text: Some(rendered.pruned_text),
+                    keep: Some(plan.keep),
+                    metadata,
+                }
             }
             Err(f) => {
-                events::pruner_call_failed(&ctx.request_id, job.tool, &f.code.to_string(), duration_ms, &f.message);
+                events::pruner_call_failed(
+                    &ctx.request_id,
+                    job.tool,
+                    &f.code.to_string(),
+                    duration_ms,
+                    &f.message,
+                );
                 ctx.log("warning", serde_json::json!({ "event": "pruner.call_failed", "reason": f.code.to_string(), "message": f.message }));
                 metadata.fallback = true;
                 metadata.reason = Some(PruningMetadataReason::PrunerError);
-                metadata.error = Some(PrunerError { code: f.code, message: f.message });
-                Pruned { text: None, keep: None, metadata }
+                metadata.error = Some(PrunerError {
+                    code: f.code,
+                    message: f.message,
+                });
+                Pruned {
+                    text: None,
+                    keep: None,
+                    metadata,
+                }
             }
         }
     }
 
     /// Asks the backend which lines to keep. The builtin engine's plan is used as it is (with its
     /// own reasons); a remote answer becomes a keep mask checked against the limits.
-    async fn plan(&self, ctx: &ToolCtx, job: &Job<'_>, question: &str, lines: &[&str]) -> Result<Plan, Failure> {
-        let endpoint = || self.endpoint.as_ref().expect("config guarantees an endpoint for remote backends");
+    async fn plan(
+        &self,
+        ctx: &ToolCtx,
+        job: &Job<'_>,
+        question: &str,
+        lines: &[&str],
+    ) -> Result<Plan, Failure> {
+        let endpoint = || {
+            self.endpoint
+                .as_ref()
+                .expect("config guarantees an endpoint for remote backends")
+        };
         let client = || self.client.as_ref().expect("remote backends have a client");
         match self.backend {
             Backend::Builtin | Backend::Off => {
@@ -153,10 +209,22 @@ impl Pruner {
                     engine::plan(&lines, &goal, source, &Limits::default())
                 });
                 match tokio::time::timeout(self.timeout, work).await {
-                    Ok(Ok(plan)) if plan.used_fallback => Err(Failure { code: PrunerErrorCode::InvalidResponse, message: format!("builtin engine fell back: {}", plan.warnings.join(", ")) }),
+                    Ok(Ok(plan)) if plan.used_fallback => Err(Failure {
+                        code: PrunerErrorCode::InvalidResponse,
+                        message: format!("builtin engine fell back: {}", plan.warnings.join(", ")),
+                    }),
                     Ok(Ok(plan)) => Ok(plan),
-                    Ok(Err(e)) => Err(Failure { code: PrunerErrorCode::InvalidResponse, message: format!("builtin engine failed: {e}") }),
-                    Err(_) => Err(Failure { code: PrunerErrorCode::Timeout, message: format!("builtin engine took over {} ms", self.timeout.as_millis()) }),
+                    Ok(Err(e)) => Err(Failure {
+                        code: PrunerErrorCode::InvalidResponse,
+                        message: format!("builtin engine failed: {e}"),
+                    }),
+                    Err(_) => Err(Failure {
+                        code: PrunerErrorCode::Timeout,
+                        message: format!(
+                            "builtin engine took over {} ms",
+                            self.timeout.as_millis()
+                        ),
+                    }),
                 }
             }
             Backend::Http => {
@@ -165,28 +233,67 @@ impl Pruner {
                     "bash" => PrunerRequestTool::Bash,
                     _ => PrunerRequestTool::Grep,
                 };
-                let req = PrunerRequest { request_id: ctx.request_id.clone(), tool, focus_question: question.into(), input: job.text.into(), input_bytes: job.text.len() as u64, max_output_bytes: None };
+                let req = PrunerRequest {
+                    request_id: ctx.request_id.clone(),
+                    tool,
+                    focus_question: question.into(),
+                    input: job.text.into(),
+                    input_bytes: job.text.len() as u64,
+                    max_output_bytes: None,
+                };
                 let out = backend::call_http(client(), endpoint(), self.timeout, req).await?;
                 plan_from_mask(backend::keep_mask(lines, &out)?, &Limits::default())
             }
             Backend::SwePruner => {
-                let out = backend::call_swe(client(), endpoint(), self.timeout, question, job.text, self.swe_threshold).await?;
+                let out = backend::call_swe(
+                    client(),
+                    endpoint(),
+                    self.timeout,
+                    question,
+                    job.text,
+                    self.swe_threshold,
+                )
+                .await?;
                 plan_from_mask(backend::keep_mask(lines, &out)?, &Limits::default())
             }
         }
     }
 }
 
-/// A plan from a keep mask, or an invalid response if it breaks the limits (seed 001 section 7.3).
-fn plan_from_mask(keep: Vec<bool>, limits: &Limits) -> Result<Plan, Failure> {
+/// A plan from a remote keep mask. Keeping more is always allowed, so a mask that removes too
+/// much (beyond `max_prune_ratio`, or under `min_keep_lines`) is repaired by adding back the
+/// removed lines nearest to kept ones (context first), never rejected.
+fn plan_from_mask(mut keep: Vec<bool>, limits: &Limits) -> Result<Plan, Failure> {
     let n = keep.len();
     let kept = keep.iter().filter(|k| **k).count();
-    let removed = n - kept;
-    if n > 0 && (removed as f64 / n as f64 > limits.max_prune_ratio + 1e-9 || kept < limits.min_keep_lines.min(n)) {
-        return Err(Failure {
-            code: PrunerErrorCode::InvalidResponse,
-            message: format!("pruner kept {kept} of {n} lines, beyond max_prune_ratio {} / min_keep_lines {}", limits.max_prune_ratio, limits.min_keep_lines),
-        });
+    let max_removed = (limits.max_prune_ratio.clamp(0.0, 1.0) * n as f64 + 1e-9).floor() as usize;
+    let must_keep = limits.min_keep_lines.min(n).max(n - max_removed.min(n));
+    if kept < must_keep {
+        // Distance of every removed line to the nearest kept line, two sweeps.
+        let mut dist = vec![usize::MAX; n];
+        let mut last = None;
+        for i in 0..n {
+            if keep[i] {
+                last = Some(i);
+            }
+            if let Some(l) = last {
+                dist[i] = i - l;
+            }
+        }
+        let mut next = None;
+        for i in (0..n).rev() {
+            if keep[i] {
+                next = Some(i);
+            }
+            if let Some(nx) = next {
+                dist[i] = dist[i].min(nx - i);
+            }
+        }
+        let mut candidates: Vec<usize> = (0..n).filter(|&i| !keep[i]).collect();
+        candidates.sort_by_key(|&i| (dist[i], i));
+        for &i in candidates.iter().take(must_keep - kept) {
+            keep[i] = true;
+        }
     }
     let mut blocks = Vec::new();
     let mut i = 0;
@@ -199,9 +306,18 @@ fn plan_from_mask(keep: Vec<bool>, limits: &Limits) -> Result<Plan, Failure> {
         while i < n && !keep[i] {
             i += 1;
         }
-        blocks.push(Removed { start_line: start + 1, end_line: i, reason: "hors focus".into() });
+        blocks.push(Removed {
+            start_line: start + 1,
+            end_line: i,
+            reason: "hors focus".into(),
+        });
     }
-    Ok(Plan { keep, removed: blocks, warnings: Vec::new(), used_fallback: false })
+    Ok(Plan {
+        keep,
+        removed: blocks,
+        warnings: Vec::new(),
+        used_fallback: false,
+    })
 }
 
 /// Source type of a tool output: by file extension when there is a path, else by content.
@@ -233,7 +349,11 @@ pub fn merge_metadata(into: &mut PruningMetadata, other: &PruningMetadata) {
     into.tokens_before = add(into.tokens_before, other.tokens_before);
     into.tokens_after = add(into.tokens_after, other.tokens_after);
     if into.attempted {
-        into.reason = if into.fallback && !into.applied { Some(PruningMetadataReason::PrunerError) } else { None };
+        into.reason = if into.fallback && !into.applied {
+            Some(PruningMetadataReason::PrunerError)
+        } else {
+            None
+        };
     }
 }
 
@@ -254,5 +374,8 @@ pub async fn serve_pruner_request(app: &App, req: PrunerRequest) -> Result<Prune
     })
     .await
     .map_err(|e| format!("engine failed: {e}"))?;
-    Ok(PrunerResponse { output_bytes: out.len() as u64, output: out })
+    Ok(PrunerResponse {
+        output_bytes: out.len() as u64,
+        output: out,
+    })
 }

@@ -19,7 +19,11 @@ pub fn fixture_root() -> tempfile::TempDir {
     let p = dir.path();
     std::fs::write(p.join("hello.txt"), "hello\nworld\n").unwrap();
     std::fs::create_dir_all(p.join("src/nested")).unwrap();
-    std::fs::write(p.join("src/lib.rs"), "pub fn alpha() -> u32 {\n    1\n}\n\npub fn beta() -> u32 {\n    2\n}\n").unwrap();
+    std::fs::write(
+        p.join("src/lib.rs"),
+        "pub fn alpha() -> u32 {\n    1\n}\n\npub fn beta() -> u32 {\n    2\n}\n",
+    )
+    .unwrap();
     std::fs::write(p.join("src/nested/deep.md"), "# Title\n\nalpha beta\n").unwrap();
     std::fs::write(p.join("bad-utf8.txt"), b"ok \xff\xfe end\n").unwrap();
     std::os::unix::fs::symlink("/etc/passwd", p.join("escape-link")).unwrap();
@@ -32,12 +36,19 @@ pub fn fixture_root() -> tempfile::TempDir {
 pub fn assert_valid_result(tool: &str, result: &Value) {
     let c = mcp_pruner::contract::contract();
     let structured = &result["structuredContent"];
-    let verdict = if result["isError"] == json!(true) { c.validate("ToolFailure", structured) } else { c.tool(tool).unwrap().validate_output(structured) };
+    let verdict = if result["isError"] == json!(true) {
+        c.validate("ToolFailure", structured)
+    } else {
+        c.tool(tool).unwrap().validate_output(structured)
+    };
     if let Err(e) = verdict {
         panic!("{tool} structuredContent does not match its schema: {e:?}\n{structured:#}");
     }
     let summary = structured["summary"].as_str().unwrap_or("");
-    assert!(summary.chars().count() <= 100 && !summary.contains('\n'), "summary must be one line <= 100 chars: {summary:?}");
+    assert!(
+        summary.chars().count() <= 100 && !summary.contains('\n'),
+        "summary must be one line <= 100 chars: {summary:?}"
+    );
 }
 
 /// An MCP client over the binary's stdin/stdout.
@@ -58,7 +69,13 @@ impl StdioClient {
 
     pub fn spawn_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> StdioClient {
         let mut cmd = Command::new(bin());
-        cmd.arg("stdio").arg("--root").arg(root).args(extra).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.arg("stdio")
+            .arg("--root")
+            .arg(root)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -68,14 +85,22 @@ impl StdioClient {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout carried a non-JSON line {line:?}: {e}"));
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout carried a non-JSON line {line:?}: {e}"));
                 if tx.send(v).is_err() {
                     break;
                 }
             }
         });
         let stdin = child.stdin.take();
-        StdioClient { child, stdin, rx, next_id: 1, notifications: Vec::new(), pending: Vec::new() }
+        StdioClient {
+            child,
+            stdin,
+            rx,
+            next_id: 1,
+            notifications: Vec::new(),
+            pending: Vec::new(),
+        }
     }
 
     pub fn send_raw(&mut self, line: &str) {
@@ -106,11 +131,17 @@ impl StdioClient {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.rx.recv_timeout(left) {
-                Ok(m) if m.get("method").is_some() && m.get("id").is_none() => self.notifications.push(m),
+                Ok(m) if m.get("method").is_some() && m.get("id").is_none() => {
+                    self.notifications.push(m)
+                }
                 Ok(m) if &m["id"] == id => return m,
                 Ok(m) => self.pending.push(m),
-                Err(RecvTimeoutError::Timeout) => panic!("no response to id {id} within {timeout:?}"),
-                Err(RecvTimeoutError::Disconnected) => panic!("server closed stdout before answering id {id}"),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no response to id {id} within {timeout:?}")
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("server closed stdout before answering id {id}")
+                }
             }
         }
     }
@@ -146,7 +177,10 @@ impl StdioClient {
             if let Some(s) = self.child.try_wait().unwrap() {
                 return s;
             }
-            assert!(Instant::now() < deadline, "server did not exit after stdin EOF");
+            assert!(
+                Instant::now() < deadline,
+                "server did not exit after stdin EOF"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -176,7 +210,14 @@ impl HttpServer {
 
     pub fn start_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut cmd = Command::new(bin());
-        cmd.arg("serve").arg("--port").arg("0").arg("--root").arg(root).args(extra).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        cmd.arg("serve")
+            .arg("--port")
+            .arg("0")
+            .arg("--root")
+            .arg(root)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -189,7 +230,9 @@ impl HttpServer {
             let mut sent = false;
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                let Ok(v) = serde_json::from_str::<Value>(&line) else { continue };
+                let Ok(v) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
                 if !sent && v["event"] == "mcp_pruner.ready" {
                     let _ = tx.send(v["data"]["port"].as_u64().unwrap() as u16);
                     sent = true;
@@ -197,13 +240,34 @@ impl HttpServer {
                 logs2.lock().unwrap().push(v);
             }
         });
-        let port = rx.recv_timeout(Duration::from_secs(20)).expect("ready event with the bound port");
-        HttpServer { child, port, base: format!("http://127.0.0.1:{port}"), client: reqwest::blocking::Client::builder().timeout(Duration::from_secs(60)).build().unwrap(), logs }
+        let port = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("ready event with the bound port");
+        HttpServer {
+            child,
+            port,
+            base: format!("http://127.0.0.1:{port}"),
+            client: reqwest::blocking::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .unwrap(),
+            logs,
+        }
     }
 
     /// POST a JSON-RPC value to /mcp with standard headers (and an optional session).
-    pub fn post(&self, path: &str, body: &Value, session: Option<&str>) -> reqwest::blocking::Response {
-        let mut rb = self.client.post(format!("{}{path}", self.base)).header("content-type", "application/json").header("accept", "application/json, text/event-stream").body(body.to_string());
+    pub fn post(
+        &self,
+        path: &str,
+        body: &Value,
+        session: Option<&str>,
+    ) -> reqwest::blocking::Response {
+        let mut rb = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
         if let Some(s) = session {
             rb = rb.header("mcp-session-id", s);
         }
@@ -214,8 +278,18 @@ impl HttpServer {
     pub fn initialize(&self) -> String {
         let r = self.post("/mcp", &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tests"}}}), None);
         assert_eq!(r.status(), 200);
-        let sid = r.headers().get("mcp-session-id").expect("Mcp-Session-Id issued at initialize").to_str().unwrap().to_string();
-        let r = self.post("/mcp", &json!({"jsonrpc":"2.0","method":"notifications/initialized"}), Some(&sid));
+        let sid = r
+            .headers()
+            .get("mcp-session-id")
+            .expect("Mcp-Session-Id issued at initialize")
+            .to_str()
+            .unwrap()
+            .to_string();
+        let r = self.post(
+            "/mcp",
+            &json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+            Some(&sid),
+        );
         assert_eq!(r.status(), 202);
         sid
     }
