@@ -160,3 +160,36 @@ pub fn head_tail(text: &str, keep: usize, prune_id: &str, exact: bool) -> (Strin
     }
     (out, true)
 }
+
+/// Bytes `c` takes inside a JSON string (serde_json's escaping).
+pub fn escaped_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
+}
+
+/// Bytes `c` takes when a JSON string holding it is itself embedded in a JSON string (the
+/// serialized result in `content[0].text` of seed 001's tools).
+pub fn double_escaped_len(c: char) -> usize {
+    match c {
+        '"' | '\\' => 4,
+        '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 3,
+        c if (c as u32) < 0x20 => 7,
+        c => c.len_utf8(),
+    }
+}
+
+/// The longest prefix of `s` (in bytes, on a char boundary) whose serialized cost, with
+/// `cost(char)` bytes per character, stays within `room`. Linear; no serialization.
+pub fn prefix_within(s: &str, room: usize, cost: impl Fn(char) -> usize) -> usize {
+    let mut used = 0usize;
+    for (i, c) in s.char_indices() {
+        used += cost(c);
+        if used > room {
+            return i;
+        }
+    }
+    s.len()
+}

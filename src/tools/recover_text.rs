@@ -107,22 +107,18 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
     };
     let limit = budget.saturating_sub(budget::ENVELOPE_RESERVE);
     let fits = |n: usize| budget::json_len(&build(n).clone_result()) <= limit;
-    // Largest prefix that fits, then back off to a line end (or at least a char boundary).
-    let mut n = budget::largest_fitting(rest.len(), |n| rest.is_char_boundary(n) && fits(n));
-    while n > 0 && !rest.is_char_boundary(n) {
-        n -= 1;
+    // raw_text appears escaped once in structuredContent and twice in content[0].text: size the
+    // page from those costs, then confirm with one real serialization (and shrink if needed).
+    let overhead = budget::json_len(&build(0).clone_result());
+    let room = limit.saturating_sub(overhead + 64);
+    let mut n = budget::prefix_within(rest, room, |c| budget::escaped_len(c) + budget::double_escaped_len(c));
+    while n > 0 && !fits(n) {
+        n = budget::clip_utf8(rest, n * 95 / 100).len();
     }
     if n < rest.len()
         && let Some(nl) = rest[..n].rfind('\n')
     {
         n = nl + 1;
-    }
-    if n == 0 && !rest.is_empty() {
-        // Not even one line fits: send as many whole characters as fit.
-        n = budget::largest_fitting(rest.len(), |k| rest.is_char_boundary(k) && fits(k));
-        while n > 0 && !rest.is_char_boundary(n) {
-            n -= 1;
-        }
     }
     Ok(build(n))
 }
