@@ -2,6 +2,7 @@
 //! hands off to a transport or the runner. Owns exit codes; never implements a feature itself.
 
 use crate::app::App;
+use crate::client_config::ConfigArgs;
 use crate::config::{Config, ServerArgs};
 use crate::logging::{self, Sink};
 use clap::{Parser, Subcommand};
@@ -23,6 +24,8 @@ pub enum Command {
     Serve(ServerArgs),
     /// Serve MCP over stdin/stdout (what Claude Code and Codex launch).
     Stdio(ServerArgs),
+    /// Print the Claude Code or Codex configuration that registers this server.
+    Config(ConfigArgs),
 }
 
 /// Exit status for invalid configuration.
@@ -33,6 +36,7 @@ pub fn main(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Serve(args) => with_config(&args, Sink::Stdout, serve),
         Command::Stdio(args) => with_config(&args, Sink::Stderr, stdio),
+        Command::Config(args) => crate::client_config::main(&args),
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod app;
 pub mod budget;
 pub mod cli;
+pub mod client_config;
 pub mod config;
 pub mod contract;
 pub mod events;
