@@ -16,6 +16,7 @@ pub mod logging;
 pub mod process;
 pub mod prune;
 pub mod rpc;
+pub mod runner;
 pub mod store;
 pub mod tokens;
 pub mod tools;
