@@ -205,22 +205,21 @@ async fn run(args: &RunArgs, plan: Plan, agent_stdout: Option<OwnedFd>) -> u8 {
                     report_orphans().await;
                     return 128 + sig as u8;
                 }
-                Err(e) => {
-                    match e {
-                        StartError::Spawn(e) => {
-                            events::spawn_error(&e.to_string());
-                            events::start_failed(&format!("cannot spawn the server: {e}"));
-                        }
-                        StartError::Exited(message) => events::start_failed(&message),
-                        StartError::Timeout => {
-                            let ms = plan.startup_timeout.as_millis() as u64;
-                            events::start_timeout(ms);
-                            events::start_failed(&format!(
-                                "no healthy answer from /healthz within {ms} ms"
-                            ));
-                        }
-                        StartError::Interrupted(_) => unreachable!("handled above"),
-                    }
+                Err(StartError::Spawn(e)) => {
+                    events::spawn_error(&e.to_string());
+                    events::start_failed(&format!("cannot spawn the server: {e}"));
+                    events::disabled("start_failed");
+                }
+                Err(StartError::Exited(message)) => {
+                    events::start_failed(&message);
+                    events::disabled("start_failed");
+                }
+                Err(StartError::Timeout) => {
+                    let ms = plan.startup_timeout.as_millis() as u64;
+                    events::start_timeout(ms);
+                    events::start_failed(&format!(
+                        "no healthy answer from /healthz within {ms} ms"
+                    ));
                     events::disabled("start_failed");
                 }
             }
@@ -228,7 +227,7 @@ async fn run(args: &RunArgs, plan: Plan, agent_stdout: Option<OwnedFd>) -> u8 {
     }
 
     let agent_env = match &advert {
-        Some(a) => a.env(server.as_ref().map_or(0, |s| s.pid)),
+        Some(a) => a.env(),
         None => AgentEnv {
             set: Vec::new(),
             remove: vec![env::URL, env::CLAUDE_CONFIG, env::CODEX_ARGS, env::PID],
@@ -383,6 +382,8 @@ struct Advert {
     bearer: Option<String>,
     /// The Claude Code MCP config file, `None` if it could not be written.
     claude_config: Option<PathBuf>,
+    /// The server's pid, for `MCP_PRUNER_PID`.
+    server_pid: u32,
 }
 
 impl Advert {
@@ -413,17 +414,18 @@ impl Advert {
             url,
             bearer,
             claude_config,
+            server_pid: server.pid,
         }
     }
 
-    fn env(&self, server_pid: u32) -> AgentEnv {
+    fn env(&self) -> AgentEnv {
         let mut set = vec![
             (env::URL.to_string(), self.url.clone()),
             (
                 env::CODEX_ARGS.to_string(),
                 client_config::codex_http_args(&self.url, self.bearer.is_some()),
             ),
-            (env::PID.to_string(), server_pid.to_string()),
+            (env::PID.to_string(), self.server_pid.to_string()),
         ];
         if let Some(token) = &self.bearer {
             set.push((AUTH_TOKEN_ENV.to_string(), token.clone()));

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_mcp-pruner");
+mod common;
+
+use common::{bin, wait_for_file};
 
 fn fake_agent() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_agent.sh")
@@ -111,7 +113,7 @@ fn runner_command(
     env: &[(&str, &str)],
     agent: &[std::ffi::OsString],
 ) -> Command {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(bin());
     cmd.arg("run")
         .args(args)
         .arg("--")
@@ -180,16 +182,13 @@ fn run(ws: &Workspace, args: &[&str], env: &[(&str, &str)], code: i32, mode: &st
     finish(ws, child)
 }
 
-/// Whether `pid` is a live (not zombie) process whose command line contains `needle`.
+/// Whether `pid` is a live (not zombie) process whose command line contains `needle` (so that a
+/// recycled pid does not count).
 fn alive(pid: i32, needle: &str) -> bool {
     let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
         return false;
     };
-    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let zombie = state
-        .rsplit_once(')')
-        .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-    !zombie
+    mcp_pruner::process::pid_alive(pid)
         && String::from_utf8_lossy(&cmdline)
             .replace('\0', " ")
             .contains(needle)
@@ -225,18 +224,6 @@ fn assert_nothing_left(ws: &Workspace, run: &Finished) {
             .then(|| v["data"]["pid"].as_i64())?
     }) {
         assert!(!alive(pid as i32, "serve"), "the server {pid} survived");
-    }
-}
-
-fn wait_for(path: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !path.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "{} never appeared",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -567,7 +554,7 @@ fn unreachable_server_degrades_and_is_stopped_at_the_end() {
 fn sigterm_is_forwarded_and_the_agents_status_is_returned() {
     let ws = Workspace::new();
     let child = start(&ws, &["--root", &ws.root()], &[], 42, "trap-term");
-    wait_for(&ws.out().join("ready"));
+    wait_for_file(&ws.out().join("ready"));
     signal(&child, libc::SIGTERM);
     let r = finish(&ws, child);
     assert_eq!(r.code(), Some(42), "{}", r.stdout);
@@ -592,7 +579,7 @@ fn sigterm_is_forwarded_and_the_agents_status_is_returned() {
 fn sigint_death_of_the_agent_is_128_plus_2() {
     let ws = Workspace::new();
     let child = start(&ws, &["--root", &ws.root()], &[], 0, "wait");
-    wait_for(&ws.out().join("agent.pid"));
+    wait_for_file(&ws.out().join("agent.pid"));
     // Signal only once `sleep` runs: a SIGINT that lands while bash forks it is absorbed by bash.
     let agent = ws.pid("agent.pid");
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -634,7 +621,7 @@ fn agent_ignoring_the_signal_is_killed_after_the_shutdown_timeout() {
         0,
         "ignore",
     );
-    wait_for(&ws.out().join("ready"));
+    wait_for_file(&ws.out().join("ready"));
     signal(&child, libc::SIGTERM);
     let r = finish(&ws, child);
     assert_eq!(r.code(), Some(128 + libc::SIGKILL), "{}", r.stdout);
@@ -760,7 +747,7 @@ fn interactive_agent_gets_the_terminal_foreground() {
         });
     }
     let child = cmd.spawn().unwrap();
-    wait_for(&ws.out().join("ready"));
+    wait_for_file(&ws.out().join("ready"));
     master.write_all(b"typed-line\n").unwrap();
     let r = finish(&ws, child);
     assert_eq!(r.code(), Some(0), "{}", r.stderr);
@@ -783,7 +770,11 @@ fn interactive_agent_gets_the_terminal_foreground() {
 }
 
 fn config(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(BIN).arg("config").args(args).output().unwrap();
+    let out = Command::new(bin())
+        .arg("config")
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.code(),
         String::from_utf8(out.stdout).unwrap(),
@@ -808,7 +799,7 @@ fn config_prints_client_snippets() {
 
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
-    let exe = std::fs::canonicalize(BIN).unwrap();
+    let exe = std::fs::canonicalize(bin()).unwrap();
     let (code, stdout, _) = config(&["claude", "--root", root.to_str().unwrap()]);
     assert_eq!(code, Some(0));
     let v: Value = serde_json::from_str(&stdout).unwrap();
