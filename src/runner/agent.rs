@@ -66,7 +66,16 @@ impl Agent {
                 Ok(())
             });
         }
-        let child = cmd.spawn()?;
+        let child = match cmd.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                // The child may have taken the foreground before its exec failed.
+                if let Some(runner_group) = foreground {
+                    give_terminal_back(runner_group);
+                }
+                return Err(e);
+            }
+        };
         let pid = child.id().expect("a just-spawned child has a pid");
         Ok(Agent {
             child,
@@ -90,11 +99,7 @@ impl Agent {
     /// anything was left.
     pub async fn clean_up(&mut self, grace: Duration) -> Option<bool> {
         if let Some(runner_group) = self.foreground.take() {
-            // SAFETY: plain syscalls on the runner's stdin; SIGTTOU is blocked because the runner
-            // is a background group at this point.
-            unsafe {
-                with_sigttou_blocked(|| libc::tcsetpgrp(libc::STDIN_FILENO, runner_group));
-            }
+            give_terminal_back(runner_group);
         }
         let pgid = self.pid as i32;
         // Members that already died are zombies of the runner, not leftovers.
@@ -121,6 +126,15 @@ fn terminal_foreground() -> Option<libc::pid_t> {
         let own = libc::getpgrp();
         (libc::isatty(libc::STDIN_FILENO) == 1 && libc::tcgetpgrp(libc::STDIN_FILENO) == own)
             .then_some(own)
+    }
+}
+
+/// Makes `runner_group` the terminal's foreground group again.
+fn give_terminal_back(runner_group: libc::pid_t) {
+    // SAFETY: a plain syscall on the runner's stdin; SIGTTOU is blocked because the runner is a
+    // background group at this point.
+    unsafe {
+        with_sigttou_blocked(|| libc::tcsetpgrp(libc::STDIN_FILENO, runner_group));
     }
 }
 
