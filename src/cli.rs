@@ -2,8 +2,10 @@
 //! hands off to a transport or the runner. Owns exit codes; never implements a feature itself.
 
 use crate::app::App;
+use crate::client_config::ConfigArgs;
 use crate::config::{Config, ServerArgs};
 use crate::logging::{self, Sink};
+use crate::runner::RunArgs;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -23,6 +25,10 @@ pub enum Command {
     Serve(ServerArgs),
     /// Serve MCP over stdin/stdout (what Claude Code and Codex launch).
     Stdio(ServerArgs),
+    /// Start the HTTP server, run an agent command with its URL in the environment, stop it after.
+    Run(RunArgs),
+    /// Print the Claude Code or Codex configuration that registers this server.
+    Config(ConfigArgs),
 }
 
 /// Exit status for invalid configuration.
@@ -33,6 +39,8 @@ pub fn main(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Serve(args) => with_config(&args, Sink::Stdout, serve),
         Command::Stdio(args) => with_config(&args, Sink::Stderr, stdio),
+        Command::Run(args) => crate::runner::main(args),
+        Command::Config(args) => crate::client_config::main(&args),
     }
 }
 

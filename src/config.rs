@@ -192,13 +192,13 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// Where a value came from: a flag, or the first set variable of a list.
-struct Source {
+pub(crate) struct Source {
     value: Option<String>,
     origin: String,
 }
 
 /// Picks the flag value when given, else the first environment variable that is set and non-empty.
-fn pick(
+pub(crate) fn pick(
     flag: &str,
     value: &Option<String>,
     envs: &[&str],
@@ -224,7 +224,15 @@ fn pick(
     }
 }
 
-fn int_in<T>(src: &Source, code: &'static str, min: T, max: T, default: T) -> Result<T, ConfigError>
+/// Parses an integer in `min..=max` from `src`, `default` when unset; otherwise a [`ConfigError`]
+/// with `code` naming where the value came from.
+pub(crate) fn int_in<T>(
+    src: &Source,
+    code: &'static str,
+    min: T,
+    max: T,
+    default: T,
+) -> Result<T, ConfigError>
 where
     T: std::str::FromStr + PartialOrd + fmt::Display + Copy,
 {

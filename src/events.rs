@@ -82,6 +82,41 @@ pub fn signal_forwarded(signal: &str) {
     info!(event = "mcp_pruner.signal_forwarded", signal);
 }
 
+/// `mcp_pruner.ready` as the runner logs it once `/healthz` answered: the seed's `{host, port, root}`
+/// plus the `url` advertised to the agent and the server's `pid` (extra fields; consumers ignore
+/// unknown ones). The server's own `mcp_pruner.ready` line, relayed before it, has neither.
+pub fn runner_ready(host: &str, port: u16, root: &str, url: &str, pid: u32) {
+    info!(event = "mcp_pruner.ready", host, port, root, url, pid);
+}
+
+/// `mcp_pruner.agent_spawn_error` (added): the agent command could not be started.
+pub fn agent_spawn_error(message: &str) {
+    error!(event = "mcp_pruner.agent_spawn_error", message);
+}
+
+/// `mcp_pruner.agent_kill_escalated` (added): after a forwarded signal the agent did not exit
+/// within the shutdown timeout, so its process group got SIGKILL.
+pub fn agent_kill_escalated(pid: u32, waited_ms: u64) {
+    warn!(event = "mcp_pruner.agent_kill_escalated", pid, waited_ms);
+}
+
+/// `mcp_pruner.agent_leftovers_killed` (added): processes the agent left in its process group
+/// after it exited were terminated (`kill_escalated`: SIGTERM was not enough).
+pub fn agent_leftovers_killed(pgid: u32, kill_escalated: bool) {
+    warn!(
+        event = "mcp_pruner.agent_leftovers_killed",
+        pgid, kill_escalated
+    );
+}
+
+/// `mcp_pruner.orphans_reaped` (added): descendants that had left every process group the runner
+/// tracks (re-parented to it as a subreaper) were killed at shutdown.
+pub fn orphans_reaped(pids: &[i32]) {
+    let count = pids.len();
+    let pids = format!("{pids:?}");
+    warn!(event = "mcp_pruner.orphans_reaped", count, pids = %pids);
+}
+
 /// `tool.request_received`.
 pub fn request_received(request_id: &str, tool: &str) {
     info!(event = "tool.request_received", request_id, tool);

@@ -8,6 +8,7 @@
 pub mod app;
 pub mod budget;
 pub mod cli;
+pub mod client_config;
 pub mod config;
 pub mod contract;
 pub mod events;
@@ -15,6 +16,7 @@ pub mod logging;
 pub mod process;
 pub mod prune;
 pub mod rpc;
+pub mod runner;
 pub mod store;
 pub mod tokens;
 pub mod tools;

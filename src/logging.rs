@@ -83,7 +83,8 @@ impl Visit for Fields {
     }
 }
 
-fn level_name(level: &Level) -> &'static str {
+/// The lower-case name used in log lines and accepted by `--log-level`.
+pub(crate) fn level_name(level: &Level) -> &'static str {
     match *level {
         Level::ERROR => "error",
         Level::WARN => "warn",

@@ -190,16 +190,31 @@ async fn pump(
 /// SIGTERM to the whole group, wait up to `grace` for it to empty, then SIGKILL.
 /// Returns whether SIGKILL was needed.
 async fn kill_group(child: &mut tokio::process::Child, pgid: i32, grace: Duration) -> bool {
-    signal_group(pgid, libc::SIGTERM);
-    let deadline = Instant::now() + grace;
     let mut leader_reaped = false;
-    loop {
+    terminate_group(pgid, grace, || {
         if !leader_reaped {
-            if let Ok(Some(_)) = child.try_wait() {
-                leader_reaped = true;
-            }
+            leader_reaped = matches!(child.try_wait(), Ok(Some(_)));
         }
-        if leader_reaped && !group_alive(pgid) {
+        leader_reaped
+    })
+    .await
+}
+
+/// SIGTERM (and SIGCONT, so a stopped member can act on it) to group `pgid`, wait up to `grace`
+/// until `reap_leader` reports the leader reaped and the group is empty, then SIGKILL and wait
+/// (bounded) until the kernel has torn the group down. `reap_leader` reaps the leader if it is our
+/// child (a zombie still counts as a group member) and says whether it is gone; pass `|| true` for
+/// a group whose leader was already reaped. Returns whether SIGKILL was needed.
+pub async fn terminate_group(
+    pgid: i32,
+    grace: Duration,
+    mut reap_leader: impl FnMut() -> bool,
+) -> bool {
+    signal_group(pgid, libc::SIGTERM);
+    signal_group(pgid, libc::SIGCONT);
+    let deadline = Instant::now() + grace;
+    loop {
+        if reap_leader() && !group_alive(pgid) {
             return false;
         }
         if Instant::now() >= deadline {
@@ -208,10 +223,8 @@ async fn kill_group(child: &mut tokio::process::Child, pgid: i32, grace: Duratio
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     signal_group(pgid, libc::SIGKILL);
-    let _ = child.wait().await;
-    // Wait (bounded) until the kernel has torn the group down.
     for _ in 0..200 {
-        if !group_alive(pgid) {
+        if reap_leader() && !group_alive(pgid) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
