@@ -896,6 +896,8 @@ pub struct PruneTextInput {
     ///What the text is needed for.
     pub goal_hint: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub max_output_bytes: ::std::option::Option<MaxOutputBytes>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub options: ::std::option::Option<PruneOptions>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub source_type: ::std::option::Option<SourceType>,

@@ -16,5 +16,6 @@ pub mod process;
 pub mod prune;
 pub mod rpc;
 pub mod store;
+pub mod tokens;
 pub mod tools;
 pub mod transport;

@@ -6,6 +6,7 @@ pub mod bash;
 pub mod grep;
 pub mod health;
 pub mod paths;
+pub mod prune_text;
 pub mod read;
 pub mod recover_text;
 pub mod resources;
@@ -109,6 +110,7 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
         "read" => read::run(decode(arguments)?, ctx).await?,
         "bash" => bash::run(decode(arguments)?, ctx).await?,
         "grep" => grep::run(decode(arguments)?, ctx).await?,
+        "prune_text" => prune_text::run(decode(arguments)?, ctx).await?,
         "recover_text" => recover_text::run(decode(arguments)?, ctx)?,
         "health" => health::run(ctx),
         other => {

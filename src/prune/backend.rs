@@ -1,0 +1,215 @@
+//! Remote pruning backends: seed 000's outbound contract (`http`) and the SWE-Pruner service's own
+//! API (`swe-pruner`). Each returns the pruned text it got back, or a [`Failure`] classified as
+//! seed 000's `timeout` / `http_error` / `invalid_response`. Responses are validated against
+//! `schemas/http/*.json`. Never falls back by itself: the pipeline decides that.
+
+use crate::contract::contract;
+use crate::contract::types::{
+    PrunerErrorCode, PrunerRequest, PrunerResponse, SwePrunerRequest, SwePrunerResponse,
+};
+use std::time::Duration;
+
+/// Why a backend call failed (seed 000 `pruning.error`).
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// `timeout`, `http_error` or `invalid_response`.
+    pub code: PrunerErrorCode,
+    /// What happened, for the client and the log.
+    pub message: String,
+}
+
+impl Failure {
+    fn new(code: PrunerErrorCode, message: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// One HTTP client for all backend calls (connection reuse).
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("reqwest client")
+}
+
+async fn post(
+    client: &reqwest::Client,
+    url: &url::Url,
+    body: &serde_json::Value,
+    timeout: Duration,
+) -> Result<serde_json::Value, Failure> {
+    let send = client.post(url.clone()).json(body).timeout(timeout).send();
+    let resp = match send.await {
+        Ok(r) => r,
+        Err(e) if e.is_timeout() => {
+            return Err(Failure::new(
+                PrunerErrorCode::Timeout,
+                format!("no answer within {} ms", timeout.as_millis()),
+            ));
+        }
+        Err(e) => {
+            return Err(Failure::new(
+                PrunerErrorCode::HttpError,
+                format!("request failed: {e}"),
+            ));
+        }
+    };
+    let status = resp.status();
+    let bytes = match resp.bytes().await {
+        Ok(b) => b,
+        Err(e) if e.is_timeout() => {
+            return Err(Failure::new(
+                PrunerErrorCode::Timeout,
+                format!("body not received within {} ms", timeout.as_millis()),
+            ));
+        }
+        Err(e) => {
+            return Err(Failure::new(
+                PrunerErrorCode::HttpError,
+                format!("reading the body failed: {e}"),
+            ));
+        }
+    };
+    if !status.is_success() {
+        let snippet = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+        return Err(Failure::new(
+            PrunerErrorCode::HttpError,
+            format!("HTTP {status}: {snippet}"),
+        ));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| {
+        Failure::new(
+            PrunerErrorCode::InvalidResponse,
+            format!("body is not JSON: {e}"),
+        )
+    })
+}
+
+/// Seed 000: `POST endpoint {request_id, tool, focus_question, input, input_bytes}` -> `{output, output_bytes}`.
+pub async fn call_http(
+    client: &reqwest::Client,
+    endpoint: &url::Url,
+    timeout: Duration,
+    req: PrunerRequest,
+) -> Result<String, Failure> {
+    let body = serde_json::to_value(&req).expect("serializes");
+    let value = post(client, endpoint, &body, timeout).await?;
+    if let Err(errors) = contract().validate("PrunerResponse", &value) {
+        let first = errors
+            .first()
+            .map(|e| format!("{}: {}", e.field, e.message))
+            .unwrap_or_default();
+        return Err(Failure::new(
+            PrunerErrorCode::InvalidResponse,
+            format!("response does not match the pruner contract ({first})"),
+        ));
+    }
+    let resp: PrunerResponse = serde_json::from_value(value)
+        .map_err(|e| Failure::new(PrunerErrorCode::InvalidResponse, e.to_string()))?;
+    Ok(resp.output)
+}
+
+/// SWE-Pruner: `POST endpoint {query, code, threshold}` -> `{pruned_code, kept_frags, ...}`.
+pub async fn call_swe(
+    client: &reqwest::Client,
+    endpoint: &url::Url,
+    timeout: Duration,
+    query: &str,
+    code: &str,
+    threshold: f64,
+) -> Result<String, Failure> {
+    let req = SwePrunerRequest {
+        query: query.into(),
+        code: code.into(),
+        threshold,
+    };
+    let value = post(
+        client,
+        endpoint,
+        &serde_json::to_value(&req).expect("serializes"),
+        timeout,
+    )
+    .await?;
+    if let Err(errors) = contract().validate("SwePrunerResponse", &value) {
+        let first = errors
+            .first()
+            .map(|e| format!("{}: {}", e.field, e.message))
+            .unwrap_or_default();
+        return Err(Failure::new(
+            PrunerErrorCode::InvalidResponse,
+            format!("response does not match the SWE-Pruner API ({first})"),
+        ));
+    }
+    let resp: SwePrunerResponse = serde_json::from_value(value)
+        .map_err(|e| Failure::new(PrunerErrorCode::InvalidResponse, e.to_string()))?;
+    Ok(resp.pruned_code)
+}
+
+/// The keep mask a remote pruner's text implies: its lines must be the input's lines, in order
+/// (markers, elision lines and line-number prefixes aside). Anything else is an invalid response:
+/// a backend may remove lines, never rewrite or reorder them (seed 001 invariants).
+pub fn keep_mask(input: &[&str], output: &str) -> Result<Vec<bool>, Failure> {
+    let mut keep = vec![false; input.len()];
+    let mut at = 0usize;
+    let mut foreign = 0usize;
+    let mut total = 0usize;
+    for raw in super::engine::split_lines(output) {
+        let line = strip_number_prefix(raw);
+        let t = line.trim();
+        if t.starts_with('⟦') || matches!(t, "..." | "…" | "// ..." | "# ..." | "/* ... */") {
+            continue;
+        }
+        total += 1;
+        match input[at..]
+            .iter()
+            .position(|l| *l == line || (!t.is_empty() && l.trim_end() == line.trim_end()))
+        {
+            Some(off) => {
+                keep[at + off] = true;
+                at += off + 1;
+            }
+            None if t.is_empty() => {}
+            None => foreign += 1,
+        }
+    }
+    if foreign > 0 {
+        return Err(Failure::new(
+            PrunerErrorCode::InvalidResponse,
+            format!(
+                "{foreign} of {total} returned lines are not input lines in order (a pruner may only remove lines)"
+            ),
+        ));
+    }
+    Ok(keep)
+}
+
+/// `"12│ text"` -> `"text"`; other lines unchanged.
+fn strip_number_prefix(line: &str) -> &str {
+    match line.split_once("│ ") {
+        Some((n, rest)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => rest,
+        _ => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keep_mask_accepts_subsequences_only() {
+        let input = ["a", "b", "c", "d"];
+        assert_eq!(
+            keep_mask(&input, "a\n⟦PRUNÉ: x⟧\nc\n").unwrap(),
+            [true, false, true, false]
+        );
+        assert_eq!(
+            keep_mask(&input, "2│ b\n4│ d").unwrap(),
+            [false, true, false, true]
+        );
+        assert!(keep_mask(&input, "c\na\n").is_err(), "reordered");
+        assert!(keep_mask(&input, "a\nsummary of b\n").is_err(), "rewritten");
+    }
+}

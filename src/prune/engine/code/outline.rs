@@ -1,0 +1,595 @@
+//! The outline of a source file: which lines are imports, the file header, definition signatures,
+//! closing braces, attributes, doc comments and bodies of definitions, or loose statements.
+//!
+//! Owns finding definitions by brace depth (brace languages) or by indentation (Python-like), and
+//! containers (`impl`, `class`, `mod`, `trait`, ...) whose members are outlined in turn. It must
+//! never judge relevance.
+
+use super::indent::{self, PyLine};
+use super::scan::{self, LineScan};
+use std::ops::Range;
+
+/// The role of one line in the outline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Whitespace only.
+    Blank,
+    /// An import / use / include statement.
+    Import,
+    /// The first lines of the file's leading comment.
+    Header,
+    /// A definition's signature (header through the line opening its body), or a declaration.
+    Sig,
+    /// The line closing a definition's body.
+    Close,
+    /// An attribute, annotation or decorator.
+    Attr,
+    /// A comment attached to definition `n` (its doc comment).
+    Pre(u32),
+    /// A line of definition `n`'s body.
+    Body(u32),
+    /// Anything else: statements and comments outside definitions.
+    Loose,
+}
+
+/// One definition with a body (a function, a struct, a top-level block, ...), not a container.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Unit {
+    /// Attributes and doc comment above the signature.
+    pub(crate) pre: Range<usize>,
+    /// Signature lines.
+    pub(crate) sig: Range<usize>,
+    /// Body lines (between the signature and the closing line).
+    pub(crate) body: Range<usize>,
+}
+
+/// Roles of all lines plus the definitions they refer to.
+pub(crate) struct Outline {
+    pub(crate) roles: Vec<Role>,
+    pub(crate) units: Vec<Unit>,
+}
+
+/// Header comment lines kept whatever the goal; the rest of a long header is scored like prose.
+const HEADER_KEEP: usize = 12;
+/// A multi-line signature is at most this many lines above the line opening the body.
+const MAX_SIG_LINES: usize = 12;
+
+/// Outlines `lines`, choosing indentation mode when `:`-opened blocks outnumber `{`-opened ones.
+pub(crate) fn outline(lines: &[&str]) -> Outline {
+    let braces = lines.iter().filter(|l| l.trim_end().ends_with('{')).count();
+    let colons = lines.iter().filter(|l| is_py_opener(l.trim())).count();
+    let mut o = Outline {
+        roles: lines
+            .iter()
+            .map(|l| {
+                if l.trim().is_empty() {
+                    Role::Blank
+                } else {
+                    Role::Loose
+                }
+            })
+            .collect(),
+        units: Vec::new(),
+    };
+    if colons > braces {
+        let s = indent::scan(lines);
+        let comment: Vec<bool> = s.iter().map(|l| l.comment).collect();
+        let first_code = header(lines, &comment, &mut o.roles, |i| s[i].in_string);
+        Indent { lines, s: &s }.level(&mut o, first_code, lines.len());
+    } else {
+        let s = scan::scan(lines);
+        let comment: Vec<bool> = s.iter().map(|l| l.comment).collect();
+        let first_code = header(lines, &comment, &mut o.roles, |_| false);
+        // A text cut out of a file may start inside a block: its top level is the lowest depth.
+        let top = s
+            .iter()
+            .map(|l| l.low.min(l.before))
+            .min()
+            .unwrap_or(0)
+            .min(0);
+        Braces { lines, s: &s }.level(&mut o, first_code, lines.len(), top);
+    }
+    o
+}
+
+fn is_py_opener(t: &str) -> bool {
+    t.ends_with(':')
+        && (t.starts_with("def ")
+            || t.starts_with("class ")
+            || t.starts_with("async def ")
+            || t.starts_with("if ")
+            || t.starts_with("for "))
+}
+
+/// Marks the file header (leading comments, not the doc comment of the first item) and returns
+/// the index of the first line after it. `in_string` tells lines inside a module docstring.
+fn header(
+    lines: &[&str],
+    comment: &[bool],
+    roles: &mut [Role],
+    in_string: impl Fn(usize) -> bool,
+) -> usize {
+    let n = lines.len();
+    let mut end = 0;
+    while end < n {
+        let t = lines[end].trim();
+        let docstring_start = end == first_non_blank(lines)
+            && (t.starts_with("\"\"\"") || t.starts_with("'''") || t.starts_with("r\"\"\""));
+        if t.is_empty()
+            || comment[end]
+            || t.starts_with("#!")
+            || docstring_start
+            || in_string(end)
+            || t.starts_with("//!")
+        {
+            end += 1;
+        } else {
+            break;
+        }
+    }
+    // A comment block touching the first code line documents that item, unless it is `//!`.
+    let mut cut = end;
+    while cut > 0
+        && !lines[cut - 1].trim().is_empty()
+        && comment[cut - 1]
+        && !lines[cut - 1].trim_start().starts_with("//!")
+        && !in_string(cut - 1)
+    {
+        cut -= 1;
+    }
+    let mut kept = 0;
+    for role in roles.iter_mut().take(cut) {
+        if *role == Role::Loose && kept < HEADER_KEEP {
+            *role = Role::Header;
+            kept += 1;
+        }
+    }
+    cut
+}
+
+fn first_non_blank(lines: &[&str]) -> usize {
+    lines
+        .iter()
+        .position(|l| !l.trim().is_empty())
+        .unwrap_or(lines.len())
+}
+
+/// What a definition header introduces.
+#[derive(PartialEq, Eq)]
+enum Kind {
+    Container,
+    Import,
+    Unit,
+}
+
+/// Classifies a header by its first keyword after modifiers.
+fn classify(first_line: &str) -> Kind {
+    let word = first_keyword(first_line);
+    match word {
+        "impl" | "trait" | "mod" | "class" | "namespace" | "interface" | "extern" | "object"
+        | "module" | "protocol" | "extension" | "actor" => Kind::Container,
+        "use" | "import" | "from" | "#include" | "require" | "using" | "package" => Kind::Import,
+        _ => Kind::Unit,
+    }
+}
+
+/// The first word of a declaration after visibility and other modifiers.
+fn first_keyword(line: &str) -> &str {
+    const MODIFIERS: &[&str] = &[
+        "pub",
+        "export",
+        "default",
+        "async",
+        "unsafe",
+        "static",
+        "public",
+        "private",
+        "protected",
+        "internal",
+        "abstract",
+        "final",
+        "sealed",
+        "partial",
+        "open",
+        "override",
+        "inline",
+        "virtual",
+        "const",
+        "declare",
+        "data",
+        "case",
+    ];
+    let mut rest = line.trim_start();
+    loop {
+        if let Some(r) = rest.strip_prefix("pub(") {
+            rest = r
+                .split_once(')')
+                .map_or("", |(_, after)| after)
+                .trim_start();
+            continue;
+        }
+        if let Some(r) = rest.strip_prefix("extern \"") {
+            let after = r
+                .split_once('"')
+                .map_or("", |(_, after)| after)
+                .trim_start();
+            if after.starts_with('{') {
+                return "extern";
+            }
+            rest = after;
+            continue;
+        }
+        let word_end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#' || c == '!'))
+            .unwrap_or(rest.len());
+        let word = &rest[..word_end];
+        if MODIFIERS.contains(&word) && rest[word_end..].starts_with(' ') {
+            rest = rest[word_end..].trim_start();
+            continue;
+        }
+        return word;
+    }
+}
+
+/// A line that declares something by itself (`fn f();`, `mod m;`, `struct S;`, `type T = U;`).
+fn is_declaration(line: &str) -> bool {
+    matches!(
+        first_keyword(line),
+        "fn" | "def"
+            | "func"
+            | "function"
+            | "mod"
+            | "struct"
+            | "enum"
+            | "union"
+            | "type"
+            | "trait"
+            | "class"
+            | "interface"
+            | "typedef"
+    )
+}
+
+fn is_attribute(t: &str) -> bool {
+    t.starts_with("#[")
+        || t.starts_with("#![")
+        || (t.starts_with('@') && t.len() > 1 && t.as_bytes()[1].is_ascii_alphabetic())
+}
+
+fn is_import(t: &str) -> bool {
+    (classify(t) == Kind::Import && !t.ends_with('{'))
+        || t.starts_with("extern crate ")
+        || (t.contains("require(") && t.ends_with(';'))
+}
+
+/// Marks attributes and attached comments directly above `start` for unit `unit` (None for a
+/// container, whose comments stay loose prose).
+fn attach_preamble(
+    lines: &[&str],
+    comment: impl Fn(usize) -> bool,
+    roles: &mut [Role],
+    start: usize,
+    lo: usize,
+    unit: Option<u32>,
+) -> usize {
+    let mut k = start;
+    while k > lo && matches!(roles[k - 1], Role::Loose | Role::Attr) {
+        let t = lines[k - 1].trim();
+        if is_attribute(t) {
+            roles[k - 1] = Role::Attr;
+        } else if comment(k - 1) {
+            if let Some(u) = unit {
+                roles[k - 1] = Role::Pre(u);
+            }
+        } else {
+            break;
+        }
+        k -= 1;
+    }
+    k
+}
+
+/// Outline of brace languages.
+struct Braces<'a> {
+    lines: &'a [&'a str],
+    s: &'a [LineScan],
+}
+
+impl Braces<'_> {
+    /// Outlines lines `lo..hi` whose depth is `d` (the inside of a container, or the file).
+    fn level(&self, o: &mut Outline, lo: usize, hi: usize, d: i32) {
+        let mut i = lo;
+        while i < hi {
+            let s = self.s[i];
+            if o.roles[i] != Role::Loose {
+                i += 1;
+                continue;
+            }
+            let t = self.lines[i].trim();
+            let opens = s.before == d && s.after > d && s.low >= d && !s.in_string && !s.comment;
+            if !opens {
+                if !s.comment && !s.in_string && s.before == d {
+                    if is_attribute(t) {
+                        o.roles[i] = Role::Attr;
+                    } else if is_import(t) {
+                        o.roles[i] = Role::Import;
+                    } else if is_declaration(t) && t.ends_with(';') {
+                        o.roles[i] = Role::Sig;
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            let close = (i + 1..hi).find(|&j| self.s[j].after <= d);
+            let end = close.map_or(hi, |j| j + 1);
+            let start = self.sig_start(o, i, lo);
+            let kind = classify(self.lines[start]);
+            match kind {
+                Kind::Import => o.roles[start..end].fill(Role::Import),
+                Kind::Container => {
+                    o.roles[start..=i].fill(Role::Sig);
+                    if let Some(j) = close {
+                        o.roles[j] = Role::Close;
+                    }
+                    attach_preamble(
+                        self.lines,
+                        |k| self.s[k].comment,
+                        &mut o.roles,
+                        start,
+                        lo,
+                        None,
+                    );
+                    self.level(o, i + 1, close.unwrap_or(hi), d + 1);
+                }
+                Kind::Unit => {
+                    let id = o.units.len() as u32;
+                    let pre = attach_preamble(
+                        self.lines,
+                        |k| self.s[k].comment,
+                        &mut o.roles,
+                        start,
+                        lo,
+                        Some(id),
+                    );
+                    o.roles[start..=i].fill(Role::Sig);
+                    let body = i + 1..close.unwrap_or(hi);
+                    o.roles[body.clone()].fill(Role::Body(id));
+                    if let Some(j) = close {
+                        o.roles[j] = Role::Close;
+                    }
+                    o.units.push(Unit {
+                        pre: pre..start,
+                        sig: start..i + 1,
+                        body,
+                    });
+                }
+            }
+            i = end;
+        }
+    }
+
+    /// First line of the signature whose body opens on line `i`.
+    fn sig_start(&self, o: &Outline, i: usize, lo: usize) -> usize {
+        let mut k = i;
+        while k > lo && i - k < MAX_SIG_LINES && o.roles[k - 1] == Role::Loose {
+            let t = self.lines[k - 1].trim();
+            let s = self.s[k - 1];
+            if s.comment || s.in_string || is_attribute(t) || t.ends_with([';', '}', '{']) {
+                break;
+            }
+            k -= 1;
+        }
+        k
+    }
+}
+
+/// Outline of indentation languages.
+struct Indent<'a> {
+    lines: &'a [&'a str],
+    s: &'a [PyLine],
+}
+
+impl Indent<'_> {
+    /// Outlines the statements of lines `lo..hi` (one indentation level).
+    fn level(&self, o: &mut Outline, lo: usize, hi: usize) {
+        let mut i = lo;
+        while i < hi {
+            let s = self.s[i];
+            if o.roles[i] != Role::Loose || s.in_string || s.cont || s.comment {
+                i += 1;
+                continue;
+            }
+            let mut last = i;
+            while last + 1 < hi && (self.s[last + 1].cont || self.s[last + 1].in_string) {
+                last += 1;
+            }
+            let t = self.lines[i].trim();
+            if !self.s[last].colon {
+                if is_attribute(t) {
+                    o.roles[i..=last].fill(Role::Attr);
+                } else if is_import(t) {
+                    o.roles[i..=last].fill(Role::Import);
+                }
+                i = last + 1;
+                continue;
+            }
+            let mut end = last + 1;
+            while end < hi {
+                let e = self.s[end];
+                let blank = self.lines[end].trim().is_empty();
+                // Comments do not end a block (Python ignores their indentation).
+                if !blank && !e.comment && !e.in_string && !e.cont && e.indent <= s.indent {
+                    break;
+                }
+                end += 1;
+            }
+            // Trailing blank lines and outdented comments belong to what follows.
+            while end > last + 1 {
+                let e = self.s[end - 1];
+                if !(self.lines[end - 1].trim().is_empty() || (e.comment && e.indent <= s.indent)) {
+                    break;
+                }
+                end -= 1;
+            }
+            if first_keyword(t) == "class" {
+                o.roles[i..=last].fill(Role::Sig);
+                attach_preamble(self.lines, |k| self.s[k].comment, &mut o.roles, i, lo, None);
+                self.level(o, last + 1, end);
+            } else {
+                let id = o.units.len() as u32;
+                let pre = attach_preamble(
+                    self.lines,
+                    |k| self.s[k].comment,
+                    &mut o.roles,
+                    i,
+                    lo,
+                    Some(id),
+                );
+                o.roles[i..=last].fill(Role::Sig);
+                o.roles[last + 1..end]
+                    .iter_mut()
+                    .filter(|r| **r == Role::Loose || **r == Role::Blank)
+                    .for_each(|r| *r = Role::Body(id));
+                o.units.push(Unit {
+                    pre: pre..i,
+                    sig: i..last + 1,
+                    body: last + 1..end,
+                });
+            }
+            i = end;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Role::*;
+
+    fn roles(src: &str) -> Vec<Role> {
+        let lines: Vec<&str> = src.lines().collect();
+        outline(&lines).roles
+    }
+
+    #[test]
+    fn rust_file() {
+        let src = "//! Crate doc.\n\nuse std::io;\n\n/// Adds.\n#[inline]\npub fn add(\n    a: u8,\n) -> u8 {\n    a + 1\n}\n\nimpl Foo {\n    fn f(&self) {\n        x();\n    }\n    fn decl(&self);\n}\n";
+        assert_eq!(
+            roles(src),
+            [
+                Header,
+                Blank,
+                Import,
+                Blank,
+                Pre(0),
+                Attr,
+                Sig,
+                Sig,
+                Sig,
+                Body(0),
+                Close,
+                Blank,
+                Sig,
+                Sig,
+                Body(1),
+                Close,
+                Sig,
+                Close
+            ]
+        );
+    }
+
+    #[test]
+    fn units_have_ranges() {
+        let src = "/// d\nfn a() {\n  x;\n  y;\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(
+            o.units,
+            vec![Unit {
+                pre: 0..1,
+                sig: 1..2,
+                body: 2..4
+            }]
+        );
+    }
+
+    #[test]
+    fn header_is_not_the_first_item_doc() {
+        assert_eq!(
+            roles("/// Doc of a.\nfn a() {\n  x;\n}\n"),
+            [Pre(0), Sig, Body(0), Close]
+        );
+        assert_eq!(
+            roles("// License.\n\n/// Doc.\nfn a() {\n}\n"),
+            [Header, Blank, Pre(0), Sig, Close]
+        );
+    }
+
+    #[test]
+    fn python_file() {
+        let src = "\"\"\"Module doc.\"\"\"\nimport os\n\nclass A:\n    # note\n    @property\n    def f(self):\n        return 1\n\n    def g(self,\n          x):\n        pass\n\nX = 1\n";
+        assert_eq!(
+            roles(src),
+            [
+                Header,
+                Import,
+                Blank,
+                Sig,
+                Pre(0),
+                Attr,
+                Sig,
+                Body(0),
+                Blank,
+                Sig,
+                Sig,
+                Body(1),
+                Blank,
+                Loose
+            ]
+        );
+    }
+
+    #[test]
+    fn python_body_ends_at_dedent_and_keeps_nested_blocks() {
+        let src = "def f():\n    if x:\n        y()\n\n    z()\nw = 2\n";
+        assert_eq!(roles(src), [Sig, Body(0), Body(0), Body(0), Body(0), Loose]);
+    }
+
+    #[test]
+    fn c_style_and_js() {
+        let src = "#include <stdio.h>\nint main(void)\n{\n  return 0;\n}\nclass A {\n  m() {\n    a();\n  }\n}\n";
+        assert_eq!(
+            roles(src),
+            [
+                Import,
+                Sig,
+                Sig,
+                Body(0),
+                Close,
+                Sig,
+                Sig,
+                Body(1),
+                Close,
+                Close
+            ]
+        );
+    }
+
+    #[test]
+    fn keywords_after_modifiers() {
+        assert_eq!(first_keyword("pub(crate) async fn x()"), "fn");
+        assert_eq!(first_keyword("pub unsafe impl<T> Send for X {"), "impl");
+        assert_eq!(first_keyword("extern \"C\" {"), "extern");
+        assert_eq!(first_keyword("pub const fn f()"), "fn");
+        assert_eq!(first_keyword("export default class A {"), "class");
+    }
+
+    #[test]
+    fn unbalanced_braces_do_not_panic() {
+        let r = roles("  x();\n}\nfn a() {\n  y();\n}\n");
+        assert_eq!(r, [Loose, Loose, Sig, Body(0), Close]);
+        let r = roles("fn a() {\n  x\n");
+        assert_eq!(r, [Sig, Body(0)]);
+    }
+}

@@ -1,0 +1,255 @@
+//! Lexical scan of brace languages (Rust, C family, Java, JS/TS, Go, ...): brace depth at each
+//! line, and whether a line is a comment, a doc comment, or the continuation of a string.
+//!
+//! Owns skipping strings, character literals and comments well enough to count braces. It must
+//! never try to parse a language: unknown syntax degrades to approximate depths, never to a panic.
+
+/// What the scanner learned about one line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LineScan {
+    /// Brace depth at the start of the line.
+    pub(crate) before: i32,
+    /// Brace depth at the end of the line.
+    pub(crate) after: i32,
+    /// Lowest depth reached inside the line (below `before` when the line closes a block first).
+    pub(crate) low: i32,
+    /// The line holds only a comment (or is inside a block comment).
+    pub(crate) comment: bool,
+    /// The line is (part of) a doc comment: `///`, `//!`, `/** */`, `/*! */`.
+    pub(crate) doc: bool,
+    /// The line starts inside a string literal that began on an earlier line.
+    pub(crate) in_string: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Code,
+    Block { doc: bool },
+    Str,
+    Raw { hashes: usize },
+    Template,
+}
+
+/// Scans every line, carrying comment and string state across lines.
+pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
+    let mut state = State::Code;
+    let mut depth = 0i32;
+    lines
+        .iter()
+        .map(|line| {
+            let trimmed = line.trim_start();
+            let started = state;
+            let mut out = LineScan {
+                before: depth,
+                in_string: matches!(started, State::Str | State::Raw { .. } | State::Template),
+                ..LineScan::default()
+            };
+            out.comment = matches!(started, State::Block { .. })
+                || trimmed.starts_with("//")
+                || trimmed.starts_with("/*");
+            out.doc = matches!(started, State::Block { doc: true })
+                || trimmed.starts_with("///")
+                || trimmed.starts_with("//!")
+                || (trimmed.starts_with("/**") && !trimmed.starts_with("/**/"))
+                || trimmed.starts_with("/*!");
+            let quotes_are_strings = single_quotes_pair(line.as_bytes(), state);
+            let mut low = depth;
+            state = scan_line(
+                line.as_bytes(),
+                state,
+                quotes_are_strings,
+                &mut depth,
+                &mut low,
+            );
+            out.after = depth;
+            out.low = low;
+            out
+        })
+        .collect()
+}
+
+/// Whether the `'` of this line (outside double-quoted strings and comments) come in pairs: then
+/// they delimit strings or character literals; otherwise they are Rust lifetimes or apostrophes.
+fn single_quotes_pair(b: &[u8], start: State) -> bool {
+    let mut state = start;
+    let mut count = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match state {
+            State::Code => match b[i] {
+                b'/' if b.get(i + 1) == Some(&b'/') => break,
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    state = State::Block { doc: false };
+                    i += 1;
+                }
+                b'"' => state = string_start(b, i),
+                b'`' => state = State::Template,
+                b'\'' if i == 0 || b[i - 1] != b'\\' => count += 1,
+                _ => {}
+            },
+            _ => state = step_literal(b, &mut i, state),
+        }
+        i += 1;
+    }
+    count % 2 == 0
+}
+
+/// Scans one line from `state`, updating `depth` and `low`; returns the state at the line's end.
+fn scan_line(b: &[u8], mut state: State, quotes: bool, depth: &mut i32, low: &mut i32) -> State {
+    let mut i = 0;
+    while i < b.len() {
+        match state {
+            State::Code => match b[i] {
+                b'/' if b.get(i + 1) == Some(&b'/') => return State::Code,
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    let doc =
+                        matches!(b.get(i + 2), Some(b'*' | b'!')) && b.get(i + 3) != Some(&b'/');
+                    state = State::Block { doc };
+                    i += 1;
+                }
+                b'"' => state = string_start(b, i),
+                b'`' => state = State::Template,
+                b'\'' if quotes => i = skip_single_quoted(b, i),
+                b'{' => *depth += 1,
+                b'}' => {
+                    *depth -= 1;
+                    *low = (*low).min(*depth);
+                }
+                _ => {}
+            },
+            _ => state = step_literal(b, &mut i, state),
+        }
+        i += 1;
+    }
+    state
+}
+
+/// Advances inside a comment or string by one byte (or an escape); returns the new state.
+fn step_literal(b: &[u8], i: &mut usize, state: State) -> State {
+    match state {
+        State::Block { .. } if b[*i] == b'*' && b.get(*i + 1) == Some(&b'/') => {
+            *i += 1;
+            State::Code
+        }
+        State::Str | State::Template if b[*i] == b'\\' => {
+            *i += 1;
+            state
+        }
+        State::Str if b[*i] == b'"' => State::Code,
+        State::Template if b[*i] == b'`' => State::Code,
+        State::Raw { hashes }
+            if b[*i] == b'"'
+                && b[*i + 1..]
+                    .iter()
+                    .take(hashes)
+                    .filter(|c| **c == b'#')
+                    .count()
+                    == hashes =>
+        {
+            *i += hashes;
+            State::Code
+        }
+        _ => state,
+    }
+}
+
+/// The state entered at the `"` at `i`: a Rust raw string when preceded by `r`/`br` and hashes.
+fn string_start(b: &[u8], i: usize) -> State {
+    let mut k = i;
+    while k > 0 && b[k - 1] == b'#' {
+        k -= 1;
+    }
+    let hashes = i - k;
+    let raw = k > 0
+        && b[k - 1] == b'r'
+        && (k < 2 || !b[k - 2].is_ascii_alphanumeric() || b[k - 2] == b'b');
+    if raw {
+        State::Raw { hashes }
+    } else {
+        State::Str
+    }
+}
+
+/// Index of the closing `'` of the single-quoted literal opening at `i` (or `i` if unclosed).
+fn skip_single_quoted(b: &[u8], i: usize) -> usize {
+    let mut k = i + 1;
+    while k < b.len() {
+        match b[k] {
+            b'\\' => k += 2,
+            b'\'' => return k,
+            _ => k += 1,
+        }
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn depths(src: &str) -> Vec<(i32, i32)> {
+        let lines: Vec<&str> = src.lines().collect();
+        scan(&lines).iter().map(|s| (s.before, s.after)).collect()
+    }
+
+    #[test]
+    fn counts_braces_per_line() {
+        let d = depths("fn a() {\n    if x {\n    }\n}\n");
+        assert_eq!(d, [(0, 1), (1, 2), (2, 1), (1, 0)]);
+    }
+
+    #[test]
+    fn ignores_braces_in_strings_chars_and_comments() {
+        let src =
+            "fn a() {\n let s = \"{\";\n let c = '{';\n // {\n /* { */\n let r = r#\"}\"#;\n}\n";
+        assert_eq!(depths(src).last(), Some(&(1, 0)));
+        assert!(
+            depths(src)
+                .iter()
+                .skip(1)
+                .take(5)
+                .all(|&(b, a)| b == 1 && a == 1)
+        );
+    }
+
+    #[test]
+    fn lifetimes_do_not_hide_braces() {
+        assert_eq!(depths("impl<'a> Foo<'a> {\n}\n"), [(0, 1), (1, 0)]);
+        assert_eq!(depths("fn f(x: &'a str) {\n}\n"), [(0, 1), (1, 0)]);
+        assert_eq!(
+            depths("fn f<'a, 'b>(x: &'a str) -> &'b str {\n}\n"),
+            [(0, 1), (1, 0)]
+        );
+    }
+
+    #[test]
+    fn multi_line_strings_and_comments_carry_over() {
+        let lines = [
+            "let s = \"a {",
+            "b }\";",
+            "/** doc {",
+            " * more",
+            " */",
+            "x {",
+        ];
+        let s = scan(&lines);
+        assert!(s[1].in_string && !s[0].in_string);
+        assert!(s[3].comment && s[3].doc);
+        assert_eq!(s[5].after, 1);
+        assert!(s.iter().take(5).all(|l| l.after == 0));
+    }
+
+    #[test]
+    fn doc_and_plain_comments() {
+        let s = scan(&["/// doc", "// plain", "code();"]);
+        assert!(s[0].doc && s[0].comment);
+        assert!(!s[1].doc && s[1].comment);
+        assert!(!s[2].comment);
+    }
+
+    #[test]
+    fn closing_then_opening_records_low() {
+        let s = scan(&["if a {", "} else {", "}"]);
+        assert_eq!((s[1].before, s[1].low, s[1].after), (1, 0, 1));
+    }
+}

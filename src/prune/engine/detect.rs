@@ -1,0 +1,288 @@
+//! Guessing whether a text is code, logs or docs: by file name when a path is given, else by
+//! counting telltale lines in the first few thousand lines.
+//!
+//! Owns the guess only. It must never touch the file system: the path is looked at as a string.
+
+use crate::contract::types::SourceType;
+
+/// Lines looked at when guessing from content.
+const SAMPLE_LINES: usize = 4000;
+
+const CODE_EXTENSIONS: &[&str] = &[
+    "bash", "bat", "c", "cc", "cfg", "cjs", "clj", "cmake", "cpp", "cs", "css", "cxx", "dart",
+    "el", "erl", "ex", "exs", "fish", "fs", "go", "gradle", "graphql", "groovy", "h", "hcl", "hh",
+    "hpp", "hs", "htm", "html", "hxx", "ini", "java", "jl", "js", "json", "json5", "jsonc", "jsx",
+    "kt", "kts", "less", "lua", "m", "mjs", "mk", "ml", "mli", "mm", "nix", "php", "pl", "pm",
+    "proto", "ps1", "py", "pyi", "r", "rb", "rs", "sass", "scala", "scss", "sh", "sol", "sql",
+    "svelte", "swift", "tf", "toml", "ts", "tsx", "v", "vue", "xml", "yaml", "yml", "zig", "zsh",
+];
+const DOC_EXTENSIONS: &[&str] = &[
+    "adoc", "asciidoc", "markdown", "md", "mdown", "mdx", "org", "rst", "rtf", "tex", "text",
+    "textile", "txt",
+];
+const LOG_EXTENSIONS: &[&str] = &["err", "log", "out", "trace"];
+const CODE_NAMES: &[&str] = &[
+    "build",
+    "cmakelists.txt",
+    "dockerfile",
+    "gemfile",
+    "justfile",
+    "makefile",
+    "rakefile",
+    "vagrantfile",
+    "workspace",
+];
+const DOC_NAMES: &[&str] = &[
+    "authors",
+    "changelog",
+    "contributing",
+    "copying",
+    "license",
+    "notice",
+    "readme",
+];
+
+/// Guesses the source type: by extension or well-known file name when `path` is given and known
+/// (`.rs .py .js .ts .go .java .c .h .cpp .rb .sh .toml .json ...` -> code, `.md .rst .txt .adoc`
+/// -> docs, `.log` -> logs), else from the content; plain text with no telltale line is docs.
+pub fn detect_source_type(text: &str, path: Option<&str>) -> SourceType {
+    path.and_then(by_path).unwrap_or_else(|| by_content(text))
+}
+
+fn by_path(path: &str) -> Option<SourceType> {
+    let name = path
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(path)
+        .to_ascii_lowercase();
+    if CODE_NAMES.contains(&name.as_str()) {
+        return Some(SourceType::Code);
+    }
+    let stem = name.split('.').next().unwrap_or("");
+    let parts: Vec<&str> = name.split('.').skip(1).collect();
+    if parts
+        .iter()
+        .any(|p| LOG_EXTENSIONS.contains(p) && *p == "log")
+    {
+        return Some(SourceType::Logs);
+    }
+    match parts.last() {
+        Some(ext) if CODE_EXTENSIONS.contains(ext) => Some(SourceType::Code),
+        Some(ext) if DOC_EXTENSIONS.contains(ext) => Some(SourceType::Docs),
+        Some(ext) if LOG_EXTENSIONS.contains(ext) => Some(SourceType::Logs),
+        None if DOC_NAMES.contains(&stem) => Some(SourceType::Docs),
+        _ => None,
+    }
+}
+
+fn by_content(text: &str) -> SourceType {
+    let (mut code, mut logs, mut docs, mut total) = (0usize, 0usize, 0usize, 0usize);
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(SAMPLE_LINES)
+    {
+        total += 1;
+        let t = line.trim();
+        if looks_like_log(line, t) {
+            logs += 1;
+        } else if looks_like_code(t) {
+            code += 1;
+        } else if looks_like_doc(t) {
+            docs += 1;
+        }
+    }
+    if total == 0 || code.max(logs).max(docs) * 10 < total {
+        return SourceType::Docs;
+    }
+    if logs >= code && logs >= docs {
+        SourceType::Logs
+    } else if code >= docs {
+        SourceType::Code
+    } else {
+        SourceType::Docs
+    }
+}
+
+fn looks_like_log(line: &str, t: &str) -> bool {
+    const LEVELS: &[&str] = &[
+        " INFO ", " DEBUG ", " WARN ", " ERROR ", " TRACE ", "[INFO]", "[DEBUG]", "[WARN]",
+        "[ERROR]", "[TRACE]",
+    ];
+    const PREFIXES: &[&str] = &[
+        "Compiling ",
+        "Running ",
+        "Finished ",
+        "Checking ",
+        "Downloaded ",
+        "error[",
+        "error:",
+        "warning:",
+        "Traceback (most recent call last)",
+        "File \"",
+        "thread '",
+        "FAIL:",
+        "ERROR:",
+        "PASS ",
+        "FAIL ",
+        "npm ERR!",
+        "panic:",
+        "Exception in thread",
+        "at ",
+        "---- ",
+    ];
+    let head = &line.as_bytes()[..line.len().min(32)];
+    let timestamp = head.windows(8).any(|w| {
+        w[2] == b':'
+            && w[5] == b':'
+            && w.iter()
+                .enumerate()
+                .all(|(k, b)| k == 2 || k == 5 || b.is_ascii_digit())
+    }) || head.windows(10).any(|w| {
+        w[4] == b'-'
+            && w[7] == b'-'
+            && w.iter()
+                .enumerate()
+                .all(|(k, b)| k == 4 || k == 7 || b.is_ascii_digit())
+    });
+    timestamp
+        || LEVELS.iter().any(|l| line.contains(l))
+        || PREFIXES.iter().any(|p| t.starts_with(p))
+        || (t.starts_with("test ")
+            && (t.ends_with(" ok") || t.ends_with("FAILED") || t.ends_with("ignored")))
+        || t.ends_with("... ok")
+        || t.ends_with("PASSED")
+        || t.ends_with("FAILED")
+}
+
+fn looks_like_code(t: &str) -> bool {
+    const STARTS: &[&str] = &[
+        "fn ",
+        "pub ",
+        "def ",
+        "class ",
+        "import ",
+        "from ",
+        "use ",
+        "#include",
+        "return",
+        "let ",
+        "const ",
+        "var ",
+        "function ",
+        "if (",
+        "for (",
+        "while (",
+        "} else",
+        "package ",
+        "func ",
+        "struct ",
+        "impl ",
+        "enum ",
+        "trait ",
+        "mod ",
+        "#[",
+        "@",
+        "//",
+        "/*",
+        "* ",
+        "*/",
+        "self.",
+        "elif ",
+        "else:",
+        "try:",
+        "except",
+        "async ",
+        "static ",
+        "private ",
+        "public ",
+        "protected ",
+        "type ",
+        "interface ",
+        "#!",
+    ];
+    const ENDS: &[char] = &['{', '}', ';', '(', '[', ')', ']'];
+    STARTS.iter().any(|s| t.starts_with(s))
+        || t.ends_with(ENDS)
+        || (t.ends_with(':') && (t.starts_with("if ") || t.starts_with("for ")))
+}
+
+fn looks_like_doc(t: &str) -> bool {
+    if t.starts_with('#') || t.starts_with("```") || t.starts_with("~~~") || t.starts_with("> ") {
+        return true;
+    }
+    if t.len() >= 3
+        && t.bytes().all(|b| b == t.as_bytes()[0])
+        && b"=-~^*+#".contains(&t.as_bytes()[0])
+    {
+        return true;
+    }
+    let words = t.split_whitespace().count();
+    let list = t.starts_with("- ")
+        || t.starts_with("* ")
+        || t.split_once(". ")
+            .is_some_and(|(n, _)| n.bytes().all(|b| b.is_ascii_digit()));
+    list || (words >= 5
+        && t.chars().filter(|c| c.is_alphabetic() || *c == ' ').count() * 10
+            >= t.chars().count() * 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extension_wins() {
+        assert_eq!(
+            detect_source_type("# Title", Some("src/lib.rs")),
+            SourceType::Code
+        );
+        assert_eq!(
+            detect_source_type("fn main() {}", Some("README.md")),
+            SourceType::Docs
+        );
+        assert_eq!(
+            detect_source_type("", Some("/var/log/app.log")),
+            SourceType::Logs
+        );
+        assert_eq!(detect_source_type("", Some("app.log.1")), SourceType::Logs);
+        assert_eq!(
+            detect_source_type("", Some("CMakeLists.txt")),
+            SourceType::Code
+        );
+        assert_eq!(detect_source_type("", Some("notes.txt")), SourceType::Docs);
+        assert_eq!(
+            detect_source_type("", Some("C:\\x\\Main.JAVA")),
+            SourceType::Code
+        );
+        assert_eq!(detect_source_type("", Some("LICENSE")), SourceType::Docs);
+    }
+
+    #[test]
+    fn unknown_extension_falls_back_to_content() {
+        let code = "use std::io;\n\nfn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n";
+        assert_eq!(
+            detect_source_type(code, Some("script.unknown")),
+            SourceType::Code
+        );
+        assert_eq!(detect_source_type(code, None), SourceType::Code);
+    }
+
+    #[test]
+    fn content_logs() {
+        let log = "2024-05-01 12:00:01 INFO starting\n2024-05-01 12:00:02 ERROR boom\n";
+        assert_eq!(detect_source_type(log, None), SourceType::Logs);
+        let cargo = "running 2 tests\ntest a ... ok\ntest b ... FAILED\n\nfailures:\n";
+        assert_eq!(detect_source_type(cargo, None), SourceType::Logs);
+        let py = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad\n";
+        assert_eq!(detect_source_type(py, None), SourceType::Logs);
+    }
+
+    #[test]
+    fn content_docs() {
+        let md = "# Title\n\nThis project prunes text for coding agents and keeps it recoverable.\n\n- one item here\n";
+        assert_eq!(detect_source_type(md, None), SourceType::Docs);
+        assert_eq!(detect_source_type("", None), SourceType::Docs);
+        assert_eq!(detect_source_type("L1\nL2\nL3", None), SourceType::Docs);
+    }
+}

@@ -1,0 +1,259 @@
+//! The working state of one plan: what each line's fate is so far, why, how much it matters, and
+//! which lines may never be removed. Also the source-independent clean-ups applied to every draft.
+//!
+//! Owns line bookkeeping and the passes that only ever reshape removed runs (absorbing blank lines,
+//! restoring runs too small to be worth a marker, keeping atomic blocks whole). It must never judge
+//! relevance itself; the per-source strategies do.
+
+use super::Removed;
+use std::ops::Range;
+
+/// Why a line was removed; rendered as a short French reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Reason {
+    /// Generic: the line does not serve the goal.
+    OffFocus,
+    /// The body of a definition that does not serve the goal.
+    Body,
+    /// The doc comment of a definition that does not serve the goal.
+    Doc,
+    /// Log lines far from any error and from the goal.
+    Log,
+    /// Repetitions of the line just above (digits ignored).
+    Repeated,
+}
+
+impl Reason {
+    /// The reason as written in annotations and markers.
+    pub(crate) fn text(self) -> &'static str {
+        match self {
+            Reason::OffFocus => "hors focus",
+            Reason::Body => "corps hors focus",
+            Reason::Doc => "doc hors focus",
+            Reason::Log => "journal hors focus",
+            Reason::Repeated => "lignes répétées",
+        }
+    }
+}
+
+/// A removed run whose text is shorter than this many bytes is kept instead: its marker would cost
+/// about as many tokens as the lines themselves (a marker is ~90 bytes, ~30 o200k tokens).
+const MIN_RUN_BYTES: usize = 110;
+
+/// Per-line decisions under construction.
+pub(crate) struct Draft {
+    /// `true` = the line is kept.
+    pub(crate) keep: Vec<bool>,
+    /// Lines that must be kept whatever happens (NO_PRUNE blocks).
+    pub(crate) must: Vec<bool>,
+    /// Priority for adding lines back when a constraint forces it (higher first).
+    pub(crate) score: Vec<f32>,
+    /// Why each removed line was removed.
+    pub(crate) reason: Vec<Reason>,
+    /// Ranges that are kept or removed whole (fenced code blocks in docs).
+    pub(crate) atoms: Vec<Range<usize>>,
+}
+
+impl Draft {
+    /// A draft that keeps all `n` lines.
+    pub(crate) fn keep_all(n: usize) -> Draft {
+        Draft {
+            keep: vec![true; n],
+            must: vec![false; n],
+            score: vec![0.0; n],
+            reason: vec![Reason::OffFocus; n],
+            atoms: Vec::new(),
+        }
+    }
+
+    /// Marks line `i` removed for `reason`.
+    pub(crate) fn remove(&mut self, i: usize, reason: Reason) {
+        self.keep[i] = false;
+        self.reason[i] = reason;
+    }
+
+    /// Number of removed lines.
+    pub(crate) fn removed(&self) -> usize {
+        self.keep.iter().filter(|k| !**k).count()
+    }
+
+    /// Keeps every line marked `must`.
+    pub(crate) fn force_must(&mut self) {
+        for (k, m) in self.keep.iter_mut().zip(&self.must) {
+            *k |= *m;
+        }
+    }
+
+    /// Removes blank lines that touch a removed line, so that removed runs separated only by blank
+    /// lines become one run (one marker) and no orphan blank lines stay around a marker.
+    pub(crate) fn absorb_blanks(&mut self, lines: &[&str]) {
+        let n = lines.len();
+        let mut i = 0;
+        while i < n {
+            if !is_blank(lines[i]) || !self.keep[i] || self.must[i] {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < n && is_blank(lines[i]) && self.keep[i] && !self.must[i] {
+                i += 1;
+            }
+            let before = start > 0 && !self.keep[start - 1];
+            let after = i < n && !self.keep[i];
+            if before || after {
+                let reason = if before {
+                    self.reason[start - 1]
+                } else {
+                    self.reason[i]
+                };
+                for j in start..i {
+                    self.remove(j, reason);
+                }
+            }
+        }
+    }
+
+    /// Keeps removed runs too small to be worth a marker.
+    pub(crate) fn restore_small_runs(&mut self, lines: &[&str]) {
+        for run in runs(&self.keep) {
+            let bytes: usize = lines[run.clone()].iter().map(|l| l.len() + 1).sum();
+            if bytes < MIN_RUN_BYTES {
+                self.keep[run].fill(true);
+            }
+        }
+    }
+
+    /// Keeps every atom of which at least one line is kept.
+    pub(crate) fn keep_atoms_whole(&mut self) {
+        for atom in &self.atoms {
+            if self.keep[atom.clone()].iter().any(|k| *k) {
+                self.keep[atom.clone()].fill(true);
+            }
+        }
+    }
+
+    /// The removed runs with their majority reason.
+    pub(crate) fn removed_runs(&self) -> Vec<Removed> {
+        runs(&self.keep)
+            .into_iter()
+            .map(|run| Removed {
+                start_line: run.start + 1,
+                end_line: run.end,
+                reason: majority(&self.reason[run]).text().to_owned(),
+            })
+            .collect()
+    }
+}
+
+/// A line with nothing but whitespace.
+pub(crate) fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+/// Maximal runs of `false` in `keep`, as 0-based half-open ranges.
+pub(crate) fn runs(keep: &[bool]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < keep.len() {
+        if keep[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < keep.len() && !keep[i] {
+            i += 1;
+        }
+        out.push(start..i);
+    }
+    out
+}
+
+/// The most frequent reason (ties: the smallest, i.e. the most generic).
+fn majority(reasons: &[Reason]) -> Reason {
+    let all = [
+        Reason::OffFocus,
+        Reason::Body,
+        Reason::Doc,
+        Reason::Log,
+        Reason::Repeated,
+    ];
+    let mut best = (0, Reason::OffFocus);
+    for r in all {
+        let count = reasons.iter().filter(|x| **x == r).count();
+        if count > best.0 {
+            best = (count, r);
+        }
+    }
+    best.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_are_maximal() {
+        let keep = [true, false, false, true, false, true];
+        assert_eq!(runs(&keep), vec![1..3, 4..5]);
+        assert!(runs(&[]).is_empty());
+    }
+
+    #[test]
+    fn blanks_between_removed_runs_merge_them() {
+        let lines = ["keep", "x", "", "y", "keep"];
+        let mut d = Draft::keep_all(5);
+        d.remove(1, Reason::Body);
+        d.remove(3, Reason::Doc);
+        d.absorb_blanks(&lines);
+        assert_eq!(d.keep, [true, false, false, false, true]);
+        assert_eq!(runs(&d.keep), vec![1..4]);
+    }
+
+    #[test]
+    fn blank_lines_under_no_prune_stay() {
+        let lines = ["x", ""];
+        let mut d = Draft::keep_all(2);
+        d.remove(0, Reason::Body);
+        d.must[1] = true;
+        d.absorb_blanks(&lines);
+        assert!(d.keep[1]);
+    }
+
+    #[test]
+    fn small_runs_come_back() {
+        let long = "x".repeat(200);
+        let lines = ["a", "b", long.as_str(), "c"];
+        let mut d = Draft::keep_all(4);
+        d.remove(1, Reason::Body);
+        d.remove(2, Reason::Body);
+        d.restore_small_runs(&lines);
+        assert_eq!(d.keep, [true, false, false, true]);
+        d.keep[2] = true;
+        d.restore_small_runs(&lines);
+        assert!(d.keep.iter().all(|k| *k));
+    }
+
+    #[test]
+    fn atoms_are_kept_whole() {
+        let mut d = Draft::keep_all(5);
+        for i in 1..4 {
+            d.remove(i, Reason::OffFocus);
+        }
+        d.keep[2] = true;
+        d.atoms.push(1..4);
+        d.keep_atoms_whole();
+        assert!(d.keep.iter().all(|k| *k));
+    }
+
+    #[test]
+    fn run_reason_is_the_majority() {
+        let mut d = Draft::keep_all(4);
+        d.remove(0, Reason::Doc);
+        d.remove(1, Reason::Body);
+        d.remove(2, Reason::Body);
+        let runs = d.removed_runs();
+        assert_eq!(runs.len(), 1);
+        assert_eq!((runs[0].start_line, runs[0].end_line), (1, 3));
+        assert_eq!(runs[0].reason, "corps hors focus");
+    }
+}

@@ -1,0 +1,294 @@
+//! Pruning logs and command output: keep errors, warnings, failures and panics with a few lines of
+//! context and their whole stack trace, keep the lines about the goal, the head and the tail;
+//! collapse runs of repeated lines; remove the rest.
+//!
+//! Owns the log decisions. It must never remove an alert line unless it repeats the line above
+//! (digits ignored), and never interpret the log's content beyond recognising these patterns.
+
+use super::draft::{Draft, Reason, is_blank};
+use super::terms::Matches;
+
+/// First lines always kept (the command, the start of the run).
+const HEAD: usize = 5;
+/// Last lines always kept (summaries, exit status).
+const TAIL: usize = 10;
+/// Context kept around an alert line.
+const BEFORE: usize = 2;
+const AFTER: usize = 3;
+/// Context kept around a line about the goal.
+const GOAL_CONTEXT: usize = 1;
+/// A stack trace is followed for at most this many lines.
+const MAX_TRACE: usize = 500;
+/// Goal lines: fraction of the best line score and of the goal's total IDF mass to reach.
+const REL_OF_BEST: f32 = 0.6;
+const REL_OF_TOTAL: f32 = 0.25;
+/// Word stems that make a line an alert (case-insensitive, whole words or camel-case parts).
+const ALERTS: &[&str] = &[
+    "abort",
+    "assert",
+    "critical",
+    "denied",
+    "erreur",
+    "error",
+    "exception",
+    "fail",
+    "fatal",
+    "panic",
+    "segmentation",
+    "traceback",
+    "warn",
+    "échec",
+    "échou",
+];
+/// Inflections accepted after an alert stem (`failed`, `failures`, `panicked`, `warnings`, ...).
+const SUFFIXES: &[&str] = &[
+    "", "s", "e", "es", "ed", "ing", "ings", "ure", "ures", "ion", "ions", "ked", "king", "é",
+    "ée", "és", "ées",
+];
+/// Lines that open a stack trace.
+const TRACE_OPENERS: &[&str] = &[
+    "Traceback (most recent call last)",
+    "stack backtrace:",
+    "Stack trace:",
+    "Stack backtrace:",
+    "Caused by:",
+];
+
+/// Decides every line of a log. With an empty goal only repetitions are removed.
+pub(crate) fn plan(lines: &[&str], m: &Matches, goal_empty: bool, draft: &mut Draft) {
+    let n = lines.len();
+    let repeated = repeated(lines);
+    let mut keep = vec![goal_empty; n];
+    if !goal_empty {
+        keep.iter_mut().take(HEAD).for_each(|k| *k = true);
+        keep.iter_mut().rev().take(TAIL).for_each(|k| *k = true);
+        let best = (0..n).map(|i| m.line(i)).fold(0.0, f32::max);
+        let threshold = (REL_OF_BEST * best).max(REL_OF_TOTAL * m.total);
+        let mut i = 0;
+        while i < n {
+            let score = m.line(i);
+            let alert = is_alert(lines[i]);
+            draft.score[i] = score + if alert { 1.0 } else { 0.0 };
+            if score > 0.0 && score >= threshold {
+                mark(
+                    &mut keep,
+                    i.saturating_sub(GOAL_CONTEXT),
+                    i + GOAL_CONTEXT + 1,
+                );
+            }
+            if alert || is_trace_opener(lines[i]) {
+                let end = trace_end(lines, i);
+                mark(
+                    &mut keep,
+                    i.saturating_sub(BEFORE),
+                    (i + AFTER + 1).max(end),
+                );
+                if end > i + 1 {
+                    i = end;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+    }
+    for i in 0..n {
+        if repeated[i] {
+            draft.remove(i, Reason::Repeated);
+        } else if !keep[i] {
+            draft.remove(i, Reason::Log);
+        }
+    }
+}
+
+fn mark(keep: &mut [bool], from: usize, to: usize) {
+    let to = to.min(keep.len());
+    keep[from.min(to)..to].fill(true);
+}
+
+/// A line reporting an error, warning, failure, panic, exception or assertion (not a passing test).
+pub(crate) fn is_alert(line: &str) -> bool {
+    let t = line.trim_end();
+    if t.ends_with("... ok")
+        || t.ends_with(" ok") && t.trim_start().starts_with("test ")
+        || t.contains(" PASSED")
+    {
+        return false;
+    }
+    words(line).any(|w| {
+        let lower = w.to_lowercase();
+        ALERTS.iter().any(|s| {
+            lower
+                .strip_prefix(s)
+                .is_some_and(|rest| SUFFIXES.contains(&rest))
+        })
+    })
+}
+
+/// Words of a line for alert matching: alphanumeric runs split at camel case; runs containing `_`
+/// are identifiers (`test_error_path`) and are skipped.
+fn words(line: &str) -> impl Iterator<Item = &str> {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty() && !w.contains('_'))
+        .flat_map(camel_parts)
+}
+
+fn camel_parts(word: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut prev_lower = false;
+    for (i, c) in word.char_indices() {
+        if c.is_uppercase() && prev_lower {
+            out.push(&word[start..i]);
+            start = i;
+        }
+        prev_lower = c.is_lowercase();
+    }
+    out.push(&word[start..]);
+    out
+}
+
+fn is_trace_opener(line: &str) -> bool {
+    let t = line.trim();
+    TRACE_OPENERS.iter().any(|o| t.starts_with(o))
+}
+
+/// End (exclusive) of the stack trace that follows line `i`: the indented or frame-looking lines
+/// after it, plus the first plain line after an indented stretch (Python's exception line).
+fn trace_end(lines: &[&str], i: usize) -> usize {
+    let mut j = i + 1;
+    let limit = (i + 1 + MAX_TRACE).min(lines.len());
+    while j < limit && is_frame(lines[j]) {
+        j += 1;
+    }
+    if j > i + 1 && j < limit && !is_blank(lines[j]) {
+        j += 1;
+    }
+    j
+}
+
+fn is_frame(line: &str) -> bool {
+    if is_blank(line) {
+        return false;
+    }
+    let t = line.trim_start();
+    let numbered = t
+        .split_once(": ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    line.starts_with([' ', '\t']) || t.starts_with("at ") || t.starts_with("File \"") || numbered
+}
+
+/// `true` for the lines strictly inside a run of at least three consecutive non-blank lines that
+/// are the same once digit runs are ignored (the first and last of each run stay).
+fn repeated(lines: &[&str]) -> Vec<bool> {
+    let n = lines.len();
+    let mut out = vec![false; n];
+    let mut i = 0;
+    while i < n {
+        let mut j = i + 1;
+        while j < n && !is_blank(lines[i]) && same_shape(lines[i], lines[j]) {
+            j += 1;
+        }
+        if j - i >= 3 {
+            out[i + 1..j - 1].fill(true);
+        }
+        i = j;
+    }
+    out
+}
+
+/// Equal after trimming, with every run of ASCII digits counting as one digit.
+fn same_shape(a: &str, b: &str) -> bool {
+    fn shape(s: &str) -> impl Iterator<Item = char> + '_ {
+        let mut prev_digit = false;
+        s.trim().chars().filter_map(move |c| {
+            let digit = c.is_ascii_digit();
+            let skip = digit && prev_digit;
+            prev_digit = digit;
+            if skip {
+                None
+            } else if digit {
+                Some('0')
+            } else {
+                Some(c)
+            }
+        })
+    }
+    shape(a).eq(shape(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prune::engine::terms::Query;
+
+    fn kept(log: &str, goal: &str) -> Vec<String> {
+        let lines: Vec<&str> = log.lines().collect();
+        let q = Query::new(goal);
+        let m = Matches::new(&q, &lines);
+        let mut d = Draft::keep_all(lines.len());
+        plan(&lines, &m, q.is_empty(), &mut d);
+        lines
+            .iter()
+            .zip(&d.keep)
+            .filter(|(_, k)| **k)
+            .map(|(l, _)| l.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn alerts() {
+        assert!(is_alert("error[E0308]: mismatched types"));
+        assert!(is_alert("test tests::b ... FAILED"));
+        assert!(is_alert("AssertionError: 1 != 2"));
+        assert!(is_alert("thread 'main' panicked at src/main.rs:2:5:"));
+        assert!(is_alert("WARN disk almost full"));
+        assert!(is_alert("Erreur : fichier introuvable"));
+        assert!(!is_alert("test parser::error_on_empty ... ok"));
+        assert!(!is_alert("test_error_path (t.T.test_error_path) ... ok"));
+        assert!(!is_alert("2024-01-01 INFO all good"));
+        assert!(!is_alert("errorless warehouse"));
+    }
+
+    #[test]
+    fn keeps_error_with_context_and_trace() {
+        let mut log: Vec<String> = (0..40).map(|i| format!("INFO step {i} done")).collect();
+        log.insert(20, "Traceback (most recent call last):".into());
+        log.insert(21, "  File \"a.py\", line 3, in f".into());
+        log.insert(22, "    g()".into());
+        log.insert(23, "ValueError: bad value".into());
+        let k = kept(&log.join("\n"), "why does it crash");
+        assert!(k.contains(&"ValueError: bad value".to_string()));
+        assert!(k.contains(&"    g()".to_string()));
+        assert!(k.len() < log.len(), "{k:#?}");
+        assert!(
+            k.contains(&"INFO step 0 done".to_string())
+                && k.contains(&"INFO step 39 done".to_string())
+        );
+    }
+
+    #[test]
+    fn collapses_repeats_even_with_empty_goal() {
+        let log: Vec<String> = (0..10)
+            .map(|i| format!("retrying connection attempt {i}"))
+            .collect();
+        let k = kept(&log.join("\n"), "");
+        assert_eq!(
+            k,
+            [
+                "retrying connection attempt 0",
+                "retrying connection attempt 9"
+            ]
+        );
+    }
+
+    #[test]
+    fn goal_lines_are_kept() {
+        let mut log: Vec<String> = (0..30)
+            .map(|i| format!("GET /static/file{i}.css 200"))
+            .collect();
+        log[15] = "POST /api/upload 500 payload too large".into();
+        log[16] = "GET /next 200".into();
+        let k = kept(&log.join("\n"), "upload payload");
+        assert!(k.contains(&"POST /api/upload 500 payload too large".to_string()));
+    }
+}

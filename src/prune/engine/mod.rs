@@ -1,0 +1,268 @@
+//! The built-in pruning engine: a pure, deterministic, line-level decision of which lines of a text
+//! serve a goal (seed 001 sections 2.3, 5, 7.3, 7.4 and 9).
+//!
+//! Owns the decision only: for each line, keep or remove, and for each removed run, a short French
+//! reason. It must never do I/O, read a clock, use randomness or the network, and never return a
+//! plan that breaks `max_prune_ratio`, `min_keep_lines` or a NO_PRUNE block.
+//!
+//! How a plan is made: the goal is split into terms (identifier-aware, stop words dropped, IDF over
+//! the lines of this text); a strategy per source type marks lines to remove (code: whole bodies
+//! of irrelevant definitions; logs: everything far from alerts and from the goal; docs: paragraphs
+//! and sections off the goal); then NO_PRUNE lines are forced back, blank lines around removed runs
+//! are absorbed, runs too small to be worth a marker are restored, and removed lines are added back
+//! best first until both limits hold.
+//!
+//! An empty goal (nothing left after stop words) carries no focus, so nothing is removed for being
+//! off-focus: logs still lose runs of repeated lines, code and docs are kept whole, and the plan
+//! warns `empty_goal`.
+
+mod code;
+mod constraints;
+mod detect;
+mod directives;
+mod docs;
+mod draft;
+mod logs;
+mod terms;
+
+pub use detect::detect_source_type;
+
+use crate::contract::types::SourceType;
+use draft::Draft;
+use terms::{Matches, Query};
+
+/// Hard constraints of one run (seed 001 section 5.1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// Largest allowed fraction of removed lines (0..=1).
+    pub max_prune_ratio: f64,
+    /// Smallest number of kept lines (capped at the number of lines).
+    pub min_keep_lines: usize,
+}
+
+impl Default for Limits {
+    /// The tools' defaults: `max_prune_ratio` 0.8, `min_keep_lines` 20.
+    fn default() -> Self {
+        Limits {
+            max_prune_ratio: 0.8,
+            min_keep_lines: 20,
+        }
+    }
+}
+
+/// One maximal run of removed lines, 1-based inclusive original line numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removed {
+    /// First removed line (1-based).
+    pub start_line: usize,
+    /// Last removed line (1-based, inclusive).
+    pub end_line: usize,
+    /// Short French reason, one line (e.g. `hors focus`).
+    pub reason: String,
+}
+
+/// The engine's decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// One entry per input line: `true` when the line is kept.
+    pub keep: Vec<bool>,
+    /// The removed runs, in order, covering exactly the lines with `keep == false`.
+    pub removed: Vec<Removed>,
+    /// Warning codes (`empty_goal`, `constraints_unmet`).
+    pub warnings: Vec<String>,
+    /// `true` when the engine could not comply and returned a no-op.
+    pub used_fallback: bool,
+}
+
+/// Lines of `text` without their terminators (`"a\nb\n"` -> `["a", "b"]`; `""` -> `[]`; a `'\r'`
+/// before `'\n'` stays in the line, so joining with `'\n'` restores the text).
+pub fn split_lines(text: &str) -> Vec<&str> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if text.ends_with('\n') {
+        lines.pop();
+    }
+    lines
+}
+
+/// Decides which of `lines` to keep for `goal`. Deterministic; linear in the size of the text.
+///
+/// Falls back to a no-op (`used_fallback`, warning `constraints_unmet`) only when no plan can
+/// satisfy `limits` at all (a NaN or negative `max_prune_ratio`): keeping more lines is always
+/// allowed, so any other plan is repaired by adding lines back.
+pub fn plan(lines: &[&str], goal: &str, source: SourceType, limits: &Limits) -> Plan {
+    let n = lines.len();
+    let Some(allowed) = constraints::max_removable(n, limits) else {
+        return fallback(n);
+    };
+    let query = Query::new(goal);
+    let mut warnings = Vec::new();
+    if query.is_empty() {
+        warnings.push("empty_goal".to_owned());
+    }
+    let mut draft = Draft::keep_all(n);
+    if n > 0 {
+        let m = Matches::new(&query, lines);
+        match source {
+            SourceType::Logs => logs::plan(lines, &m, query.is_empty(), &mut draft),
+            SourceType::Code if !query.is_empty() => code::plan(lines, &m, &mut draft),
+            SourceType::Docs if !query.is_empty() => docs::plan(lines, &m, &mut draft),
+            SourceType::Code | SourceType::Docs => {}
+        }
+    }
+    draft.must = directives::protected(lines);
+    draft.force_must();
+    draft.keep_atoms_whole();
+    draft.absorb_blanks(lines);
+    draft.keep_atoms_whole();
+    draft.restore_small_runs(lines);
+    constraints::add_back(&mut draft, allowed);
+    draft.keep_atoms_whole();
+    draft.restore_small_runs(lines);
+    if !constraints::complies(&draft.keep, limits)
+        || draft.keep.iter().zip(&draft.must).any(|(k, m)| *m && !*k)
+    {
+        return fallback(n);
+    }
+    Plan {
+        removed: draft.removed_runs(),
+        keep: draft.keep,
+        warnings,
+        used_fallback: false,
+    }
+}
+
+/// The no-op plan returned when the limits cannot be met.
+fn fallback(n: usize) -> Plan {
+    Plan {
+        keep: vec![true; n],
+        removed: Vec::new(),
+        warnings: vec!["constraints_unmet".to_owned()],
+        used_fallback: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_lines_cases() {
+        assert_eq!(split_lines(""), Vec::<&str>::new());
+        assert_eq!(split_lines("a\nb\n"), ["a", "b"]);
+        assert_eq!(split_lines("a\nb"), ["a", "b"]);
+        assert_eq!(split_lines("\n"), [""]);
+        assert_eq!(split_lines("a\r\nb\r\n"), ["a\r", "b\r"]);
+        assert_eq!(split_lines("a\n\n"), ["a", ""]);
+    }
+
+    #[test]
+    fn empty_text() {
+        let p = plan(&[], "anything", SourceType::Code, &Limits::default());
+        assert_eq!(
+            p,
+            Plan {
+                keep: vec![],
+                removed: vec![],
+                warnings: vec![],
+                used_fallback: false
+            }
+        );
+    }
+
+    #[test]
+    fn invalid_ratio_falls_back() {
+        let lines = ["a", "b"];
+        let p = plan(
+            &lines,
+            "a",
+            SourceType::Docs,
+            &Limits {
+                max_prune_ratio: f64::NAN,
+                min_keep_lines: 0,
+            },
+        );
+        assert!(p.used_fallback && p.keep.iter().all(|k| *k) && p.removed.is_empty());
+        assert_eq!(p.warnings, ["constraints_unmet"]);
+    }
+
+    #[test]
+    fn empty_goal_prunes_nothing_in_code_and_docs() {
+        let text = "fn a() {\n    one();\n    two();\n    three();\n}\n".repeat(20);
+        let lines = split_lines(&text);
+        let limits = Limits {
+            max_prune_ratio: 1.0,
+            min_keep_lines: 0,
+        };
+        for source in [SourceType::Code, SourceType::Docs] {
+            let p = plan(&lines, "  the  ", source, &limits);
+            assert!(p.keep.iter().all(|k| *k));
+            assert_eq!(p.warnings, ["empty_goal"]);
+        }
+    }
+
+    #[test]
+    fn ratio_is_a_result() {
+        let mut text = String::from("fn wanted_target() {\n    wanted_target_body();\n}\n");
+        for i in 0..50 {
+            text.push_str(&format!("fn other{i}() {{\n    let value = compute_something_long({i});\n    store_value_somewhere(value);\n    log_value(value);\n    notify_listeners(value);\n    update_metrics(value);\n}}\n"));
+        }
+        let lines = split_lines(&text);
+        for ratio in [0.0, 0.1, 0.5, 0.8, 1.0] {
+            let limits = Limits {
+                max_prune_ratio: ratio,
+                min_keep_lines: 20,
+            };
+            let p = plan(&lines, "wanted_target", SourceType::Code, &limits);
+            let removed = p.keep.iter().filter(|k| !**k).count();
+            assert!(
+                removed as f64 / lines.len() as f64 <= ratio,
+                "ratio {ratio}: removed {removed}"
+            );
+            assert!(lines.len() - removed >= 20);
+            assert!(p.keep[0] && p.keep[1] && p.keep[2]);
+            if ratio >= 0.5 {
+                assert!(removed > 0);
+            }
+        }
+    }
+
+    #[test]
+    fn no_prune_block_is_kept() {
+        let mut text = String::from("fn a() {\n");
+        text.push_str("    // ⟦NO_PRUNE_BEGIN⟧\n    secret_sauce();\n    // ⟦NO_PRUNE_END⟧\n");
+        text.push_str(&"    filler_call_that_is_long_enough_to_matter();\n".repeat(30));
+        text.push_str("}\nfn wanted() {\n    yes();\n}\n");
+        let lines = split_lines(&text);
+        let p = plan(
+            &lines,
+            "wanted",
+            SourceType::Code,
+            &Limits {
+                max_prune_ratio: 1.0,
+                min_keep_lines: 0,
+            },
+        );
+        assert!(p.keep[1] && p.keep[2] && p.keep[3]);
+        assert!(p.keep.iter().any(|k| !*k));
+    }
+
+    #[test]
+    fn removed_runs_match_keep() {
+        let text = (0..100)
+            .map(|i| format!("INFO request {i} served in {}ms by worker pool", i * 7))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let lines = split_lines(&text);
+        let p = plan(&lines, "timeout", SourceType::Logs, &Limits::default());
+        let mut keep = vec![true; lines.len()];
+        for r in &p.removed {
+            assert!(r.start_line <= r.end_line);
+            keep[r.start_line - 1..r.end_line].fill(false);
+        }
+        assert_eq!(keep, p.keep);
+        assert!(!p.removed.is_empty());
+    }
+}

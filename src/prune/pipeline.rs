@@ -1,0 +1,381 @@
+//! Seed 000's pruning path for one tool output: `req:prune_check` (question? backend? empty? too
+//! large?), `req:calling_pruner` with a timeout, `req:pruner_error_fallback`, and the
+//! `PruningMetadata` each outcome reports. Every backend's answer is reduced to a keep mask and
+//! rendered by [`super::render`], so order, `max_prune_ratio`, `min_keep_lines` and markers hold
+//! whatever the backend. The raw output is stored under the `prune_id` before anything is cut.
+//! The raw output is never lost: on any failure the tool returns it unchanged.
+
+use super::backend::{self, Failure};
+use super::engine::{self, Limits, Plan, Removed};
+use super::render;
+use crate::app::App;
+use crate::config::{Backend, Config};
+use crate::contract::types::{
+    PrunerError, PrunerErrorCode, PrunerRequest, PrunerRequestTool, PrunerResponse,
+    PruningMetadata, PruningMetadataBackend, PruningMetadataReason, SourceType,
+};
+use crate::tools::{ToolCtx, not_attempted};
+use crate::{events, tokens};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// One pruning request from a tool.
+pub struct Job<'a> {
+    /// Tool name (`read`, `bash`, `grep`).
+    pub tool: &'a str,
+    /// Raw output.
+    pub text: &'a str,
+    /// The agent's focus question, if any.
+    pub question: Option<&'a str>,
+    /// Kind of text.
+    pub source: SourceType,
+    /// Short label for the store (path, command).
+    pub label: &'a str,
+}
+
+/// What pruning produced.
+#[derive(Debug)]
+pub struct Pruned {
+    /// The text to return (kept lines + markers) when pruning was applied.
+    pub text: Option<String>,
+    /// Which original lines were kept, when applied.
+    pub keep: Option<Vec<bool>>,
+    /// Seed 000 metadata.
+    pub metadata: PruningMetadata,
+}
+
+/// The configured pruner.
+pub struct Pruner {
+    /// Selected backend.
+    pub backend: Backend,
+    /// Endpoint of the http / swe-pruner backend.
+    endpoint: Option<url::Url>,
+    /// Per-call timeout.
+    timeout: Duration,
+    /// Largest raw output that is pruned.
+    max_input: usize,
+    /// Threshold sent to SWE-Pruner.
+    swe_threshold: f64,
+    /// Shared HTTP client (remote backends only).
+    client: Option<reqwest::Client>,
+}
+
+impl Pruner {
+    /// Builds the pruner for `config`.
+    pub fn new(config: &Config) -> Pruner {
+        let remote = matches!(config.backend, Backend::Http | Backend::SwePruner);
+        Pruner {
+            backend: config.backend,
+            endpoint: config.pruner_endpoint.clone(),
+            timeout: config.pruner_timeout,
+            max_input: config.max_prune_input_bytes,
+            swe_threshold: config.swe_threshold,
+            client: remote.then(backend::client),
+        }
+    }
+
+    fn backend_name(&self) -> PruningMetadataBackend {
+        self.backend
+            .as_str()
+            .parse()
+            .expect("backend names match the schema")
+    }
+
+    /// Runs seed 000's pruning decision for one tool output.
+    pub async fn apply(&self, ctx: &ToolCtx, job: Job<'_>) -> Pruned {
+        let raw_bytes = job.text.len() as u64;
+        let skip = |reason| Pruned {
+            text: None,
+            keep: None,
+            metadata: not_attempted(reason, raw_bytes),
+        };
+        let Some(question) = job.question else {
+            return skip(PruningMetadataReason::NoFocusQuestion);
+        };
+        if self.backend == Backend::Off {
+            return skip(PruningMetadataReason::DisabledOrUnconfigured);
+        }
+        if job.text.trim().is_empty() {
+            return skip(PruningMetadataReason::OutputEmpty);
+        }
+        if job.text.len() > self.max_input {
+            return skip(PruningMetadataReason::TooLarge);
+        }
+
+        let app = &ctx.app;
+        let lines = engine::split_lines(job.text);
+        let prune_id = app.store.put(job.tool, job.label, job.text.to_string());
+        let endpoint = self
+            .endpoint
+            .as_ref()
+            .map(|u| u.to_string())
+            .unwrap_or_else(|| "builtin".into());
+        events::pruner_call_start(&ctx.request_id, &endpoint, job.tool, raw_bytes);
+        let started = Instant::now();
+        let outcome = tokio::select! {
+            r = self.plan(ctx, &job, question, &lines) => r,
+            _ = ctx.cancel.cancelled() => Err(Failure { code: PrunerErrorCode::Timeout, message: "request cancelled while pruning".into() }),
+        };
+        let duration_ms = started.elapsed().as_millis() as u64;
+        let plan = outcome;
+        let mut metadata = PruningMetadata {
+            attempted: true,
+            applied: false,
+            fallback: false,
+            reason: None,
+            raw_bytes,
+            pruned_bytes: None,
+            pruner_duration_ms: Some(duration_ms),
+            error: None,
+            backend: Some(self.backend_name()),
+            prune_id: Some(prune_id.clone()),
+            tokens_before: None,
+            tokens_after: None,
+        };
+        match plan {
+            Ok(plan) => {
+                let rendered = render::render(
+                    &lines,
+                    &plan,
+                    &prune_id,
+                    false,
+                    true,
+                    job.text.ends_with('\n'),
+                );
+                let before = tokens::count(job.text) as u64;
+                let after = tokens::count(&rendered.pruned_text) as u64;
+                app.tokens_saved
+                    .fetch_add(before.saturating_sub(after), Ordering::Relaxed);
+                events::pruner_call_ok(
+                    &ctx.request_id,
+                    job.tool,
+                    duration_ms,
+                    rendered.pruned_text.len() as u64,
+                );
+                metadata.applied = true;
+                metadata.pruned_bytes = Some(rendered.pruned_text.len() as u64);
+                metadata.tokens_before = Some(before);
+                metadata.tokens_after = Some(after);
+                Pruned {
+                    text: Some(rendered.pruned_text),
+                    keep: Some(plan.keep),
+                    metadata,
+                }
+            }
+            Err(f) => {
+                events::pruner_call_failed(
+                    &ctx.request_id,
+                    job.tool,
+                    &f.code.to_string(),
+                    duration_ms,
+                    &f.message,
+                );
+                ctx.log("warning", serde_json::json!({ "event": "pruner.call_failed", "reason": f.code.to_string(), "message": f.message }));
+                metadata.fallback = true;
+                metadata.reason = Some(PruningMetadataReason::PrunerError);
+                metadata.error = Some(PrunerError {
+                    code: f.code,
+                    message: f.message,
+                });
+                Pruned {
+                    text: None,
+                    keep: None,
+                    metadata,
+                }
+            }
+        }
+    }
+
+    /// Asks the backend which lines to keep. The builtin engine's plan is used as it is (with its
+    /// own reasons); a remote answer becomes a keep mask checked against the limits.
+    async fn plan(
+        &self,
+        ctx: &ToolCtx,
+        job: &Job<'_>,
+        question: &str,
+        lines: &[&str],
+    ) -> Result<Plan, Failure> {
+        let endpoint = || {
+            self.endpoint
+                .as_ref()
+                .expect("config guarantees an endpoint for remote backends")
+        };
+        let client = || self.client.as_ref().expect("remote backends have a client");
+        match self.backend {
+            Backend::Builtin | Backend::Off => {
+                let (text, goal, source) = (job.text.to_string(), question.to_string(), job.source);
+                let work = tokio::task::spawn_blocking(move || {
+                    let lines = engine::split_lines(&text);
+                    engine::plan(&lines, &goal, source, &Limits::default())
+                });
+                match tokio::time::timeout(self.timeout, work).await {
+                    Ok(Ok(plan)) if plan.used_fallback => Err(Failure {
+                        code: PrunerErrorCode::InvalidResponse,
+                        message: format!("builtin engine fell back: {}", plan.warnings.join(", ")),
+                    }),
+                    Ok(Ok(plan)) => Ok(plan),
+                    Ok(Err(e)) => Err(Failure {
+                        code: PrunerErrorCode::InvalidResponse,
+                        message: format!("builtin engine failed: {e}"),
+                    }),
+                    Err(_) => Err(Failure {
+                        code: PrunerErrorCode::Timeout,
+                        message: format!(
+                            "builtin engine took over {} ms",
+                            self.timeout.as_millis()
+                        ),
+                    }),
+                }
+            }
+            Backend::Http => {
+                let tool = match job.tool {
+                    "read" => PrunerRequestTool::Read,
+                    "bash" => PrunerRequestTool::Bash,
+                    _ => PrunerRequestTool::Grep,
+                };
+                let req = PrunerRequest {
+                    request_id: ctx.request_id.clone(),
+                    tool,
+                    focus_question: question.into(),
+                    input: job.text.into(),
+                    input_bytes: job.text.len() as u64,
+                    max_output_bytes: None,
+                };
+                let out = backend::call_http(client(), endpoint(), self.timeout, req).await?;
+                plan_from_mask(backend::keep_mask(lines, &out)?, &Limits::default())
+            }
+            Backend::SwePruner => {
+                let out = backend::call_swe(
+                    client(),
+                    endpoint(),
+                    self.timeout,
+                    question,
+                    job.text,
+                    self.swe_threshold,
+                )
+                .await?;
+                plan_from_mask(backend::keep_mask(lines, &out)?, &Limits::default())
+            }
+        }
+    }
+}
+
+/// A plan from a remote keep mask. Keeping more is always allowed, so a mask that removes too
+/// much (beyond `max_prune_ratio`, or under `min_keep_lines`) is repaired by adding back the
+/// removed lines nearest to kept ones (context first), never rejected.
+fn plan_from_mask(mut keep: Vec<bool>, limits: &Limits) -> Result<Plan, Failure> {
+    let n = keep.len();
+    let kept = keep.iter().filter(|k| **k).count();
+    let max_removed = (limits.max_prune_ratio.clamp(0.0, 1.0) * n as f64 + 1e-9).floor() as usize;
+    let must_keep = limits.min_keep_lines.min(n).max(n - max_removed.min(n));
+    if kept < must_keep {
+        // Distance of every removed line to the nearest kept line, two sweeps.
+        let mut dist = vec![usize::MAX; n];
+        let mut last = None;
+        for i in 0..n {
+            if keep[i] {
+                last = Some(i);
+            }
+            if let Some(l) = last {
+                dist[i] = i - l;
+            }
+        }
+        let mut next = None;
+        for i in (0..n).rev() {
+            if keep[i] {
+                next = Some(i);
+            }
+            if let Some(nx) = next {
+                dist[i] = dist[i].min(nx - i);
+            }
+        }
+        let mut candidates: Vec<usize> = (0..n).filter(|&i| !keep[i]).collect();
+        candidates.sort_by_key(|&i| (dist[i], i));
+        for &i in candidates.iter().take(must_keep - kept) {
+            keep[i] = true;
+        }
+    }
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if keep[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && !keep[i] {
+            i += 1;
+        }
+        blocks.push(Removed {
+            start_line: start + 1,
+            end_line: i,
+            reason: "hors focus".into(),
+        });
+    }
+    Ok(Plan {
+        keep,
+        removed: blocks,
+        warnings: Vec::new(),
+        used_fallback: false,
+    })
+}
+
+/// Source type of a tool output: by file extension when there is a path, else by content.
+pub fn detect_source(text: &str, path: Option<&str>) -> SourceType {
+    engine::detect_source_type(text, path)
+}
+
+/// Folds the metadata of a second pruned stream (bash stderr) into the first.
+pub fn merge_metadata(into: &mut PruningMetadata, other: &PruningMetadata) {
+    into.raw_bytes += other.raw_bytes;
+    into.attempted |= other.attempted;
+    into.applied |= other.applied;
+    into.fallback |= other.fallback;
+    if into.error.is_none() {
+        into.error = other.error.clone();
+    }
+    if into.prune_id.is_none() {
+        into.prune_id = other.prune_id.clone();
+    }
+    if into.backend.is_none() {
+        into.backend = other.backend;
+    }
+    let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+    };
+    into.pruned_bytes = add(into.pruned_bytes, other.pruned_bytes);
+    into.pruner_duration_ms = add(into.pruner_duration_ms, other.pruner_duration_ms);
+    into.tokens_before = add(into.tokens_before, other.tokens_before);
+    into.tokens_after = add(into.tokens_after, other.tokens_after);
+    if into.attempted {
+        into.reason = if into.fallback && !into.applied {
+            Some(PruningMetadataReason::PrunerError)
+        } else {
+            None
+        };
+    }
+}
+
+/// Serves one seed-000 pruner request (`POST /prune`) with the builtin engine: the kept lines,
+/// with markers pointing at this server's store.
+pub async fn serve_pruner_request(app: &App, req: PrunerRequest) -> Result<PrunerResponse, String> {
+    let source = match req.tool {
+        PrunerRequestTool::Read => engine::detect_source_type(&req.input, None),
+        PrunerRequestTool::Bash | PrunerRequestTool::Grep => SourceType::Logs,
+    };
+    let prune_id = app.store.put("prune", &req.request_id, req.input.clone());
+    let text = req.input;
+    let goal = req.focus_question;
+    let out = tokio::task::spawn_blocking(move || {
+        let lines = engine::split_lines(&text);
+        let plan = engine::plan(&lines, &goal, source, &Limits::default());
+        render::render(&lines, &plan, &prune_id, false, true, text.ends_with('\n')).pruned_text
+    })
+    .await
+    .map_err(|e| format!("engine failed: {e}"))?;
+    Ok(PrunerResponse {
+        output_bytes: out.len() as u64,
+        output: out,
+    })
+}

@@ -1,0 +1,183 @@
+//! Rendering a plan into seed 001's output pieces: the pruned text (kept lines in order, optional
+//! `N│ ` prefixes, optional marker lines) and one `pruned_block` annotation per removed run.
+//!
+//! Owns the text format of markers and line prefixes. It must never decide what to keep, and never
+//! let a marker and its annotation differ by a single byte.
+
+use super::engine::Plan;
+use crate::contract::types::{PrunedBlock, PrunedBlockKind};
+use std::num::NonZeroU64;
+
+/// Client-side pattern of a marker line (seed 001 section 6.2).
+pub const MARKER_PATTERN: &str = r"^⟦PRUNÉ: prune_id=(?<prune_id>[^\s]+) lignes (?<start>\d+)-(?<end>\d+) \((?<count>\d+)\) raison=(?<reason>.*)⟧$";
+
+/// A plan rendered for the caller.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rendered {
+    /// Kept lines (and markers when asked), joined with `'\n'`.
+    pub pruned_text: String,
+    /// One annotation per removed run, in order.
+    pub annotations: Vec<PrunedBlock>,
+    /// Number of original lines kept.
+    pub kept_lines: usize,
+    /// Number of original lines removed.
+    pub pruned_lines: usize,
+}
+
+/// The canonical one-line marker:
+/// `⟦PRUNÉ: prune_id=<id> lignes <a>-<b> (<n>) raison=<reason>⟧`.
+///
+/// Line breaks in `reason` become spaces so the marker stays one line; `prune_id` must not contain
+/// whitespace (store ids never do).
+pub fn marker(prune_id: &str, start: usize, end: usize, count: usize, reason: &str) -> String {
+    let reason = reason.replace(['\r', '\n'], " ");
+    format!("⟦PRUNÉ: prune_id={prune_id} lignes {start}-{end} ({count}) raison={reason}⟧")
+}
+
+/// Renders `plan` over `lines`.
+///
+/// `annotate_lines` prefixes each kept line with `{n}│ ` (its original 1-based number); markers are
+/// never prefixed. `include_markers` inserts each annotation's marker where its block was;
+/// `annotation.marker` is filled either way. `trailing_newline` (did the original text end with
+/// `'\n'`?) is taken as a parameter because [`super::engine::split_lines`] drops that fact: the
+/// pruned text ends with `'\n'` exactly when it is non-empty and the original did.
+pub fn render(
+    lines: &[&str],
+    plan: &Plan,
+    prune_id: &str,
+    annotate_lines: bool,
+    include_markers: bool,
+    trailing_newline: bool,
+) -> Rendered {
+    let annotations: Vec<PrunedBlock> = plan
+        .removed
+        .iter()
+        .map(|r| {
+            let count = r.end_line + 1 - r.start_line;
+            PrunedBlock {
+                kind: PrunedBlockKind::PrunedBlock,
+                marker: marker(prune_id, r.start_line, r.end_line, count, &r.reason),
+                original_start_line: nonzero(r.start_line),
+                original_end_line: nonzero(r.end_line),
+                pruned_line_count: nonzero(count),
+                reason: r.reason.clone(),
+            }
+        })
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut next = annotations.iter().peekable();
+    let mut kept_lines = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if plan.keep.get(i).copied().unwrap_or(true) {
+            kept_lines += 1;
+            out.push(if annotate_lines {
+                format!("{}│ {line}", i + 1)
+            } else {
+                (*line).to_owned()
+            });
+        } else if let Some(a) = next.next_if(|a| a.original_start_line.get() == i as u64 + 1) {
+            if include_markers {
+                out.push(a.marker.clone());
+            }
+        }
+    }
+    let mut pruned_text = out.join("\n");
+    if trailing_newline && !out.is_empty() {
+        pruned_text.push('\n');
+    }
+    Rendered {
+        pruned_text,
+        annotations,
+        kept_lines,
+        pruned_lines: lines.len() - kept_lines,
+    }
+}
+
+fn nonzero(n: usize) -> NonZeroU64 {
+    NonZeroU64::new(n as u64).unwrap_or(NonZeroU64::MIN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prune::engine::Removed;
+
+    fn plan(keep: &[bool], removed: &[(usize, usize, &str)]) -> Plan {
+        Plan {
+            keep: keep.to_vec(),
+            removed: removed
+                .iter()
+                .map(|&(s, e, r)| Removed {
+                    start_line: s,
+                    end_line: e,
+                    reason: r.into(),
+                })
+                .collect(),
+            warnings: vec![],
+            used_fallback: false,
+        }
+    }
+
+    #[test]
+    fn marker_format() {
+        assert_eq!(
+            marker("prn_1", 120, 154, 35, "hors focus"),
+            "⟦PRUNÉ: prune_id=prn_1 lignes 120-154 (35) raison=hors focus⟧"
+        );
+        assert_eq!(
+            marker("p", 1, 1, 1, "a\nb"),
+            "⟦PRUNÉ: prune_id=p lignes 1-1 (1) raison=a b⟧"
+        );
+    }
+
+    #[test]
+    fn markers_annotations_and_numbers() {
+        let lines = ["a", "b", "c", "d"];
+        let p = plan(&[true, false, false, true], &[(2, 3, "hors focus")]);
+        let r = render(&lines, &p, "prn_x", true, true, true);
+        let m = "⟦PRUNÉ: prune_id=prn_x lignes 2-3 (2) raison=hors focus⟧";
+        assert_eq!(r.pruned_text, format!("1│ a\n{m}\n4│ d\n"));
+        assert_eq!(r.annotations.len(), 1);
+        assert_eq!(r.annotations[0].marker, m);
+        assert_eq!(r.annotations[0].pruned_line_count.get(), 2);
+        assert_eq!((r.kept_lines, r.pruned_lines), (2, 2));
+    }
+
+    #[test]
+    fn marker_kept_in_annotation_without_insertion() {
+        let lines = ["a", "b"];
+        let p = plan(&[false, true], &[(1, 1, "lignes répétées")]);
+        let r = render(&lines, &p, "id", false, false, false);
+        assert_eq!(r.pruned_text, "b");
+        assert!(
+            r.annotations[0]
+                .marker
+                .starts_with("⟦PRUNÉ: prune_id=id lignes 1-1 (1)")
+        );
+    }
+
+    #[test]
+    fn no_op_plan_reproduces_text() {
+        let text = "x\r\ny\n";
+        let lines = crate::prune::engine::split_lines(text);
+        let p = plan(&[true, true], &[]);
+        assert_eq!(
+            render(&lines, &p, "id", false, true, text.ends_with('\n')).pruned_text,
+            text
+        );
+        assert_eq!(
+            render(&[], &plan(&[], &[]), "id", false, true, true).pruned_text,
+            ""
+        );
+    }
+
+    #[test]
+    fn marker_matches_pattern() {
+        let re = regex::Regex::new(MARKER_PATTERN).unwrap();
+        let caps = re
+            .captures("⟦PRUNÉ: prune_id=prn_1 lignes 3-9 (7) raison=corps hors focus⟧")
+            .unwrap();
+        assert_eq!(&caps["start"], "3");
+        assert_eq!(&caps["reason"], "corps hors focus");
+    }
+}

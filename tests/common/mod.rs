@@ -1,0 +1,313 @@
+//! Test harness: spawns the real `mcp-pruner` binary and speaks MCP to it over stdio or HTTP.
+#![allow(dead_code)]
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+/// Path of the binary under test.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mcp-pruner")
+}
+
+/// A temp root with a few files.
+pub fn fixture_root() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("hello.txt"), "hello\nworld\n").unwrap();
+    std::fs::create_dir_all(p.join("src/nested")).unwrap();
+    std::fs::write(
+        p.join("src/lib.rs"),
+        "pub fn alpha() -> u32 {\n    1\n}\n\npub fn beta() -> u32 {\n    2\n}\n",
+    )
+    .unwrap();
+    std::fs::write(p.join("src/nested/deep.md"), "# Title\n\nalpha beta\n").unwrap();
+    std::fs::write(p.join("bad-utf8.txt"), b"ok \xff\xfe end\n").unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", p.join("escape-link")).unwrap();
+    std::os::unix::fs::symlink("/etc", p.join("escape-dir")).unwrap();
+    std::os::unix::fs::symlink("hello.txt", p.join("inside-link")).unwrap();
+    dir
+}
+
+/// Validates a `structuredContent` against the tool's output schema (or ToolFailure on errors).
+pub fn assert_valid_result(tool: &str, result: &Value) {
+    let c = mcp_pruner::contract::contract();
+    let structured = &result["structuredContent"];
+    let verdict = if result["isError"] == json!(true) {
+        c.validate("ToolFailure", structured)
+    } else {
+        c.tool(tool).unwrap().validate_output(structured)
+    };
+    if let Err(e) = verdict {
+        panic!("{tool} structuredContent does not match its schema: {e:?}\n{structured:#}");
+    }
+    let summary = structured["summary"].as_str().unwrap_or("");
+    assert!(
+        summary.chars().count() <= 100 && !summary.contains('\n'),
+        "summary must be one line <= 100 chars: {summary:?}"
+    );
+}
+
+/// An MCP client over the binary's stdin/stdout.
+pub struct StdioClient {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    rx: Receiver<Value>,
+    next_id: u64,
+    /// Notifications received so far.
+    pub notifications: Vec<Value>,
+    pending: Vec<Value>,
+}
+
+impl StdioClient {
+    pub fn spawn(root: &Path, extra: &[&str]) -> StdioClient {
+        Self::spawn_env(root, extra, &[])
+    }
+
+    pub fn spawn_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> StdioClient {
+        let mut cmd = Command::new(bin());
+        cmd.arg("stdio")
+            .arg("--root")
+            .arg(root)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout carried a non-JSON line {line:?}: {e}"));
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        StdioClient {
+            child,
+            stdin,
+            rx,
+            next_id: 1,
+            notifications: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    pub fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    pub fn send(&mut self, msg: &Value) {
+        self.send_raw(&msg.to_string());
+    }
+
+    /// Sends a request and returns its id.
+    pub fn request_async(&mut self, method: &str, params: Value) -> Value {
+        let id = json!(self.next_id);
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
+        id
+    }
+
+    /// Waits for the response with `id`, collecting notifications.
+    pub fn wait_for(&mut self, id: &Value, timeout: Duration) -> Value {
+        if let Some(i) = self.pending.iter().position(|m| &m["id"] == id) {
+            return self.pending.remove(i);
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(m) if m.get("method").is_some() && m.get("id").is_none() => {
+                    self.notifications.push(m)
+                }
+                Ok(m) if &m["id"] == id => return m,
+                Ok(m) => self.pending.push(m),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no response to id {id} within {timeout:?}")
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("server closed stdout before answering id {id}")
+                }
+            }
+        }
+    }
+
+    /// Next message of any kind.
+    pub fn next_message(&mut self, timeout: Duration) -> Value {
+        if !self.pending.is_empty() {
+            return self.pending.remove(0);
+        }
+        self.rx.recv_timeout(timeout).expect("a message")
+    }
+
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.request_async(method, params);
+        self.wait_for(&id, Duration::from_secs(30))
+    }
+
+    pub fn initialize(&mut self) -> Value {
+        let r = self.request("initialize", json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tests","version":"0"}}));
+        self.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        r
+    }
+
+    pub fn call(&mut self, tool: &str, args: Value) -> Value {
+        self.request("tools/call", json!({"name":tool,"arguments":args}))
+    }
+
+    /// Closes stdin and waits for the process to exit.
+    pub fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "server did not exit after stdin EOF"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for StdioClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A `serve` child bound to an ephemeral loopback port.
+pub struct HttpServer {
+    pub child: Child,
+    pub port: u16,
+    pub base: String,
+    pub client: reqwest::blocking::Client,
+    /// Log lines read from stdout after the ready event.
+    pub logs: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+impl HttpServer {
+    pub fn start(root: &Path, extra: &[&str]) -> HttpServer {
+        Self::start_env(root, extra, &[])
+    }
+
+    pub fn start_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        let mut cmd = Command::new(bin());
+        cmd.arg("serve")
+            .arg("--port")
+            .arg("0")
+            .arg("--root")
+            .arg(root)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        let logs = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let logs2 = logs.clone();
+        std::thread::spawn(move || {
+            let mut sent = false;
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let Ok(v) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                if !sent && v["event"] == "mcp_pruner.ready" {
+                    let _ = tx.send(v["data"]["port"].as_u64().unwrap() as u16);
+                    sent = true;
+                }
+                logs2.lock().unwrap().push(v);
+            }
+        });
+        let port = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("ready event with the bound port");
+        HttpServer {
+            child,
+            port,
+            base: format!("http://127.0.0.1:{port}"),
+            client: reqwest::blocking::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .unwrap(),
+            logs,
+        }
+    }
+
+    /// POST a JSON-RPC value to /mcp with standard headers (and an optional session).
+    pub fn post(
+        &self,
+        path: &str,
+        body: &Value,
+        session: Option<&str>,
+    ) -> reqwest::blocking::Response {
+        let mut rb = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        if let Some(s) = session {
+            rb = rb.header("mcp-session-id", s);
+        }
+        rb.send().unwrap()
+    }
+
+    /// Initializes and returns the session id.
+    pub fn initialize(&self) -> String {
+        let r = self.post("/mcp", &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tests"}}}), None);
+        assert_eq!(r.status(), 200);
+        let sid = r
+            .headers()
+            .get("mcp-session-id")
+            .expect("Mcp-Session-Id issued at initialize")
+            .to_str()
+            .unwrap()
+            .to_string();
+        let r = self.post(
+            "/mcp",
+            &json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+            Some(&sid),
+        );
+        assert_eq!(r.status(), 202);
+        sid
+    }
+
+    pub fn call(&self, session: &str, tool: &str, args: Value) -> Value {
+        let r = self.post("/mcp", &json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":tool,"arguments":args}}), Some(session));
+        assert_eq!(r.status(), 200);
+        r.json().unwrap()
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn root_path(dir: &tempfile::TempDir) -> PathBuf {
+    std::fs::canonicalize(dir.path()).unwrap()
+}

@@ -1,0 +1,339 @@
+//! Pruning backends against fake pruner servers on 127.0.0.1: a pruner that times out, answers
+//! 500, answers garbage, answers the wrong shape, rewrites lines, or answers correctly. Each gives
+//! seed 000's documented `PruningMetadata`, and the raw output is never lost.
+
+mod common;
+use common::*;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::time::Duration;
+
+/// A one-thread HTTP server: the path picks the behaviour. Requests are checked against the
+/// contract the backend claims to speak (400 otherwise).
+fn fake_pruner() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut request_line = String::new();
+                reader.read_line(&mut request_line).unwrap();
+                let path = request_line
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or("/")
+                    .to_string();
+                let mut len = 0usize;
+                loop {
+                    let mut h = String::new();
+                    reader.read_line(&mut h).unwrap();
+                    if h == "\r\n" || h.is_empty() {
+                        break;
+                    }
+                    if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap();
+                    }
+                }
+                let mut body = vec![0; len];
+                reader.read_exact(&mut body).unwrap();
+                let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let contract = mcp_pruner::contract::contract();
+                let (status, reply) = match path.as_str() {
+                    "/slow" => {
+                        std::thread::sleep(Duration::from_secs(3));
+                        (200, json!({"output":"late","output_bytes":4}).to_string())
+                    }
+                    "/500" => (500, "{\"detail\":\"model crashed\"}".into()),
+                    "/garbage" => (200, "<html>not json</html>".into()),
+                    "/shape" => (200, json!({"pruned":"x"}).to_string()),
+                    "/rewrite" => (
+                        200,
+                        json!({"output":"a summary of the log","output_bytes":20}).to_string(),
+                    ),
+                    "/valid" => {
+                        if contract.validate("PrunerRequest", &req).is_err() {
+                            (400, "bad request".into())
+                        } else {
+                            let input = req["input"].as_str().unwrap();
+                            let kept: Vec<&str> = input
+                                .lines()
+                                .enumerate()
+                                .filter(|(i, l)| *i < 25 || l.contains("ERROR"))
+                                .map(|(_, l)| l)
+                                .collect();
+                            let out = kept.join("\n") + "\n";
+                            (200, json!({"output_bytes": out.len(), "output": out, "extra": "ignored"}).to_string())
+                        }
+                    }
+                    "/swe" => {
+                        if contract.validate("SwePrunerRequest", &req).is_err() {
+                            (400, "bad request".into())
+                        } else {
+                            let code = req["code"].as_str().unwrap();
+                            let kept: Vec<&str> = code
+                                .lines()
+                                .enumerate()
+                                .filter(|(i, l)| *i < 25 || l.contains("ERROR"))
+                                .map(|(_, l)| l)
+                                .collect();
+                            (200, json!({"pruned_code": kept.join("\n"), "kept_frags": [1, 2], "origin_token_cnt": 900, "left_token_cnt": 300}).to_string())
+                        }
+                    }
+                    _ => (404, "{}".into()),
+                };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                    reply.len()
+                );
+            });
+        }
+    });
+    port
+}
+
+fn log_root() -> (tempfile::TempDir, String) {
+    let root = fixture_root();
+    let mut log = String::new();
+    for i in 1..=200 {
+        if i % 50 == 0 {
+            log.push_str(&format!(
+                "2026-11-22 ERROR worker {i} failed: connection reset\n"
+            ));
+        } else {
+            log.push_str(&format!(
+                "2026-11-22 INFO worker {i} processed batch {}\n",
+                i * 7
+            ));
+        }
+    }
+    std::fs::write(root.path().join("app.log"), &log).unwrap();
+    (root, log)
+}
+
+fn read_with(mode: &str, backend: &str, port: u16) -> (Value, String, StdioClient) {
+    let (root, log) = log_root();
+    let endpoint = format!("http://127.0.0.1:{port}/{mode}");
+    let mut c = StdioClient::spawn_env(
+        root.path(),
+        &["--pruner", backend],
+        &[
+            ("JEEVES_PRUNER_ENDPOINT", &endpoint),
+            ("JEEVES_PRUNER_TIMEOUT_MS", "300"),
+        ],
+    );
+    c.initialize();
+    let r = c.call("read", json!({"path":"app.log","context_focus_question":"which workers failed?","max_output_bytes":100000}))["result"].clone();
+    assert_valid_result("read", &r);
+    std::mem::forget(root);
+    (r, log, c)
+}
+
+fn assert_fallback(mode: &str, code: &str) {
+    let port = fake_pruner();
+    let (r, log, _c) = read_with(mode, "http", port);
+    let p = &r["structuredContent"]["pruning"];
+    assert_eq!(
+        (
+            p["attempted"].clone(),
+            p["applied"].clone(),
+            p["fallback"].clone(),
+            p["reason"].clone(),
+            p["backend"].clone()
+        ),
+        (
+            json!(true),
+            json!(false),
+            json!(true),
+            json!("pruner_error"),
+            json!("http")
+        ),
+        "{mode}: {p}"
+    );
+    assert_eq!(p["error"]["code"], code, "{mode}: {p}");
+    assert!(
+        p["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty())
+    );
+    assert_eq!(p["raw_bytes"], log.len());
+    assert_eq!(
+        r["structuredContent"]["content"], log,
+        "{mode}: the raw output is returned whole"
+    );
+    assert!(
+        r.get("isError").is_none(),
+        "a pruner failure is not a tool failure"
+    );
+}
+
+#[test]
+fn pruner_timeout_falls_back_to_raw() {
+    let t = std::time::Instant::now();
+    assert_fallback("slow", "timeout");
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "the 300 ms pruner timeout bounds the call"
+    );
+}
+
+#[test]
+fn pruner_500_falls_back_to_raw() {
+    assert_fallback("500", "http_error");
+}
+
+#[test]
+fn pruner_garbage_falls_back_to_raw() {
+    assert_fallback("garbage", "invalid_response");
+    assert_fallback("shape", "invalid_response");
+    assert_fallback("rewrite", "invalid_response");
+}
+
+#[test]
+fn unreachable_pruner_falls_back_to_raw() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (r, _, _c) = read_with("valid", "http", port);
+    assert_eq!(
+        r["structuredContent"]["pruning"]["error"]["code"],
+        "http_error"
+    );
+}
+
+fn assert_applied(r: &Value, log: &str, c: &mut StdioClient, backend: &str) {
+    let p = &r["structuredContent"]["pruning"];
+    assert_eq!(
+        (
+            p["attempted"].clone(),
+            p["applied"].clone(),
+            p["fallback"].clone(),
+            p["backend"].clone()
+        ),
+        (json!(true), json!(true), json!(false), json!(backend)),
+        "{p}"
+    );
+    assert!(p.get("reason").is_none() && p.get("error").is_none(), "{p}");
+    let content = r["structuredContent"]["content"].as_str().unwrap();
+    assert!(p["pruned_bytes"].as_u64().unwrap() < log.len() as u64);
+    assert!(p["tokens_after"].as_u64().unwrap() < p["tokens_before"].as_u64().unwrap());
+    assert!(
+        content.contains("worker 150 failed") && content.contains("⟦PRUNÉ: prune_id="),
+        "{content}"
+    );
+    assert!(!content.contains("worker 120 processed"));
+    // Every byte comes back.
+    let id = p["prune_id"].as_str().unwrap();
+    let rec = c.call(
+        "recover_text",
+        json!({"prune_id":id,"include_line_numbers":false,"max_output_bytes":100000}),
+    )["result"]
+        .clone();
+    assert_eq!(rec["structuredContent"]["raw_text"], log);
+}
+
+#[test]
+fn valid_seed_000_pruner_is_applied_and_recoverable() {
+    let port = fake_pruner();
+    let (r, log, mut c) = read_with("valid", "http", port);
+    assert_applied(&r, &log, &mut c, "http");
+}
+
+#[test]
+fn swe_pruner_api_is_applied_and_recoverable() {
+    let port = fake_pruner();
+    let (r, log, mut c) = read_with("swe", "swe-pruner", port);
+    assert_applied(&r, &log, &mut c, "swe-pruner");
+}
+
+#[test]
+fn one_instance_is_another_ones_pruner() {
+    let (root, log) = log_root();
+    let a = HttpServer::start(root.path(), &[]);
+    // The seed-000 contract served by the builtin engine.
+    let direct: Value = a
+        .client
+        .post(format!("{}/prune", a.base))
+        .json(&json!({"request_id":"r1","tool":"bash","focus_question":"which workers failed?","input":log,"input_bytes":log.len()}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    mcp_pruner::contract::contract()
+        .validate("PrunerResponse", &direct)
+        .unwrap();
+    assert_eq!(
+        direct["output_bytes"],
+        direct["output"].as_str().unwrap().len()
+    );
+    let bad = a
+        .client
+        .post(format!("{}/prune", a.base))
+        .json(&json!({"tool":"bash"}))
+        .send()
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+    let endpoint = format!("{}/prune", a.base);
+    let mut b = StdioClient::spawn_env(root.path(), &[], &[("JEEVES_PRUNER_ENDPOINT", &endpoint)]);
+    b.initialize();
+    let r = b.call("read", json!({"path":"app.log","context_focus_question":"which workers failed?","max_output_bytes":100000}))["result"].clone();
+    assert_applied(&r, &log, &mut b, "http");
+}
+
+#[test]
+fn eligibility_reasons() {
+    let (root, _) = log_root();
+    std::fs::write(root.path().join("empty.txt"), "").unwrap();
+    std::fs::write(root.path().join("big.txt"), "x\n".repeat(300_000)).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let reason = |c: &mut StdioClient, args: Value| {
+        c.call("read", args)["result"]["structuredContent"]["pruning"].clone()
+    };
+    let p = reason(
+        &mut c,
+        json!({"path":"empty.txt","context_focus_question":"q?"}),
+    );
+    assert_eq!(
+        (p["attempted"].clone(), p["reason"].clone()),
+        (json!(false), json!("output_empty"))
+    );
+    let p = reason(
+        &mut c,
+        json!({"path":"big.txt","context_focus_question":"q?"}),
+    );
+    assert_eq!(
+        (
+            p["attempted"].clone(),
+            p["reason"].clone(),
+            p["raw_bytes"].clone()
+        ),
+        (json!(false), json!("too_large"), json!(600_000))
+    );
+    let p = reason(&mut c, json!({"path":"app.log"}));
+    assert_eq!(p["reason"], "no_focus_question");
+    drop(c);
+    let mut off = StdioClient::spawn(root.path(), &["--pruner", "off"]);
+    off.initialize();
+    let p = reason(
+        &mut off,
+        json!({"path":"app.log","context_focus_question":"q?"}),
+    );
+    assert_eq!(
+        (
+            p["attempted"].clone(),
+            p["applied"].clone(),
+            p["reason"].clone()
+        ),
+        (
+            json!(false),
+            json!(false),
+            json!("disabled_or_unconfigured")
+        )
+    );
+}

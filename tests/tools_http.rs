@@ -1,0 +1,195 @@
+//! Happy paths over HTTP (`serve`): handshake with a session, every tool, `/rpc` without a
+//! session (seed 001 style), health endpoints, SSE progress, cancellation, session end.
+
+mod common;
+use common::*;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+#[test]
+fn session_handshake_and_tools() {
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &[]);
+    let sid = s.initialize();
+    assert_eq!(sid.len(), 32);
+    let r = s.call(&sid, "read", json!({"path":"hello.txt"}));
+    assert_valid_result("read", &r["result"]);
+    assert_eq!(r["result"]["content"][0]["text"], "hello\nworld\n");
+    let r = s.call(&sid, "bash", json!({"cmd":"printf 'a\\nb\\n' | wc -l"}));
+    assert_valid_result("bash", &r["result"]);
+    assert_eq!(
+        r["result"]["structuredContent"]["stdout"]
+            .as_str()
+            .unwrap()
+            .trim(),
+        "2"
+    );
+    let r = s.call(&sid, "grep", json!({"pattern":"beta","paths":["."]}));
+    assert_valid_result("grep", &r["result"]);
+    assert_eq!(r["result"]["structuredContent"]["match_count"], 2);
+    let r = s.call(&sid, "health", json!({}));
+    assert_valid_result("health", &r["result"]);
+
+    // Seed 001's /rpc, no initialize, no session: tools/list and tools/call just work.
+    let r: Value = s
+        .post(
+            "/rpc",
+            &json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}),
+            None,
+        )
+        .json()
+        .unwrap();
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 6);
+    let r: Value = s
+        .post(
+            "/rpc",
+            &json!({"jsonrpc":"2.0","id":2,"method":"health"}),
+            None,
+        )
+        .json()
+        .unwrap();
+    assert_eq!(r["result"]["status"], "healthy");
+
+    // DELETE ends the session; it is then unknown (404).
+    let d = s
+        .client
+        .delete(format!("{}/mcp", s.base))
+        .header("mcp-session-id", &sid)
+        .send()
+        .unwrap();
+    assert_eq!(d.status(), 204);
+    let r = s.post(
+        "/mcp",
+        &json!({"jsonrpc":"2.0","id":3,"method":"ping"}),
+        Some(&sid),
+    );
+    assert_eq!(r.status(), 404);
+}
+
+#[test]
+fn health_endpoints_match_their_schemas() {
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &[]);
+    let hz: Value = s
+        .client
+        .get(format!("{}/healthz", s.base))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    mcp_pruner::contract::contract()
+        .validate("Healthz", &hz)
+        .unwrap();
+    assert_eq!(
+        (hz["ok"].clone(), hz["status"].clone()),
+        (json!(true), json!("ok"))
+    );
+    let h: Value = s
+        .client
+        .get(format!("{}/health", s.base))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    mcp_pruner::contract::contract()
+        .validate("HealthResult", &h)
+        .unwrap();
+    // The ready event carried host, port and root (seed 000 event table).
+    let logs = s.logs.lock().unwrap();
+    let ready = logs
+        .iter()
+        .find(|l| l["event"] == "mcp_pruner.ready")
+        .unwrap();
+    assert_eq!(ready["data"]["host"], "127.0.0.1");
+    assert_eq!(
+        ready["data"]["root"],
+        root_path(&root).to_string_lossy().as_ref()
+    );
+    assert!(ready["ts"].is_string() && ready["level"] == "info");
+}
+
+/// Reads an SSE body into its JSON `data:` payloads.
+fn sse_messages(body: &str) -> Vec<Value> {
+    body.split("\n\n")
+        .filter_map(|ev| {
+            ev.lines()
+                .find_map(|l| l.strip_prefix("data:"))
+                .map(|d| serde_json::from_str(d.trim()).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn progress_streams_as_sse_and_ends_with_the_result() {
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &[]);
+    let sid = s.initialize();
+    let req = json!({"jsonrpc":"2.0","id":"p1","method":"tools/call","params":{"name":"bash","arguments":{"cmd":"for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.1; done"},"_meta":{"progressToken":"pt"}}});
+    let r = s.post("/mcp", &req, Some(&sid));
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    let msgs = sse_messages(&r.text().unwrap());
+    let last = msgs.last().unwrap();
+    assert_eq!(last["id"], "p1", "the response is the last event");
+    assert_eq!(last["result"]["structuredContent"]["exit_code"], 0);
+    let progress: Vec<&Value> = msgs
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    assert!(!progress.is_empty());
+    assert!(
+        progress
+            .iter()
+            .all(|p| p["params"]["progressToken"] == "pt")
+    );
+    assert_eq!(
+        msgs.iter().filter(|m| m.get("id").is_some()).count(),
+        1,
+        "exactly one terminal response"
+    );
+}
+
+#[test]
+fn cancel_over_http_kills_the_command() {
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &["--kill-grace-ms", "300"]);
+    let sid = s.initialize();
+    let base = s.base.clone();
+    let sid2 = sid.clone();
+    let waiter = std::thread::spawn(move || {
+        let c = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap();
+        let body = json!({"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"bash","arguments":{"cmd":"echo $$ > leader.pid; sleep 60 & sleep 60"}}});
+        let r = c
+            .post(format!("{base}/mcp"))
+            .header("content-type", "application/json")
+            .header("mcp-session-id", sid2)
+            .body(body.to_string())
+            .send()
+            .unwrap();
+        r.json::<Value>().unwrap()
+    });
+    std::thread::sleep(Duration::from_millis(700));
+    let t = Instant::now();
+    let r = s.post(
+        "/mcp",
+        &json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"41"}}),
+        Some(&sid),
+    );
+    assert_eq!(r.status(), 202);
+    let resp = waiter.join().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        resp["result"]["structuredContent"]["error"]["code"],
+        "CANCELLED"
+    );
+    let pid = std::fs::read_to_string(root.path().join("leader.pid")).unwrap();
+    assert!(!std::path::Path::new(&format!("/proc/{}", pid.trim())).exists());
+}

@@ -1,0 +1,337 @@
+//! Happy paths over stdio: the handshake, every tool, progress, cancellation, and EOF exit,
+//! asserted on the bytes that come back from the real binary.
+
+mod common;
+use common::*;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+#[test]
+fn handshake_and_listing() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    let init = c.initialize();
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(init["result"]["jeeves"]["schemaVersion"], 1);
+    assert_eq!(init["result"]["serverInfo"]["name"], "mcp-pruner");
+    let old = c.request("initialize", json!({"protocolVersion":"2025-06-18"}));
+    assert_eq!(old["result"]["protocolVersion"], "2025-06-18");
+    let future = c.request("initialize", json!({"protocolVersion":"2099-01-01"}));
+    assert_eq!(
+        future["result"]["protocolVersion"], "2025-11-25",
+        "unknown versions get our latest"
+    );
+    assert_eq!(c.request("ping", json!({}))["result"], json!({}));
+    let tools = c.request("tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "read",
+            "bash",
+            "grep",
+            "prune_text",
+            "recover_text",
+            "health"
+        ]
+    );
+    for t in tools["result"]["tools"].as_array().unwrap() {
+        assert_eq!(t["schemaVersion"], 1);
+        assert_eq!(t["toolingVersion"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(t["inputSchema"]["type"], "object");
+        assert!(
+            t.get("outputSchema").is_none(),
+            "output schemas are opt-in (--output-schemas)"
+        );
+    }
+    assert!(c.close().success(), "clean exit on stdin EOF");
+}
+
+#[test]
+fn read_bash_grep_recover_health() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+
+    let r = c.call("read", json!({"path":"hello.txt"}))["result"].clone();
+    assert_valid_result("read", &r);
+    assert_eq!(r["content"][0]["text"], "hello\nworld\n");
+    assert_eq!(r["structuredContent"]["content"], "hello\nworld\n");
+    assert_eq!(
+        (
+            r["structuredContent"]["bytes"].clone(),
+            r["structuredContent"]["total_lines"].clone()
+        ),
+        (json!(12), json!(2))
+    );
+    assert_eq!(
+        r["structuredContent"]["pruning"],
+        json!({"attempted":false,"applied":false,"fallback":false,"reason":"no_focus_question","raw_bytes":12})
+    );
+
+    let r = c.call("read", json!({"path":"src/lib.rs","offset":5,"limit":2}))["result"].clone();
+    assert_valid_result("read", &r);
+    assert_eq!(r["content"][0]["text"], "pub fn beta() -> u32 {\n    2\n");
+    assert_eq!(
+        (
+            r["structuredContent"]["start_line"].clone(),
+            r["structuredContent"]["end_line"].clone()
+        ),
+        (json!(5), json!(6))
+    );
+
+    let r = c.call("read", json!({"path":"inside-link"}))["result"].clone();
+    assert_eq!(
+        r["structuredContent"]["content"], "hello\nworld\n",
+        "symlinks inside the root are fine"
+    );
+
+    let r = c.call("read", json!({"path":"bad-utf8.txt"}))["result"].clone();
+    assert_valid_result("read", &r);
+    assert_eq!(
+        r["structuredContent"]["content"],
+        "ok \u{FFFD}\u{FFFD} end\n"
+    );
+    assert_eq!(r["structuredContent"]["replaced_invalid_utf8"], true);
+    assert!(
+        r["structuredContent"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("invalid UTF-8 replaced")
+    );
+
+    let r = c.call(
+        "bash",
+        json!({"cmd":"echo out; echo err >&2; echo $FOO; pwd","cwd":"src","env":{"FOO":"bar"}}),
+    )["result"]
+        .clone();
+    assert_valid_result("bash", &r);
+    let s = &r["structuredContent"];
+    let real_root = root_path(&root);
+    assert_eq!(
+        s["stdout"],
+        format!("out\nbar\n{}\n", real_root.join("src").display())
+    );
+    assert_eq!(
+        (
+            s["stderr"].clone(),
+            s["exit_code"].clone(),
+            s["cwd"].clone()
+        ),
+        (json!("err\n"), json!(0), json!("src"))
+    );
+    assert!(r.get("isError").is_none());
+
+    let r = c.call("bash", json!({"cmd":"echo partial; exit 4"}))["result"].clone();
+    assert_valid_result("bash", &r);
+    assert_eq!(r["isError"], true);
+    let s = &r["structuredContent"];
+    assert_eq!(
+        (
+            s["error"]["code"].clone(),
+            s["error"]["reason"].clone(),
+            s["error"]["exit_code"].clone(),
+            s["stdout"].clone()
+        ),
+        (
+            json!("COMMAND_FAILED"),
+            json!("nonzero_exit"),
+            json!(4),
+            json!("partial\n")
+        )
+    );
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("partial"),
+        "a failing command still returns its output"
+    );
+
+    let r = c.call(
+        "grep",
+        json!({"pattern":"ALPHA","paths":["src"],"case_sensitive":false}),
+    )["result"]
+        .clone();
+    assert_valid_result("grep", &r);
+    assert_eq!(
+        r["structuredContent"]["matches"],
+        json!([
+            {"path":"src/lib.rs","line":1,"column":8,"text":"pub fn alpha() -> u32 {"},
+            {"path":"src/nested/deep.md","line":3,"column":1,"text":"alpha beta"}
+        ])
+    );
+    assert_eq!(
+        r["content"][0]["text"],
+        "src/lib.rs:1:8: pub fn alpha() -> u32 {\nsrc/nested/deep.md:3:1: alpha beta\n"
+    );
+    let r = c.call(
+        "grep",
+        json!({"pattern":"fn (","paths":["src/lib.rs"],"fixed_string":true}),
+    )["result"]
+        .clone();
+    assert_eq!(r["structuredContent"]["match_count"], 0);
+    let r = c.call(
+        "grep",
+        json!({"pattern":"u32","paths":["src"],"max_matches":1}),
+    )["result"]
+        .clone();
+    assert_valid_result("grep", &r);
+    assert_eq!(
+        (
+            r["structuredContent"]["match_count"].clone(),
+            r["structuredContent"]["hasMore"].clone()
+        ),
+        (json!(2), json!(true))
+    );
+    let cursor = r["structuredContent"]["nextCursor"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r2 = c.call(
+        "grep",
+        json!({"pattern":"u32","paths":["src"],"max_matches":1,"cursor":cursor}),
+    )["result"]
+        .clone();
+    assert_eq!(r2["structuredContent"]["matches"][0]["line"], 5);
+    assert_eq!(r2["structuredContent"]["hasMore"], false);
+
+    let h = c.call("health", json!({}))["result"].clone();
+    assert_valid_result("health", &h);
+    assert_eq!(h["structuredContent"]["status"], "healthy");
+    let text: Value = serde_json::from_str(h["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        text, h["structuredContent"],
+        "seed 001: content[0].text is the JSON"
+    );
+    assert!(c.close().success());
+}
+
+#[test]
+fn bash_timeout_kills_background_children() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &["--kill-grace-ms", "300"]);
+    c.initialize();
+    let t = Instant::now();
+    let r = c.call(
+        "bash",
+        json!({"cmd":"(trap '' TERM; sleep 60) & echo $! > child.pid; sleep 60","timeout_ms":500}),
+    )["result"]
+        .clone();
+    assert!(t.elapsed() < Duration::from_secs(10));
+    assert_valid_result("bash", &r);
+    let s = &r["structuredContent"];
+    assert_eq!(
+        (
+            s["error"]["code"].clone(),
+            s["error"]["reason"].clone(),
+            s["error"]["timeoutMs"].clone()
+        ),
+        (json!("TOOL_TIMEOUT"), json!("timeout"), json!(500))
+    );
+    let pid: i32 = std::fs::read_to_string(root.path().join("child.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "background child {pid} survived the timeout"
+    );
+}
+
+#[test]
+fn cancellation_and_progress_over_stdio() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &["--kill-grace-ms", "300"]);
+    c.initialize();
+    // Progress: a token gets notifications/progress with increasing progress and output lines.
+    let id = c.request_async("tools/call", json!({"name":"bash","arguments":{"cmd":"for i in $(seq 1 12); do echo line $i; sleep 0.1; done"},"_meta":{"progressToken":"tok"}}));
+    let r = c.wait_for(&id, Duration::from_secs(20));
+    assert_eq!(r["result"]["structuredContent"]["exit_code"], 0);
+    let progress: Vec<&Value> = c
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
+    assert!(
+        progress.len() >= 2 && progress.len() <= 8,
+        "1.2 s of output at <= 4/s: {}",
+        progress.len()
+    );
+    let values: Vec<u64> = progress
+        .iter()
+        .map(|n| n["params"]["progress"].as_u64().unwrap())
+        .collect();
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+    assert!(
+        progress
+            .iter()
+            .all(|n| n["params"]["progressToken"] == "tok"
+                && n["params"]["message"].as_str().unwrap().contains("line"))
+    );
+
+    // Cancellation by string id of a numeric request id (seed 003 7.2), and no progress after.
+    c.notifications.clear();
+    let id = c.request_async("tools/call", json!({"name":"bash","arguments":{"cmd":"sleep 0.2 & echo $! > bg.pid; while true; do echo tick; sleep 0.05; done"},"_meta":{"progressToken":7}}));
+    std::thread::sleep(Duration::from_millis(600));
+    let t = Instant::now();
+    c.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId": id.to_string(),"reason":"user"}}));
+    let r = c.wait_for(&id, Duration::from_secs(10));
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "cancel must be prompt"
+    );
+    assert_valid_result("bash", &r["result"]);
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(
+        r["result"]["structuredContent"]["error"]["code"],
+        "CANCELLED"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(c.request("ping", json!({}))["result"], json!({}));
+    let after: Vec<&Value> = c
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
+    assert!(!after.is_empty(), "progress arrived before the cancel");
+    // Seed 003 $/cancelRequest works too.
+    let id = c.request_async(
+        "tools/call",
+        json!({"name":"bash","arguments":{"cmd":"sleep 30"}}),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    c.send(&json!({"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id": id}}));
+    let r = c.wait_for(&id, Duration::from_secs(10));
+    assert_eq!(
+        r["result"]["structuredContent"]["error"]["code"],
+        "CANCELLED"
+    );
+    assert!(c.close().success());
+}
+
+#[test]
+fn stdin_eof_cancels_running_commands_and_exits() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &["--kill-grace-ms", "200"]);
+    c.initialize();
+    c.request_async(
+        "tools/call",
+        json!({"name":"bash","arguments":{"cmd":"echo $$ > leader.pid; sleep 60"}}),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let t = Instant::now();
+    assert!(c.close().success());
+    assert!(t.elapsed() < Duration::from_secs(6));
+    let pid = std::fs::read_to_string(root.path().join("leader.pid")).unwrap();
+    assert!(
+        !std::path::Path::new(&format!("/proc/{}", pid.trim())).exists(),
+        "command survived EOF"
+    );
+}
