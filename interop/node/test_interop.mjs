@@ -31,6 +31,7 @@ function sdkVersion() {
 }
 const SDK_VERSION = sdkVersion();
 const LANG = 'node';
+const IMMEDIATE_CANCEL_TRIES = Number(process.env.INTEROP_IMMEDIATE_CANCEL_TRIES ?? 4);
 const EXPECTED_TOOLS = ['read', 'bash', 'grep', 'prune_text', 'recover_text', 'health'];
 
 // ----------------------------------------------------------------------------- helpers
@@ -305,6 +306,21 @@ async function runTransport(transportName, bin) {
       }
     });
 
+    await check('resources (templates/list/read prune://)', async () => {
+      const tpl = await client.listResourceTemplates();
+      expect(tpl.resourceTemplates.some((t) => t.uriTemplate === 'prune://{prune_id}'), `templates=${short(tpl.resourceTemplates)}`);
+      const r = await client.callTool({ name: 'bash', arguments: { cmd: 'seq 1 2000', max_output_bytes: 1024 } });
+      const ref = structured(r).artifactRef;
+      expect(typeof ref === 'string' && ref, 'no artifactRef');
+      const listed = await client.listResources();
+      const uris = listed.resources.map((x) => x.uri);
+      expect(uris.includes(`prune://${ref}`), `prune://${ref} not in resources/list (${uris.length} listed)`);
+      const rr = await client.readResource({ uri: `prune://${ref}` });
+      const text = rr.contents?.[0]?.text ?? '';
+      expect(text.split('\n')[1999] === '2000', `resource text does not hold the full output: ${short(rr.contents)}`);
+      return `${uris.length} resources`;
+    });
+
     await check('tool health', async () => {
       const r = await client.callTool({ name: 'health', arguments: {} });
       expect(!r.isError, `isError: ${short(textOf(r))}`);
@@ -365,6 +381,33 @@ async function runTransport(transportName, bin) {
       expect(respDelay < 5, `CANCELLED result after ${respDelay.toFixed(2)}s`);
       await client.ping(); // the session survives
       return `CANCELLED result after ${respDelay.toFixed(2)}s, processes gone after ${elapsed.toFixed(2)}s`;
+    });
+
+    await check('cancel immediately after send', async () => {
+      // A client may cancel right after sending (user pressed Esc): abort as soon as the
+      // request is on the wire. The server must answer CANCELLED, not run it to its timeout.
+      // HOME points at the temp root so the login shell skips the machine's profile.
+      const lost = [];
+      const waits = [];
+      for (let k = 0; k < IMMEDIATE_CANCEL_TRIES; k++) {
+        const ac = new AbortController();
+        const n = wire.sent.length;
+        const p = client
+          .callTool({ name: 'bash', arguments: { cmd: 'sleep 30', timeout_ms: 8000, env: { HOME: root } } }, undefined, { signal: ac.signal })
+          .catch(() => {});
+        await waitFor(() => wire.sent.slice(n).some((m) => m.method === 'tools/call'), 5000);
+        const id = wire.sent.slice(n).find((m) => m.method === 'tools/call')?.id;
+        ac.abort('interop immediate cancel');
+        await p;
+        const t0 = Date.now();
+        await waitFor(() => wire.received.some((r) => r.msg.id === id), 5000);
+        const resp = wire.received.find((r) => r.msg.id === id)?.msg;
+        const code = resp?.result?.structuredContent?.error?.code;
+        if (code !== 'CANCELLED') lost.push(`try ${k + 1}: id ${id} -> ${code ?? 'no response within 5s'}`);
+        else waits.push(((Date.now() - t0) / 1000).toFixed(2));
+      }
+      expect(lost.length === 0, `${lost.length}/${IMMEDIATE_CANCEL_TRIES} immediate cancels ignored: ${lost.join('; ')}`);
+      return `${IMMEDIATE_CANCEL_TRIES}/${IMMEDIATE_CANCEL_TRIES} CANCELLED; waits ${waits.join(', ')}s`;
     });
   } catch (e) {
     record(transportName, 'session', 'fail', `${e?.name}: ${short(String(e?.message ?? e), 400)}`);

@@ -35,6 +35,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 EXPECTED_TOOLS = {"read", "bash", "grep", "prune_text", "recover_text", "health"}
 LANG = "python"
+IMMEDIATE_CANCEL_TRIES = int(os.environ.get("INTEROP_IMMEDIATE_CANCEL_TRIES", "4"))
 
 
 class Results:
@@ -95,13 +96,15 @@ class RecordingWriteStream:
         self.notifications: list[tuple[str, Any]] = []
 
     async def send(self, item: Any, /) -> None:
+        # Recorded once the transport has taken the message (a send cancelled half-way
+        # never reached the server and is not recorded).
+        await self.inner.send(item)
         msg = item.message
         if isinstance(msg, types.JSONRPCRequest):
             name = (msg.params or {}).get("name") if isinstance(msg.params, dict) else None
             self.requests.append((msg.id, msg.method, name))
         elif isinstance(msg, types.JSONRPCNotification):
             self.notifications.append((msg.method, msg.params))
-        await self.inner.send(item)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -412,6 +415,26 @@ async def run_transport(transport: str, binary: str, res: Results) -> None:
 
                 await check("tool recover_text", c_recover_text)
 
+                async def c_resources():
+                    # Truncated outputs are also exposed as prune://{prune_id} resources.
+                    tpl = await session.list_resource_templates()
+                    expect(
+                        any(t.uri_template == "prune://{prune_id}" for t in tpl.resource_templates),
+                        f"templates={[t.uri_template for t in tpl.resource_templates]}",
+                    )
+                    r = await session.call_tool("bash", {"cmd": "seq 1 2000", "max_output_bytes": 1024})
+                    ref = structured(r).get("artifactRef")
+                    expect(isinstance(ref, str) and ref, "no artifactRef")
+                    listed = await session.list_resources()
+                    uris = [str(x.uri) for x in listed.resources]
+                    expect(f"prune://{ref}" in uris, f"prune://{ref} not in resources/list ({len(uris)} listed)")
+                    rr = await session.read_resource(f"prune://{ref}")
+                    texts = [c.text for c in rr.contents if isinstance(c, types.TextResourceContents)]
+                    expect(texts and texts[0].splitlines()[1999] == "2000", f"resource text does not hold the full output: {short(texts)}")
+                    return f"{len(uris)} resources"
+
+                await check("resources (templates/list/read prune://)", c_resources)
+
                 async def c_health():
                     r = await session.call_tool("health", {})
                     expect(not r.is_error, f"isError: {short(text_of(r))}")
@@ -527,6 +550,42 @@ async def run_transport(transport: str, binary: str, res: Results) -> None:
                     return f"CANCELLED after {elapsed:.2f}s"
 
                 await check("cancel (notifications/cancelled -> CANCELLED result)", c_cancel_result)
+
+                async def c_cancel_immediate():
+                    # A client may cancel right after sending (user pressed Esc). The SDK writes
+                    # tools/call then notifications/cancelled back to back; the server must still
+                    # treat the call as cancelled, not run it to its timeout. HOME points at the temp
+                    # root so the login shell does not run the machine's profile (pyenv rehash) and
+                    # no profile work is killed half-way.
+                    tries, lost, slow = IMMEDIATE_CANCEL_TRIES, [], []
+                    for k in range(tries):
+                        n_req = len(rec.requests)
+                        async with anyio.create_task_group() as tg:
+
+                            async def call() -> None:
+                                await session.call_tool(
+                                    "bash", {"cmd": "sleep 30", "timeout_ms": 8000, "env": {"HOME": str(root)}}
+                                )
+
+                            tg.start_soon(call)
+                            with anyio.fail_after(5):
+                                while not any(m == "tools/call" for _, m, _ in rec.requests[n_req:]):
+                                    await anyio.sleep(0)
+                            tg.cancel_scope.cancel()
+                        rid = [r for r, m, _ in rec.requests[n_req:] if m == "tools/call"][-1]
+                        t0 = time.monotonic()
+                        while rid not in rread.results and time.monotonic() - t0 < 5:
+                            await anyio.sleep(0.02)
+                        res_raw = rread.results.get(rid)
+                        code = (((res_raw or {}).get("structuredContent") or {}).get("error") or {}).get("code")
+                        if code != "CANCELLED":
+                            lost.append(f"try {k + 1}: id {rid!r} -> {code or 'no response within 5s'}")
+                        else:
+                            slow.append(round(time.monotonic() - t0, 2))
+                    expect(not lost, f"{len(lost)}/{tries} immediate cancels ignored: {'; '.join(lost)}")
+                    return f"{tries}/{tries} CANCELLED; waits {slow}"
+
+                await check("cancel immediately after send", c_cancel_immediate)
     except Exception as e:  # noqa: BLE001
         res.add(transport, "session", "fail", f"{type(e).__name__}: {short(str(e), 400)}")
         traceback.print_exc(file=sys.stderr)
