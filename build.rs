@@ -9,7 +9,11 @@ use build_print::{info, warn};
 use std::{fs, path::Path};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Read at run time: a build-script binary can be reused from another checkout of this package.
+    let root_buf = std::path::PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
+    let root = root_buf.as_path();
     let schemas_dir = root.join("schemas");
     std::println!("cargo:rerun-if-changed=schemas");
     std::println!("cargo:rerun-if-changed=build/bundle.rs");

@@ -174,6 +174,70 @@ fn inline_at(schema: &Value, defs: &BTreeMap<String, Value>, stack: &mut Vec<Str
     }
 }
 
+/// Keywords a model does not need to choose arguments well; the server still enforces them, since
+/// validation uses the full schema (seed 004: schemas without noise).
+const VALIDATION_ONLY: &[&str] = &[
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "maxProperties",
+    "propertyNames",
+];
+
+/// Whether a listing keyword is noise for a model choosing arguments: validation-only keywords,
+/// `additionalProperties: false`, lower bounds of 0 or 1 (counts and 1-based lines are described
+/// as such), and upper bounds above a million (no call gets near them).
+fn is_noise(key: &str, value: &Value) -> bool {
+    VALIDATION_ONLY.contains(&key)
+        || (key == "additionalProperties" && *value == Value::Bool(false))
+        || (key == "minimum"
+            && value.as_f64().is_some_and(|m| m == 0.0 || m == 1.0)
+            && value.is_i64())
+        || (key == "maximum" && value.as_f64().is_some_and(|m| m > 1_000_000.0))
+        || (key == "properties" && value.as_object().is_some_and(|p| p.is_empty()))
+}
+
+/// Whether a property is a single-valued enum: it has one possible value, the default, so a model
+/// never needs to send it (the server still accepts it).
+fn is_fixed(schema: &Value) -> bool {
+    schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|e| e.len() == 1)
+}
+
+/// The schema as `tools/list` publishes it: noise keywords ([`is_noise`]) and fixed properties
+/// ([`is_fixed`]) left out; everything the server enforces is still enforced on the full schema.
+pub fn listing_schema(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, v)| !is_noise(k, v))
+                .map(|(k, v)| {
+                    if k == "properties" {
+                        let props = v.as_object().map(|p| {
+                            p.iter()
+                                .filter(|(_, s)| !is_fixed(s))
+                                .map(|(n, s)| (n.clone(), listing_schema(s)))
+                                .collect()
+                        });
+                        (
+                            k.clone(),
+                            props.map(Value::Object).unwrap_or_else(|| v.clone()),
+                        )
+                    } else {
+                        (k.clone(), listing_schema(v))
+                    }
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(listing_schema).collect()),
+        other => other.clone(),
+    }
+}
+
 /// `generated/contract.json`: the manifest with each tool's input and output schema inlined, and
 /// every other named schema (HTTP bodies, shared definitions) inlined under `schemas`.
 pub fn contract_document(manifest: &Value, files: &Files) -> Value {
@@ -203,7 +267,9 @@ pub fn contract_document(manifest: &Value, files: &Files) -> Value {
                     out.insert(key.to_string(), v.clone());
                 }
             }
-            out.insert("inputSchema".into(), inline(file("input"), &defs));
+            let input = inline(file("input"), &defs);
+            out.insert("listedInputSchema".into(), listing_schema(&input));
+            out.insert("inputSchema".into(), input);
             out.insert("outputSchema".into(), inline(file("output"), &defs));
             Value::Object(out)
         })

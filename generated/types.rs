@@ -101,7 +101,7 @@ impl ::std::convert::TryFrom<::std::string::String> for BashResultTool {
         value.parse()
     }
 }
-///nextCursor from a previous page.
+///A nextCursor.
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
@@ -332,7 +332,7 @@ pub struct FieldError {
     pub field: ::std::string::String,
     pub message: ::std::string::String,
 }
-///Question the output must answer; other lines are pruned (recoverable).
+///Keep only what this question needs (cut lines recoverable).
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
@@ -818,7 +818,7 @@ pub struct LineRange {
     pub end_line: ::std::num::NonZeroU64,
     pub start_line: ::std::num::NonZeroU64,
 }
-///Response budget in bytes.
+///`MaxOutputBytes`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
 pub struct MaxOutputBytes(pub i64);
@@ -1493,7 +1493,7 @@ pub struct RecoverTextInput {
     pub include_line_numbers: ::std::option::Option<bool>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub max_output_bytes: ::std::option::Option<MaxOutputBytes>,
-    ///Id or artifactRef from a pruned/truncated result.
+    ///prune_id or artifactRef.
     pub prune_id: ::std::string::String,
     ///Original line ranges; default all.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -1726,7 +1726,7 @@ pub struct SwePrunerResponse {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub score: ::std::option::Option<f64>,
 }
-///Timeout in ms (default 30000).
+///Default 30000.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
 pub struct TimeoutMs(pub i64);

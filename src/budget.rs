@@ -19,10 +19,14 @@ pub fn for_call(config: &Config, per_call: Option<i64>) -> usize {
         .unwrap_or(config.max_output_bytes)
 }
 
-/// What Claude Code may show inline for our bulky tools (`_meta["anthropic/maxResultSizeChars"]`):
-/// the configured budget, so a result that fits our budget is never moved out of the conversation.
-pub fn inline_limit_chars(config: &Config) -> usize {
-    config.max_output_bytes
+/// Result size up to which Claude Code shows an MCP result inline without being told (it warns
+/// above 10,000 tokens, about 40,000 characters).
+pub const CLAUDE_INLINE_CHARS: usize = 40_000;
+
+/// `_meta["anthropic/maxResultSizeChars"]` for our bulky tools: the configured budget, but only
+/// when it exceeds what Claude Code shows inline anyway (otherwise the field is noise in the listing).
+pub fn inline_limit_chars(config: &Config) -> Option<usize> {
+    (config.max_output_bytes > CLAUDE_INLINE_CHARS).then_some(config.max_output_bytes)
 }
 
 /// Serialized size of a value in bytes.

@@ -293,7 +293,7 @@ impl Config {
                 code: "invalid_host",
                 field: host_src.origin,
                 message: format!(
-                    "{host} is not a loopback address (127.0.0.1 or ::1); pass --allow-remote to bind it"
+                    "expected a loopback address (127.0.0.1 or ::1), got {host}; pass --allow-remote to bind it"
                 ),
             });
         }
@@ -426,7 +426,7 @@ impl Config {
                 code: "invalid_pruner_endpoint",
                 field: "JEEVES_PRUNER_ENDPOINT".into(),
                 message: format!(
-                    "the {} backend needs a pruner endpoint (--pruner-endpoint or JEEVES_PRUNER_ENDPOINT)",
+                    "expected a pruner endpoint (--pruner-endpoint or JEEVES_PRUNER_ENDPOINT) for the {} backend",
                     backend.as_str()
                 ),
             });

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One stored text with its line index.
+#[derive(Debug)]
 pub struct Entry {
     /// The id clients use (`prn_…`).
     pub id: String,

@@ -176,7 +176,7 @@ fn cancel_over_http_kills_the_command() {
             .unwrap();
         r.json::<Value>().unwrap()
     });
-    std::thread::sleep(Duration::from_millis(700));
+    wait_for_file(&root.path().join("leader.pid"));
     let t = Instant::now();
     let r = s.post(
         "/mcp",
@@ -191,5 +191,5 @@ fn cancel_over_http_kills_the_command() {
         "CANCELLED"
     );
     let pid = std::fs::read_to_string(root.path().join("leader.pid")).unwrap();
-    assert!(!std::path::Path::new(&format!("/proc/{}", pid.trim())).exists());
+    assert!(!mcp_pruner::process::pid_alive(pid.trim().parse().unwrap()));
 }

@@ -30,8 +30,10 @@ pub struct ToolDef {
     pub annotations: Value,
     /// Other names `tools/call` accepts for this tool (seed 001's `recover_range`).
     pub aliases: Vec<String>,
-    /// Inlined input schema, as published.
+    /// Inlined input schema, as validated.
     pub input_schema: Value,
+    /// The input schema as `tools/list` publishes it (validation-only keywords left out).
+    pub listed_input_schema: Value,
     /// Inlined output schema (the success `structuredContent`).
     pub output_schema: Value,
     input_validator: jsonschema::Validator,
@@ -84,6 +86,7 @@ impl Contract {
                 input_validator: validate::compile(&t["inputSchema"]),
                 output_validator: validate::compile(&t["outputSchema"]),
                 input_schema: t["inputSchema"].clone(),
+                listed_input_schema: t["listedInputSchema"].clone(),
                 output_schema: t["outputSchema"].clone(),
             })
             .collect();

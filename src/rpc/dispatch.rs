@@ -162,24 +162,43 @@ pub fn tools_list(app: &App) -> Value {
     let tools: Vec<Value> = contract()
         .tools
         .iter()
-        .filter(|t| cfg.tools.as_ref().is_none_or(|only| only.iter().any(|n| n == &t.name)))
+        .filter(|t| {
+            cfg.tools
+                .as_ref()
+                .is_none_or(|only| only.iter().any(|n| n == &t.name))
+        })
         .map(|t| {
             let mut def = Map::new();
-            def.insert("name".into(), Value::String(format!("{}{}", cfg.tool_prefix, t.name)));
+            def.insert(
+                "name".into(),
+                Value::String(format!("{}{}", cfg.tool_prefix, t.name)),
+            );
             def.insert("description".into(), Value::String(t.description.clone()));
-            def.insert("inputSchema".into(), t.input_schema.clone());
+            def.insert("inputSchema".into(), t.listed_input_schema.clone());
             if cfg.output_schemas {
                 // Error results carry ToolFailure; clients validate both shapes.
-                let failure = contract().schemas.get("ToolFailure").cloned().unwrap_or(Value::Null);
-                def.insert("outputSchema".into(), json!({ "type": "object", "oneOf": [t.output_schema, failure] }));
+                let failure = contract()
+                    .schemas
+                    .get("ToolFailure")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                def.insert(
+                    "outputSchema".into(),
+                    json!({ "type": "object", "oneOf": [t.output_schema, failure] }),
+                );
             }
             if !t.annotations.is_null() {
                 def.insert("annotations".into(), t.annotations.clone());
             }
             def.insert("schemaVersion".into(), json!(t.schema_version));
             def.insert("toolingVersion".into(), json!(TOOLING_VERSION));
-            if tools::returns_bulk(&t.name) {
-                def.insert("_meta".into(), json!({ "anthropic/maxResultSizeChars": crate::budget::inline_limit_chars(cfg) }));
+            if tools::returns_bulk(&t.name)
+                && let Some(chars) = crate::budget::inline_limit_chars(cfg)
+            {
+                def.insert(
+                    "_meta".into(),
+                    json!({ "anthropic/maxResultSizeChars": chars }),
+                );
             }
             Value::Object(def)
         })

@@ -311,3 +311,19 @@ impl Drop for HttpServer {
 pub fn root_path(dir: &tempfile::TempDir) -> PathBuf {
     std::fs::canonicalize(dir.path()).unwrap()
 }
+
+/// Waits (up to 20 s) until `path` exists and is non-empty: a command has started.
+pub fn wait_for_file(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::metadata(path)
+        .map(|m| m.len() == 0)
+        .unwrap_or(true)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
