@@ -14,7 +14,8 @@ set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 RESULTS="$HERE/results"
-mkdir -p "$RESULTS"
+mkdir -p "$RESULTS/logs"
+export INTEROP_LOG_DIR="$RESULTS/logs"
 
 passed=0
 failed=0

@@ -32,6 +32,9 @@ function sdkVersion() {
 const SDK_VERSION = sdkVersion();
 const LANG = 'node';
 const IMMEDIATE_CANCEL_TRIES = Number(process.env.INTEROP_IMMEDIATE_CANCEL_TRIES ?? 4);
+// Server logs (stdio stderr, serve stdout/stderr); run.sh points this at interop/results/logs.
+const LOG_DIR = process.env.INTEROP_LOG_DIR || mkdtempSync(join(tmpdir(), 'mcp-pruner-interop-logs-'));
+mkdirSync(LOG_DIR, { recursive: true });
 const EXPECTED_TOOLS = ['read', 'bash', 'grep', 'prune_text', 'recover_text', 'health'];
 
 // ----------------------------------------------------------------------------- helpers
@@ -138,7 +141,7 @@ function tap(transport) {
 
 async function startServe(bin, root) {
   const child = spawn(bin, ['serve', '--port', '0', '--root', root], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const log = createWriteStream(`${root}.serve.log`);
+  const log = createWriteStream(join(LOG_DIR, 'node-http.server.log'));
   child.stderr.pipe(log);
   const rl = createInterface({ input: child.stdout });
   const port = await new Promise((resolve, reject) => {
@@ -182,7 +185,7 @@ async function runTransport(transportName, bin) {
     let transport;
     if (transportName === 'stdio') {
       transport = new StdioClientTransport({ command: bin, args: ['stdio', '--root', root], stderr: 'pipe' });
-      const errlog = createWriteStream(`${root}.stdio.stderr.log`);
+      const errlog = createWriteStream(join(LOG_DIR, 'node-stdio.server.log'));
       transport.stderr?.pipe(errlog);
     } else {
       serve = await startServe(bin, root);

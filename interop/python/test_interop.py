@@ -36,6 +36,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 EXPECTED_TOOLS = {"read", "bash", "grep", "prune_text", "recover_text", "health"}
 LANG = "python"
 IMMEDIATE_CANCEL_TRIES = int(os.environ.get("INTEROP_IMMEDIATE_CANCEL_TRIES", "4"))
+# Server logs (stdio stderr, serve stdout/stderr); run.sh points this at interop/results/logs.
+LOG_DIR = Path(os.environ.get("INTEROP_LOG_DIR") or tempfile.mkdtemp(prefix="mcp-pruner-interop-logs-"))
 
 
 class Results:
@@ -187,7 +189,8 @@ async def wait_for_file(path: Path, timeout: float) -> str:
 @asynccontextmanager
 async def stdio_transport(binary: str, root: Path):
     params = StdioServerParameters(command=binary, args=["stdio", "--root", str(root)])
-    errlog = open(root.parent / f"{root.name}.stdio.stderr.log", "w")
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    errlog = open(LOG_DIR / "python-stdio.server.log", "w")
     try:
         async with stdio_client(params, errlog=errlog) as (read, write):
             yield read, write, {}
@@ -197,7 +200,8 @@ async def stdio_transport(binary: str, root: Path):
 
 @asynccontextmanager
 async def http_transport(binary: str, root: Path):
-    log_path = root.parent / f"{root.name}.serve.log"
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    log_path = LOG_DIR / "python-http.server.log"
     log = open(log_path, "w+")
     proc = subprocess.Popen(
         [binary, "serve", "--port", "0", "--root", str(root)],

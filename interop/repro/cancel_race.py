@@ -53,17 +53,20 @@ def stdio():
             if m.get("id") == i:
                 return m
 
-    send(INIT)
-    recv(0)
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     lost = 0
-    for i in range(1, N + 1):
-        t0 = time.monotonic()
-        send(call(i), cancel(i))
-        code = code_of(recv(i))
-        lost += code != "CANCELLED"
-        print(f"stdio try {i}: {code} after {time.monotonic() - t0:.2f}s")
-    p.terminate()
+    try:
+        send(INIT)
+        recv(0)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for i in range(1, N + 1):
+            t0 = time.monotonic()
+            send(call(i), cancel(i))
+            code = code_of(recv(i))
+            lost += code != "CANCELLED"
+            print(f"stdio try {i}: {code} after {time.monotonic() - t0:.2f}s")
+    finally:
+        p.terminate()
+        p.wait()
     print(f"stdio: lost {lost} of {N}")
     return lost
 
@@ -94,22 +97,30 @@ def http():
             body = [x[5:] for x in body.splitlines() if x.startswith("data:")][-1]
         return r.getheader("mcp-session-id"), (json.loads(body) if body.strip() else None)
 
-    sid, _ = answer(post(INIT))
-    answer(post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid))
     lost = 0
-    for i in range(1, N + 1):
-        t0 = time.monotonic()
-        c = post(call(i), sid)  # request fully sent; response not read yet
-        answer(post(cancel(i), sid))
-        _, msg = answer(c)
-        code = code_of(msg)
-        lost += code != "CANCELLED"
-        print(f"http  try {i}: {code} after {time.monotonic() - t0:.2f}s")
-    p.terminate()
+    try:
+        sid, _ = answer(post(INIT))
+        answer(post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid))
+        for i in range(1, N + 1):
+            t0 = time.monotonic()
+            c = post(call(i), sid)  # request fully sent; response not read yet
+            answer(post(cancel(i), sid))
+            _, msg = answer(c)
+            code = code_of(msg)
+            lost += code != "CANCELLED"
+            print(f"http  try {i}: {code} after {time.monotonic() - t0:.2f}s")
+    finally:
+        p.terminate()
+        p.wait()
     print(f"http: lost {lost} of {N}")
     return lost
 
 
 if __name__ == "__main__":
-    total = stdio() + http()
+    try:
+        total = stdio() + http()
+    finally:
+        import shutil
+
+        shutil.rmtree(ROOT, ignore_errors=True)
     sys.exit(1 if total else 0)
