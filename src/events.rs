@@ -161,6 +161,16 @@ pub fn exec_timeout(request_id: &str, tool: &str, timeout_ms: u64) {
     warn!(event = "tool.exec_timeout", request_id, tool, timeout_ms);
 }
 
+/// `tool.kill_escalated` (added): a command's process group ignored SIGTERM and got SIGKILL.
+pub fn tool_kill_escalated(request_id: &str, tool: &str, grace_ms: u64) {
+    warn!(event = "tool.kill_escalated", request_id, tool, grace_ms);
+}
+
+/// `tool.leftovers_killed` (added): background processes a command left behind were terminated.
+pub fn tool_leftovers_killed(request_id: &str, tool: &str) {
+    info!(event = "tool.leftovers_killed", request_id, tool);
+}
+
 /// `tool.cancelled` (added): the client cancelled the request.
 pub fn cancelled(request_id: &str, tool: &str) {
     info!(event = "tool.cancelled", request_id, tool);

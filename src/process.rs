@@ -56,6 +56,8 @@ pub struct Outcome {
     pub ending: Ending,
     /// Whether SIGKILL was needed after the grace period.
     pub kill_escalated: bool,
+    /// Whether the command left processes running in its group that had to be terminated.
+    pub leftovers_killed: bool,
     /// Wall time.
     pub duration: Duration,
 }
@@ -128,6 +130,8 @@ pub async fn run(
         _ = cancel.cancelled() => (Ending::Cancelled, kill_group(&mut child, pgid, spec.kill_grace).await),
     };
     // Background children may keep the pipes open after the leader exits: drain briefly, then stop.
+    // Whatever the command left running in its group is then terminated, so no call leaves
+    // orphans behind (a command that wants a daemon detaches it with `setsid`).
     let drain = if matches!(ending, Ending::Exited(_) | Ending::Signaled(_)) {
         Duration::from_millis(250)
     } else {
@@ -139,6 +143,13 @@ pub async fn run(
             abort.abort();
         }
     }
+    let leftovers_killed =
+        matches!(ending, Ending::Exited(_) | Ending::Signaled(_)) && group_alive(pgid);
+    let kill_escalated = if leftovers_killed {
+        terminate_group(pgid, spec.kill_grace, || true).await || kill_escalated
+    } else {
+        kill_escalated
+    };
     let take = |c: &Arc<Mutex<Capture>>| {
         let mut c = c.lock().unwrap_or_else(|e| e.into_inner());
         (std::mem::take(&mut c.buf), c.total)
@@ -152,6 +163,7 @@ pub async fn run(
         stderr_total,
         ending,
         kill_escalated,
+        leftovers_killed,
         duration: start.elapsed(),
     })
 }
@@ -252,10 +264,37 @@ pub fn pid_alive(pid: i32) -> bool {
     }
 }
 
-/// Whether any process (zombies included) is left in group `pgid`.
+/// Whether any running process is left in group `pgid`. Zombies do not count: orphans killed by
+/// our signal are reparented to PID 1, which may take a while to reap them, and waiting for that
+/// would turn every SIGTERM into a needless SIGKILL after the full grace period.
 pub fn group_alive(pgid: i32) -> bool {
     // SAFETY: signal 0 only checks for existence and permission.
-    unsafe { libc::kill(-pgid, 0) == 0 }
+    if unsafe { libc::kill(-pgid, 0) } != 0 {
+        return false;
+    }
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    dir.filter_map(Result::ok).any(|entry| {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            return false;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        // `pid (comm) state ppid pgrp ...`
+        let Some((_, rest)) = stat.rsplit_once(") ") else {
+            return false;
+        };
+        let mut fields = rest.split(' ');
+        let state = fields.next().unwrap_or("Z");
+        let pgrp = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
+        pgrp == Some(pgid) && state != "Z" && state != "X"
+    })
 }
 
 #[cfg(test)]

@@ -22,7 +22,8 @@ fn recover_all(c: &mut StdioClient, id: &str, ranges: Option<Value>) -> String {
     let mut out = String::new();
     let mut cursor: Option<String> = None;
     for _ in 0..1000 {
-        let mut args = json!({"prune_id": id, "include_line_numbers": false, "max_output_bytes": 4_000_000});
+        let mut args =
+            json!({"prune_id": id, "include_line_numbers": false, "max_output_bytes": 4_000_000});
         if let Some(r) = &ranges {
             args["ranges"] = r.clone();
         }
@@ -48,7 +49,10 @@ fn five_megabyte_file() {
     let mut i = 0u64;
     while text.len() < 5_000_000 {
         i += 1;
-        text.push_str(&format!("{i:07} the quick brown fox jumps over the lazy dog — ünïcödé ✓ {}\n", "x".repeat((i % 40) as usize)));
+        text.push_str(&format!(
+            "{i:07} the quick brown fox jumps over the lazy dog — ünïcödé ✓ {}\n",
+            "x".repeat((i % 40) as usize)
+        ));
     }
     std::fs::write(root.path().join("big.txt"), &text).unwrap();
     let mut c = StdioClient::spawn(root.path(), &[]);
@@ -58,12 +62,25 @@ fn five_megabyte_file() {
     assert!(size <= BUDGET, "response is {size} bytes");
     assert_valid_result("read", &r["result"]);
     let s = &r["result"]["structuredContent"];
-    assert_eq!((s["truncated"].clone(), s["hasMore"].clone(), s["bytes"].clone()), (json!(true), json!(true), json!(text.len())));
+    assert_eq!(
+        (
+            s["truncated"].clone(),
+            s["hasMore"].clone(),
+            s["bytes"].clone()
+        ),
+        (json!(true), json!(true), json!(text.len()))
+    );
     let shown = r["result"]["content"][0]["text"].as_str().unwrap();
     let id = s["artifactRef"].as_str().unwrap();
     let end = s["end_line"].as_u64().unwrap();
-    assert!(shown.contains(&format!("next page: read offset={}", end + 1)), "{shown}");
-    assert!(shown.contains(&format!("recover_text prune_id={id}")), "{shown}");
+    assert!(
+        shown.contains(&format!("next page: read offset={}", end + 1)),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!("recover_text prune_id={id}")),
+        "{shown}"
+    );
 
     // Paging with offset: the first pages are exactly the file's first lines.
     let mut paged = s["content"].as_str().unwrap().to_string();
@@ -71,8 +88,15 @@ fn five_megabyte_file() {
     for _ in 0..3 {
         let (p, size) = sized(&mut c, "read", json!({"path":"big.txt","offset":offset}));
         assert!(size <= BUDGET);
-        paged.push_str(p["result"]["structuredContent"]["content"].as_str().unwrap());
-        offset = p["result"]["structuredContent"]["end_line"].as_u64().unwrap() + 1;
+        paged.push_str(
+            p["result"]["structuredContent"]["content"]
+                .as_str()
+                .unwrap(),
+        );
+        offset = p["result"]["structuredContent"]["end_line"]
+            .as_u64()
+            .unwrap()
+            + 1;
     }
     assert!(text.starts_with(&paged) && paged.len() > 3 * 4000);
 
@@ -89,21 +113,44 @@ fn a_million_lines_of_output() {
     let root = fixture_root();
     let mut c = StdioClient::spawn(root.path(), &[]);
     c.initialize();
-    let (r, size) = sized(&mut c, "bash", json!({"cmd":"seq 1 1000000; echo done >&2","timeout_ms":120000}));
+    let (r, size) = sized(
+        &mut c,
+        "bash",
+        json!({"cmd":"seq 1 1000000; echo done >&2","timeout_ms":120000}),
+    );
     assert!(size <= BUDGET, "response is {size} bytes");
     assert_valid_result("bash", &r["result"]);
     let s = &r["result"]["structuredContent"];
-    assert_eq!((s["truncated"].clone(), s["stdout_bytes"].clone(), s["stderr"].clone()), (json!(true), json!(6_888_896), json!("done\n")));
+    assert_eq!(
+        (
+            s["truncated"].clone(),
+            s["stdout_bytes"].clone(),
+            s["stderr"].clone()
+        ),
+        (json!(true), json!(6_888_896), json!("done\n"))
+    );
     let text = r["result"]["content"][0]["text"].as_str().unwrap();
     let id = s["artifactRef"].as_str().unwrap();
     assert!(text.starts_with("[exit 0"), "{text}");
-    assert!(text.contains("\n1\n2\n3\n") && text.contains("\n1000000\n"), "head and tail are shown");
-    let marker = text.lines().find(|l| l.starts_with("⟦… lines ")).expect("an omission marker");
-    assert!(marker.contains(&format!("recover_text prune_id={id} ranges=")), "{marker}");
+    assert!(
+        text.contains("\n1\n2\n3\n") && text.contains("\n1000000\n"),
+        "head and tail are shown"
+    );
+    let marker = text
+        .lines()
+        .find(|l| l.starts_with("⟦… lines "))
+        .expect("an omission marker");
+    assert!(
+        marker.contains(&format!("recover_text prune_id={id} ranges=")),
+        "{marker}"
+    );
     let expected: String = (1..=1_000_000).map(|i| format!("{i}\n")).collect();
     assert_eq!(recover_all(&mut c, id, None), expected);
     // The marker's range is exactly what is missing from the text.
-    let nums: Vec<&str> = marker.split(|ch: char| !ch.is_ascii_digit()).filter(|s| !s.is_empty()).collect();
+    let nums: Vec<&str> = marker
+        .split(|ch: char| !ch.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .collect();
     let (a, b): (usize, usize) = (nums[0].parse().unwrap(), nums[1].parse().unwrap());
     let missing = recover_all(&mut c, id, Some(json!([{"start_line": a, "end_line": b}])));
     assert!(missing.starts_with(&format!("{a}\n")) && missing.ends_with(&format!("{b}\n")));
@@ -116,13 +163,24 @@ fn a_hundred_thousand_grep_matches() {
     std::fs::write(root.path().join("hay.txt"), &body).unwrap();
     let mut c = StdioClient::spawn(root.path(), &[]);
     c.initialize();
-    let (r, size) = sized(&mut c, "grep", json!({"pattern":"needle","paths":["hay.txt"]}));
+    let (r, size) = sized(
+        &mut c,
+        "grep",
+        json!({"pattern":"needle","paths":["hay.txt"]}),
+    );
     assert!(size <= BUDGET, "response is {size} bytes");
     assert_valid_result("grep", &r["result"]);
     let s = &r["result"]["structuredContent"];
-    assert_eq!((s["match_count"].clone(), s["hasMore"].clone()), (json!(100_000), json!(true)));
+    assert_eq!(
+        (s["match_count"].clone(), s["hasMore"].clone()),
+        (json!(100_000), json!(true))
+    );
     let text = r["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("next page: grep with cursor=") && text.contains("all matches: recover_text prune_id="), "{text}");
+    assert!(
+        text.contains("next page: grep with cursor=")
+            && text.contains("all matches: recover_text prune_id="),
+        "{text}"
+    );
 
     // Every match, by cursor paging, in order, no gap and no repeat.
     let mut lines = Vec::new();
@@ -133,7 +191,13 @@ fn a_hundred_thousand_grep_matches() {
             args["cursor"] = json!(cur);
         }
         let p = c.call("grep", args)["result"]["structuredContent"].clone();
-        lines.extend(p["matches"].as_array().unwrap().iter().map(|m| m["line"].as_u64().unwrap()));
+        lines.extend(
+            p["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["line"].as_u64().unwrap()),
+        );
         match p["nextCursor"].as_str() {
             Some(next) => cursor = Some(next.to_string()),
             None => break,
@@ -142,7 +206,9 @@ fn a_hundred_thousand_grep_matches() {
     assert_eq!(lines, (1..=100_000).collect::<Vec<u64>>());
     // And as one artifact.
     let id = s["artifactRef"].as_str().unwrap();
-    let expected: String = (1..=100_000).map(|i| format!("hay.txt:{i}:1: needle {i}\n")).collect();
+    let expected: String = (1..=100_000)
+        .map(|i| format!("hay.txt:{i}:1: needle {i}\n"))
+        .collect();
     assert_eq!(recover_all(&mut c, id, None), expected);
 }
 
@@ -155,10 +221,20 @@ fn budget_can_be_raised_per_call_and_by_flag() {
     let mut c = StdioClient::spawn(root.path(), &["--max-output-bytes", "200000"]);
     c.initialize();
     let r = c.call("read", json!({"path":"mid.txt"}));
-    assert_eq!(r["result"]["structuredContent"]["content"], mid, "a 40 KB file fits a 200 KB budget");
-    let (r, size) = sized(&mut c, "read", json!({"path":"mid.txt","max_output_bytes":4096}));
+    assert_eq!(
+        r["result"]["structuredContent"]["content"], mid,
+        "a 40 KB file fits a 200 KB budget"
+    );
+    let (r, size) = sized(
+        &mut c,
+        "read",
+        json!({"path":"mid.txt","max_output_bytes":4096}),
+    );
     assert!(size <= 4096 && r["result"]["structuredContent"]["truncated"] == true);
     let tools = c.request("tools/list", json!({}));
-    assert_eq!(tools["result"]["tools"][0]["_meta"]["anthropic/maxResultSizeChars"], 200_000, "Claude Code is told to show our bigger results inline");
+    assert_eq!(
+        tools["result"]["tools"][0]["_meta"]["anthropic/maxResultSizeChars"], 200_000,
+        "Claude Code is told to show our bigger results inline"
+    );
     let _ = Duration::ZERO;
 }

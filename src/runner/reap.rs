@@ -27,14 +27,18 @@ pub async fn sweep() -> Vec<i32> {
             break;
         }
         for pid in children {
+            // A zombie is already dead (killed with its group): reap it, do not report it.
+            let alive = crate::process::pid_alive(pid);
             // SAFETY: kill and waitpid on a pid whose parent is this process: it cannot be
             // recycled before we reap it.
             unsafe {
-                libc::kill(pid, libc::SIGKILL);
+                if alive {
+                    libc::kill(pid, libc::SIGKILL);
+                }
                 let mut status = 0;
                 libc::waitpid(pid, &mut status, libc::WNOHANG);
             }
-            if !killed.contains(&pid) {
+            if alive && !killed.contains(&pid) {
                 killed.push(pid);
             }
         }

@@ -129,6 +129,16 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             ));
         }
     };
+    if outcome.kill_escalated {
+        crate::events::tool_kill_escalated(
+            &ctx.request_id,
+            "bash",
+            cfg.kill_grace.as_millis() as u64,
+        );
+    }
+    if outcome.leftovers_killed {
+        crate::events::tool_leftovers_killed(&ctx.request_id, "bash");
+    }
     let capture_cut = outcome.capture_truncated();
     let stdout = String::from_utf8_lossy(&outcome.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&outcome.stderr).into_owned();

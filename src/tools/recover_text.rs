@@ -111,7 +111,9 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
     // page from those costs, then confirm with one real serialization (and shrink if needed).
     let overhead = budget::json_len(&build(0).clone_result());
     let room = limit.saturating_sub(overhead + 64);
-    let mut n = budget::prefix_within(rest, room, |c| budget::escaped_len(c) + budget::double_escaped_len(c));
+    let mut n = budget::prefix_within(rest, room, |c| {
+        budget::escaped_len(c) + budget::double_escaped_len(c)
+    });
     while n > 0 && !fits(n) {
         n = budget::clip_utf8(rest, n * 95 / 100).len();
     }
