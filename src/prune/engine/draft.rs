@@ -37,8 +37,9 @@ impl Reason {
 }
 
 /// A removed run whose text is shorter than this many bytes is kept instead: its marker would cost
-/// about as many tokens as the lines themselves (a marker is ~90 bytes, ~30 o200k tokens).
-const MIN_RUN_BYTES: usize = 110;
+/// about as many tokens as the lines themselves (a marker is ~40 o200k tokens, which is ~160 bytes
+/// of typical code or prose).
+const MIN_RUN_BYTES: usize = 160;
 
 /// Per-line decisions under construction.
 pub(crate) struct Draft {

@@ -97,7 +97,7 @@ pub fn plan(lines: &[&str], goal: &str, source: SourceType, limits: &Limits) -> 
     let Some(allowed) = constraints::max_removable(n, limits) else {
         return fallback(n);
     };
-    let query = Query::new(goal);
+    let query = Query::new(goal, source == SourceType::Code);
     let mut warnings = Vec::new();
     if query.is_empty() {
         warnings.push("empty_goal".to_owned());
@@ -106,8 +106,10 @@ pub fn plan(lines: &[&str], goal: &str, source: SourceType, limits: &Limits) -> 
     if n > 0 {
         let m = Matches::new(&query, lines);
         match source {
-            SourceType::Logs => logs::plan(lines, &m, query.is_empty(), &mut draft),
-            SourceType::Code if !query.is_empty() => code::plan(lines, &m, &mut draft),
+            SourceType::Logs => logs::plan(lines, &query, &m, &mut draft),
+            SourceType::Code if !query.is_empty() => {
+                code::plan(lines, &m, query.has("test"), &mut draft)
+            }
             SourceType::Docs if !query.is_empty() => docs::plan(lines, &m, &mut draft),
             SourceType::Code | SourceType::Docs => {}
         }
@@ -207,7 +209,7 @@ mod tests {
     fn ratio_is_a_result() {
         let mut text = String::from("fn wanted_target() {\n    wanted_target_body();\n}\n");
         for i in 0..50 {
-            text.push_str(&format!("fn other{i}() {{\n    let value = compute_something_long({i});\n    store_value_somewhere(value);\n    log_value(value);\n    notify_listeners(value);\n    update_metrics(value);\n}}\n"));
+            text.push_str(&format!("fn other{i}() {{\n    let value = compute_something_long({i});\n    store_value_somewhere(value);\n    log_value(value);\n    notify_listeners(value);\n    update_metrics(value);\n    persist_to_the_audit_trail(value);\n    refresh_the_dashboard_widgets(value);\n}}\n"));
         }
         let lines = split_lines(&text);
         for ratio in [0.0, 0.1, 0.5, 0.8, 1.0] {

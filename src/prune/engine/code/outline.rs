@@ -20,11 +20,11 @@ pub(crate) enum Role {
     Header,
     /// A definition's signature (header through the line opening its body), or a declaration.
     Sig,
-    /// The line closing a definition's body.
+    /// The line closing a container (`impl`, `class`, ...).
     Close,
-    /// An attribute, annotation or decorator.
+    /// An attribute, annotation or decorator not attached to a definition with a body.
     Attr,
-    /// A comment attached to definition `n` (its doc comment).
+    /// A comment or attribute attached to definition `n` (its doc comment, its decorators).
     Pre(u32),
     /// A line of definition `n`'s body.
     Body(u32),
@@ -35,11 +35,11 @@ pub(crate) enum Role {
 /// One definition with a body (a function, a struct, a top-level block, ...), not a container.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Unit {
-    /// Attributes and doc comment above the signature.
+    /// Doc comment and attributes above the signature.
     pub(crate) pre: Range<usize>,
     /// Signature lines.
     pub(crate) sig: Range<usize>,
-    /// Body lines (between the signature and the closing line).
+    /// Body lines, through the closing line when there is one.
     pub(crate) body: Range<usize>,
 }
 
@@ -47,10 +47,15 @@ pub(crate) struct Unit {
 pub(crate) struct Outline {
     pub(crate) roles: Vec<Role>,
     pub(crate) units: Vec<Unit>,
+    /// Containers: from their signature's first line through their closing line.
+    pub(crate) containers: Vec<Range<usize>>,
+    /// Lines that are documentation (doc comments; Python docstrings and other multi-line strings).
+    pub(crate) doc: Vec<bool>,
 }
 
-/// Header comment lines kept whatever the goal; the rest of a long header is scored like prose.
-const HEADER_KEEP: usize = 12;
+/// At most this many lines of the header's first paragraph are kept whatever the goal; the rest of
+/// the header (licence text, long module docs) is scored like any comment.
+const HEADER_KEEP: usize = 4;
 /// A multi-line signature is at most this many lines above the line opening the body.
 const MAX_SIG_LINES: usize = 12;
 
@@ -70,14 +75,26 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
             })
             .collect(),
         units: Vec::new(),
+        containers: Vec::new(),
+        doc: vec![false; lines.len()],
     };
     if colons > braces {
         let s = indent::scan(lines);
+        for (i, (d, l)) in o.doc.iter_mut().zip(&s).enumerate() {
+            let t = lines[i].trim_start();
+            *d = l.in_string
+                || t.starts_with("\"\"\"")
+                || t.starts_with("'''")
+                || t.starts_with("r\"\"\"");
+        }
         let comment: Vec<bool> = s.iter().map(|l| l.comment).collect();
         let first_code = header(lines, &comment, &mut o.roles, |i| s[i].in_string);
         Indent { lines, s: &s }.level(&mut o, first_code, lines.len());
     } else {
         let s = scan::scan(lines);
+        for (d, l) in o.doc.iter_mut().zip(&s) {
+            *d = l.doc;
+        }
         let comment: Vec<bool> = s.iter().map(|l| l.comment).collect();
         let first_code = header(lines, &comment, &mut o.roles, |_| false);
         // A text cut out of a file may start inside a block: its top level is the lowest depth.
@@ -137,12 +154,22 @@ fn header(
     {
         cut -= 1;
     }
+    // Keep the header's first paragraph (its title, or the copyright line of a licence).
     let mut kept = 0;
-    for role in roles.iter_mut().take(cut) {
-        if *role == Role::Loose && kept < HEADER_KEEP {
-            *role = Role::Header;
-            kept += 1;
+    for (role, line) in roles.iter_mut().zip(lines).take(cut) {
+        if *role != Role::Loose {
+            continue;
         }
+        let empty_comment = line
+            .trim()
+            .trim_matches(['/', '!', '*', '#', '"', '\'', '-'])
+            .trim()
+            .is_empty();
+        if kept == HEADER_KEEP || (kept > 0 && empty_comment) {
+            break;
+        }
+        *role = Role::Header;
+        kept += 1;
     }
     cut
 }
@@ -262,8 +289,8 @@ fn is_import(t: &str) -> bool {
         || (t.contains("require(") && t.ends_with(';'))
 }
 
-/// Marks attributes and attached comments directly above `start` for unit `unit` (None for a
-/// container, whose comments stay loose prose).
+/// Marks attributes and comments directly above `start` as the preamble of unit `unit`; for a
+/// container (`None`) attributes stay structural and comments stay loose prose.
 fn attach_preamble(
     lines: &[&str],
     comment: impl Fn(usize) -> bool,
@@ -276,7 +303,7 @@ fn attach_preamble(
     while k > lo && matches!(roles[k - 1], Role::Loose | Role::Attr) {
         let t = lines[k - 1].trim();
         if is_attribute(t) {
-            roles[k - 1] = Role::Attr;
+            roles[k - 1] = unit.map_or(Role::Attr, Role::Pre);
         } else if comment(k - 1) {
             if let Some(u) = unit {
                 roles[k - 1] = Role::Pre(u);
@@ -339,6 +366,7 @@ impl Braces<'_> {
                         lo,
                         None,
                     );
+                    o.containers.push(start..end);
                     self.level(o, i + 1, close.unwrap_or(hi), d + 1);
                 }
                 Kind::Unit => {
@@ -352,11 +380,10 @@ impl Braces<'_> {
                         Some(id),
                     );
                     o.roles[start..=i].fill(Role::Sig);
-                    let body = i + 1..close.unwrap_or(hi);
+                    // The closing line goes with the body: a removed body takes its brace along,
+                    // so that one marker covers it and the next definition's doc comment.
+                    let body = i + 1..end;
                     o.roles[body.clone()].fill(Role::Body(id));
-                    if let Some(j) = close {
-                        o.roles[j] = Role::Close;
-                    }
                     o.units.push(Unit {
                         pre: pre..start,
                         sig: start..i + 1,
@@ -434,6 +461,7 @@ impl Indent<'_> {
             if first_keyword(t) == "class" {
                 o.roles[i..=last].fill(Role::Sig);
                 attach_preamble(self.lines, |k| self.s[k].comment, &mut o.roles, i, lo, None);
+                o.containers.push(i..end);
                 self.level(o, last + 1, end);
             } else {
                 let id = o.units.len() as u32;
@@ -482,17 +510,17 @@ mod tests {
                 Import,
                 Blank,
                 Pre(0),
-                Attr,
+                Pre(0),
                 Sig,
                 Sig,
                 Sig,
                 Body(0),
-                Close,
+                Body(0),
                 Blank,
                 Sig,
                 Sig,
                 Body(1),
-                Close,
+                Body(1),
                 Sig,
                 Close
             ]
@@ -509,7 +537,7 @@ mod tests {
             vec![Unit {
                 pre: 0..1,
                 sig: 1..2,
-                body: 2..4
+                body: 2..5
             }]
         );
     }
@@ -518,11 +546,11 @@ mod tests {
     fn header_is_not_the_first_item_doc() {
         assert_eq!(
             roles("/// Doc of a.\nfn a() {\n  x;\n}\n"),
-            [Pre(0), Sig, Body(0), Close]
+            [Pre(0), Sig, Body(0), Body(0)]
         );
         assert_eq!(
             roles("// License.\n\n/// Doc.\nfn a() {\n}\n"),
-            [Header, Blank, Pre(0), Sig, Close]
+            [Header, Blank, Pre(0), Sig, Body(0)]
         );
     }
 
@@ -537,7 +565,7 @@ mod tests {
                 Blank,
                 Sig,
                 Pre(0),
-                Attr,
+                Pre(0),
                 Sig,
                 Body(0),
                 Blank,
@@ -566,11 +594,11 @@ mod tests {
                 Sig,
                 Sig,
                 Body(0),
-                Close,
+                Body(0),
                 Sig,
                 Sig,
                 Body(1),
-                Close,
+                Body(1),
                 Close
             ]
         );
@@ -588,7 +616,7 @@ mod tests {
     #[test]
     fn unbalanced_braces_do_not_panic() {
         let r = roles("  x();\n}\nfn a() {\n  y();\n}\n");
-        assert_eq!(r, [Loose, Loose, Sig, Body(0), Close]);
+        assert_eq!(r, [Loose, Loose, Sig, Body(0), Body(0)]);
         let r = roles("fn a() {\n  x\n");
         assert_eq!(r, [Sig, Body(0)]);
     }
