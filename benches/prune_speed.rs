@@ -55,7 +55,7 @@ fn main() {
             println!(
                 "{:<5} {:>9} {:>9} {:>10.1} {:>9.1} {:>7.1}%",
                 name,
-                human(text.len()),
+                human(size),
                 lines,
                 elapsed.as_secs_f64() * 1e3,
                 mib / elapsed.as_secs_f64(),
@@ -95,6 +95,7 @@ fn time(text: &str, goal: &str, source: SourceType) -> (Duration, usize, usize) 
     (best, out.0, out.1)
 }
 
+/// The nominal size of a run (the text is cut at the last line boundary below it).
 fn human(bytes: usize) -> String {
     if bytes >= KIB * KIB {
         format!("{} MiB", bytes / (KIB * KIB))

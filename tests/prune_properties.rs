@@ -171,15 +171,8 @@ fn check_plan(lines: &[&str], plan: &Plan, limits: &Limits) {
         }
         last_end = r.end_line;
     }
-    for i in 0..n {
-        assert_eq!(
-            covered[i],
-            !plan.keep[i],
-            "line {} removed={} annotated={}",
-            i + 1,
-            !plan.keep[i],
-            covered[i]
-        );
+    for (i, (c, k)) in covered.iter().zip(&plan.keep).enumerate() {
+        assert_eq!(*c, !k, "line {}: removed={} annotated={c}", i + 1, !k);
     }
     if plan.used_fallback {
         assert!(plan.keep.iter().all(|k| *k) && plan.removed.is_empty());

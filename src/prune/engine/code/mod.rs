@@ -5,7 +5,9 @@
 //! Owns the code decisions on top of the outline. It must never remove a structural line or cut a
 //! relevant definition in pieces; limits and NO_PRUNE are applied by the caller.
 
+mod braces;
 mod indent;
+mod indented;
 mod outline;
 mod scan;
 

@@ -5,8 +5,10 @@
 //! containers (`impl`, `class`, `mod`, `trait`, ...) whose members are outlined in turn. It must
 //! never judge relevance.
 
-use super::indent::{self, PyLine};
-use super::scan::{self, LineScan};
+use super::braces::Braces;
+use super::indent;
+use super::indented::Indent;
+use super::scan;
 use std::ops::Range;
 
 /// The role of one line in the outline.
@@ -57,7 +59,7 @@ pub(crate) struct Outline {
 /// the header (licence text, long module docs) is scored like any comment.
 const HEADER_KEEP: usize = 4;
 /// A multi-line signature is at most this many lines above the line opening the body.
-const MAX_SIG_LINES: usize = 12;
+pub(super) const MAX_SIG_LINES: usize = 12;
 
 /// Outlines `lines`, choosing indentation mode when `:`-opened blocks outnumber `{`-opened ones.
 pub(crate) fn outline(lines: &[&str]) -> Outline {
@@ -109,7 +111,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
     o
 }
 
-fn is_py_opener(t: &str) -> bool {
+pub(super) fn is_py_opener(t: &str) -> bool {
     t.ends_with(':')
         && (t.starts_with("def ")
             || t.starts_with("class ")
@@ -120,7 +122,7 @@ fn is_py_opener(t: &str) -> bool {
 
 /// Marks the file header (leading comments, not the doc comment of the first item) and returns
 /// the index of the first line after it. `in_string` tells lines inside a module docstring.
-fn header(
+pub(super) fn header(
     lines: &[&str],
     comment: &[bool],
     roles: &mut [Role],
@@ -174,7 +176,7 @@ fn header(
     cut
 }
 
-fn first_non_blank(lines: &[&str]) -> usize {
+pub(super) fn first_non_blank(lines: &[&str]) -> usize {
     lines
         .iter()
         .position(|l| !l.trim().is_empty())
@@ -183,14 +185,14 @@ fn first_non_blank(lines: &[&str]) -> usize {
 
 /// What a definition header introduces.
 #[derive(PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Container,
     Import,
     Unit,
 }
 
 /// Classifies a header by its first keyword after modifiers.
-fn classify(first_line: &str) -> Kind {
+pub(super) fn classify(first_line: &str) -> Kind {
     let word = first_keyword(first_line);
     match word {
         "impl" | "trait" | "mod" | "class" | "namespace" | "interface" | "extern" | "object"
@@ -201,7 +203,7 @@ fn classify(first_line: &str) -> Kind {
 }
 
 /// The first word of a declaration after visibility and other modifiers.
-fn first_keyword(line: &str) -> &str {
+pub(super) fn first_keyword(line: &str) -> &str {
     const MODIFIERS: &[&str] = &[
         "pub",
         "export",
@@ -259,7 +261,7 @@ fn first_keyword(line: &str) -> &str {
 }
 
 /// A line that declares something by itself (`fn f();`, `mod m;`, `struct S;`, `type T = U;`).
-fn is_declaration(line: &str) -> bool {
+pub(super) fn is_declaration(line: &str) -> bool {
     matches!(
         first_keyword(line),
         "fn" | "def"
@@ -277,13 +279,13 @@ fn is_declaration(line: &str) -> bool {
     )
 }
 
-fn is_attribute(t: &str) -> bool {
+pub(super) fn is_attribute(t: &str) -> bool {
     t.starts_with("#[")
         || t.starts_with("#![")
         || (t.starts_with('@') && t.len() > 1 && t.as_bytes()[1].is_ascii_alphabetic())
 }
 
-fn is_import(t: &str) -> bool {
+pub(super) fn is_import(t: &str) -> bool {
     (classify(t) == Kind::Import && !t.ends_with('{'))
         || t.starts_with("extern crate ")
         || (t.contains("require(") && t.ends_with(';'))
@@ -291,7 +293,7 @@ fn is_import(t: &str) -> bool {
 
 /// Marks attributes and comments directly above `start` as the preamble of unit `unit`; for a
 /// container (`None`) attributes stay structural and comments stay loose prose.
-fn attach_preamble(
+pub(super) fn attach_preamble(
     lines: &[&str],
     comment: impl Fn(usize) -> bool,
     roles: &mut [Role],
@@ -314,179 +316,6 @@ fn attach_preamble(
         k -= 1;
     }
     k
-}
-
-/// Outline of brace languages.
-struct Braces<'a> {
-    lines: &'a [&'a str],
-    s: &'a [LineScan],
-}
-
-impl Braces<'_> {
-    /// Outlines lines `lo..hi` whose depth is `d` (the inside of a container, or the file).
-    fn level(&self, o: &mut Outline, lo: usize, hi: usize, d: i32) {
-        let mut i = lo;
-        while i < hi {
-            let s = self.s[i];
-            if o.roles[i] != Role::Loose {
-                i += 1;
-                continue;
-            }
-            let t = self.lines[i].trim();
-            let opens = s.before == d && s.after > d && s.low >= d && !s.in_string && !s.comment;
-            if !opens {
-                if !s.comment && !s.in_string && s.before == d {
-                    if is_attribute(t) {
-                        o.roles[i] = Role::Attr;
-                    } else if is_import(t) {
-                        o.roles[i] = Role::Import;
-                    } else if is_declaration(t) && t.ends_with(';') {
-                        o.roles[i] = Role::Sig;
-                    }
-                }
-                i += 1;
-                continue;
-            }
-            let close = (i + 1..hi).find(|&j| self.s[j].after <= d);
-            let end = close.map_or(hi, |j| j + 1);
-            let start = self.sig_start(o, i, lo);
-            let kind = classify(self.lines[start]);
-            match kind {
-                Kind::Import => o.roles[start..end].fill(Role::Import),
-                Kind::Container => {
-                    o.roles[start..=i].fill(Role::Sig);
-                    if let Some(j) = close {
-                        o.roles[j] = Role::Close;
-                    }
-                    attach_preamble(
-                        self.lines,
-                        |k| self.s[k].comment,
-                        &mut o.roles,
-                        start,
-                        lo,
-                        None,
-                    );
-                    o.containers.push(start..end);
-                    self.level(o, i + 1, close.unwrap_or(hi), d + 1);
-                }
-                Kind::Unit => {
-                    let id = o.units.len() as u32;
-                    let pre = attach_preamble(
-                        self.lines,
-                        |k| self.s[k].comment,
-                        &mut o.roles,
-                        start,
-                        lo,
-                        Some(id),
-                    );
-                    o.roles[start..=i].fill(Role::Sig);
-                    // The closing line goes with the body: a removed body takes its brace along,
-                    // so that one marker covers it and the next definition's doc comment.
-                    let body = i + 1..end;
-                    o.roles[body.clone()].fill(Role::Body(id));
-                    o.units.push(Unit {
-                        pre: pre..start,
-                        sig: start..i + 1,
-                        body,
-                    });
-                }
-            }
-            i = end;
-        }
-    }
-
-    /// First line of the signature whose body opens on line `i`.
-    fn sig_start(&self, o: &Outline, i: usize, lo: usize) -> usize {
-        let mut k = i;
-        while k > lo && i - k < MAX_SIG_LINES && o.roles[k - 1] == Role::Loose {
-            let t = self.lines[k - 1].trim();
-            let s = self.s[k - 1];
-            if s.comment || s.in_string || is_attribute(t) || t.ends_with([';', '}', '{']) {
-                break;
-            }
-            k -= 1;
-        }
-        k
-    }
-}
-
-/// Outline of indentation languages.
-struct Indent<'a> {
-    lines: &'a [&'a str],
-    s: &'a [PyLine],
-}
-
-impl Indent<'_> {
-    /// Outlines the statements of lines `lo..hi` (one indentation level).
-    fn level(&self, o: &mut Outline, lo: usize, hi: usize) {
-        let mut i = lo;
-        while i < hi {
-            let s = self.s[i];
-            if o.roles[i] != Role::Loose || s.in_string || s.cont || s.comment {
-                i += 1;
-                continue;
-            }
-            let mut last = i;
-            while last + 1 < hi && (self.s[last + 1].cont || self.s[last + 1].in_string) {
-                last += 1;
-            }
-            let t = self.lines[i].trim();
-            if !self.s[last].colon {
-                if is_attribute(t) {
-                    o.roles[i..=last].fill(Role::Attr);
-                } else if is_import(t) {
-                    o.roles[i..=last].fill(Role::Import);
-                }
-                i = last + 1;
-                continue;
-            }
-            let mut end = last + 1;
-            while end < hi {
-                let e = self.s[end];
-                let blank = self.lines[end].trim().is_empty();
-                // Comments do not end a block (Python ignores their indentation).
-                if !blank && !e.comment && !e.in_string && !e.cont && e.indent <= s.indent {
-                    break;
-                }
-                end += 1;
-            }
-            // Trailing blank lines and outdented comments belong to what follows.
-            while end > last + 1 {
-                let e = self.s[end - 1];
-                if !(self.lines[end - 1].trim().is_empty() || (e.comment && e.indent <= s.indent)) {
-                    break;
-                }
-                end -= 1;
-            }
-            if first_keyword(t) == "class" {
-                o.roles[i..=last].fill(Role::Sig);
-                attach_preamble(self.lines, |k| self.s[k].comment, &mut o.roles, i, lo, None);
-                o.containers.push(i..end);
-                self.level(o, last + 1, end);
-            } else {
-                let id = o.units.len() as u32;
-                let pre = attach_preamble(
-                    self.lines,
-                    |k| self.s[k].comment,
-                    &mut o.roles,
-                    i,
-                    lo,
-                    Some(id),
-                );
-                o.roles[i..=last].fill(Role::Sig);
-                o.roles[last + 1..end]
-                    .iter_mut()
-                    .filter(|r| **r == Role::Loose || **r == Role::Blank)
-                    .for_each(|r| *r = Role::Body(id));
-                o.units.push(Unit {
-                    pre: pre..i,
-                    sig: i..last + 1,
-                    body: last + 1..end,
-                });
-            }
-            i = end;
-        }
-    }
 }
 
 #[cfg(test)]
