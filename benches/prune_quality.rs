@@ -32,6 +32,20 @@ struct Sums {
     reduction: [f64; 3],
     recall: [f64; 3],
     full_recall: [usize; 3],
+    /// Mean reduction of our output rendered without markers.
+    plain_reduction: f64,
+    /// Token totals (input, ours with markers), for the aggregate reduction.
+    tokens: [usize; 2],
+}
+
+/// One case's figures.
+struct Measured {
+    /// (token reduction, gold recall) for ours, head and BM25.
+    runs: [(f64, f64); 3],
+    /// Our reduction without markers.
+    plain_reduction: f64,
+    before: usize,
+    after: usize,
 }
 
 fn main() {
@@ -53,7 +67,8 @@ fn main() {
     let verbose = std::env::var_os("QUALITY_VERBOSE").is_some();
     let mut sums: BTreeMap<String, Sums> = BTreeMap::new();
     for case in &cases {
-        let [ours, head, bm25] = measure(case);
+        let measured = measure(case);
+        let [ours, head, bm25] = measured.runs;
         if verbose {
             println!(
                 "{:5} red {:5.1}% rec ours {:5.1}% head {:5.1}% bm25 {:5.1}%  {:.60} | {}",
@@ -69,6 +84,9 @@ fn main() {
         for key in [case.source.to_string(), "all".to_string()] {
             let s = sums.entry(key).or_default();
             s.cases += 1;
+            s.plain_reduction += measured.plain_reduction;
+            s.tokens[0] += measured.before;
+            s.tokens[1] += measured.after;
             for (k, (red, rec)) in [ours, head, bm25].into_iter().enumerate() {
                 s.reduction[k] += red;
                 s.recall[k] += rec;
@@ -86,14 +104,19 @@ fn main() {
     println!(
         "baselines get each case's token budget of our output (markers included in ours, not in theirs)."
     );
+    println!(
+        "aggregate = 1 - sum(output tokens)/sum(input tokens); no-markers = our mean reduction with include_markers=false."
+    );
     println!();
     println!(
-        "{:<6} {:>5} | {:>14} {:>12} {:>10} | {:>14} {:>12} | {:>14} {:>12}",
+        "{:<6} {:>5} | {:>14} {:>12} {:>10} {:>10} {:>10} | {:>14} {:>12} | {:>14} {:>12}",
         "source",
         "cases",
         "ours reduction",
         "ours recall",
         "rec>=90%",
+        "aggregate",
+        "no-markers",
         "head reduction",
         "head recall",
         "bm25 reduction",
@@ -102,12 +125,14 @@ fn main() {
     for (source, s) in &sums {
         let n = s.cases as f64;
         println!(
-            "{:<6} {:>5} | {:>13.1}% {:>11.1}% {:>9.1}% | {:>13.1}% {:>11.1}% | {:>13.1}% {:>11.1}%",
+            "{:<6} {:>5} | {:>13.1}% {:>11.1}% {:>9.1}% {:>9.1}% {:>9.1}% | {:>13.1}% {:>11.1}% | {:>13.1}% {:>11.1}%",
             source,
             s.cases,
             100.0 * s.reduction[0] / n,
             100.0 * s.recall[0] / n,
             100.0 * s.full_recall[0] as f64 / n,
+            100.0 * (1.0 - s.tokens[1] as f64 / s.tokens[0].max(1) as f64),
+            100.0 * s.plain_reduction / n,
             100.0 * s.reduction[1] / n,
             100.0 * s.recall[1] / n,
             100.0 * s.reduction[2] / n,
@@ -138,8 +163,8 @@ fn parse_case(line: &str) -> Case {
     }
 }
 
-/// (token reduction, gold recall) for ours, head and BM25.
-fn measure(case: &Case) -> [(f64, f64); 3] {
+/// Our figures and the baselines' for one case.
+fn measure(case: &Case) -> Measured {
     let lines = engine::split_lines(&case.text);
     let plan = engine::plan(&lines, &case.query, case.source, &Limits::default());
     let rendered = render::render(
@@ -152,6 +177,15 @@ fn measure(case: &Case) -> [(f64, f64); 3] {
     );
     let before = tokens::count(&case.text).max(1);
     let after = tokens::count(&rendered.pruned_text);
+    let plain = render::render(
+        &lines,
+        &plan,
+        PRUNE_ID,
+        false,
+        false,
+        case.text.ends_with('\n'),
+    );
+    let plain_reduction = 1.0 - tokens::count(&plain.pruned_text) as f64 / before as f64;
     let gold: HashSet<usize> = case
         .gold
         .iter()
@@ -200,11 +234,16 @@ fn measure(case: &Case) -> [(f64, f64); 3] {
             .sum::<usize>() as f64
             / before as f64
     };
-    [
-        ours,
-        (reduction(&head), recall(&|i| head[i])),
-        (reduction(&bm25), recall(&|i| bm25[i])),
-    ]
+    Measured {
+        runs: [
+            ours,
+            (reduction(&head), recall(&|i| head[i])),
+            (reduction(&bm25), recall(&|i| bm25[i])),
+        ],
+        plain_reduction,
+        before,
+        after,
+    }
 }
 
 /// Takes lines in `order` while they fit in `budget` tokens (a line that does not fit is skipped).
