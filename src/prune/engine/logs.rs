@@ -1,6 +1,7 @@
-//! Pruning logs and command output: keep errors, warnings, failures and panics with a few lines of
-//! context and their whole stack trace, keep the lines about the goal, the head and the tail;
-//! collapse runs of repeated lines; remove the rest.
+//! Pruning logs and command output: keep every alert line (errors, warnings, failures, panics,
+//! assertions); keep whole, with context and stack trace, the incidents the goal singles out (or,
+//! when it singles out none, every error incident); keep the lines about the goal, the head and the
+//! tail; collapse runs of repeated lines; remove the rest.
 //!
 //! Owns the log decisions. It must never remove an alert line unless it repeats the line above
 //! (digits ignored), and never interpret the log's content beyond recognising these patterns.

@@ -5,12 +5,14 @@
 //! reason. It must never do I/O, read a clock, use randomness or the network, and never return a
 //! plan that breaks `max_prune_ratio`, `min_keep_lines` or a NO_PRUNE block.
 //!
-//! How a plan is made: the goal is split into terms (identifier-aware, stop words dropped, IDF over
-//! the lines of this text); a strategy per source type marks lines to remove (code: whole bodies
-//! of irrelevant definitions; logs: everything far from alerts and from the goal; docs: paragraphs
-//! and sections off the goal); then NO_PRUNE lines are forced back, blank lines around removed runs
-//! are absorbed, runs too small to be worth a marker are restored, and removed lines are added back
-//! best first until both limits hold.
+//! How a plan is made: the goal is split into terms (identifier-aware, stop words dropped, light
+//! stemming, IDF over the lines of this text); a strategy per source type marks lines to remove
+//! (code: keeps the skeleton and the few best-ranked definitions whole, removes the bodies and doc
+//! comments of the others; logs: keeps alerts, the incidents the goal is about, the goal's lines,
+//! head and tail; docs: keeps headings, the sections and paragraphs about the goal); then NO_PRUNE
+//! lines are forced back, blank lines around removed runs are absorbed, runs too small to be worth
+//! a marker (~40 tokens) are restored, and removed lines are added back best first until both
+//! limits hold.
 //!
 //! An empty goal (nothing left after stop words) carries no focus, so nothing is removed for being
 //! off-focus: logs still lose runs of repeated lines, code and docs are kept whole, and the plan
