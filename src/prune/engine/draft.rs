@@ -53,6 +53,8 @@ pub(crate) struct Draft {
     pub(crate) reason: Vec<Reason>,
     /// Ranges that are kept or removed whole (fenced code blocks in docs).
     pub(crate) atoms: Vec<Range<usize>>,
+    /// (inside of a block, its closing line): the closing line is kept when anything inside is.
+    pub(crate) closers: Vec<(Range<usize>, usize)>,
 }
 
 impl Draft {
@@ -64,6 +66,7 @@ impl Draft {
             score: vec![0.0; n],
             reason: vec![Reason::OffFocus; n],
             atoms: Vec::new(),
+            closers: Vec::new(),
         }
     }
 
@@ -129,6 +132,15 @@ impl Draft {
         for atom in &self.atoms {
             if self.keep[atom.clone()].iter().any(|k| *k) {
                 self.keep[atom.clone()].fill(true);
+            }
+        }
+    }
+
+    /// Keeps the closing line of every block of which some inner line is kept.
+    pub(crate) fn keep_closers(&mut self) {
+        for (inside, close) in &self.closers {
+            if self.keep[inside.clone()].iter().any(|k| *k) {
+                self.keep[*close] = true;
             }
         }
     }
@@ -244,6 +256,20 @@ mod tests {
         d.atoms.push(1..4);
         d.keep_atoms_whole();
         assert!(d.keep.iter().all(|k| *k));
+    }
+
+    #[test]
+    fn closing_line_follows_its_block() {
+        let mut d = Draft::keep_all(4);
+        for i in 1..4 {
+            d.remove(i, Reason::Body);
+        }
+        d.closers.push((1..3, 3));
+        d.keep_closers();
+        assert_eq!(d.keep, [true, false, false, false]);
+        d.keep[2] = true;
+        d.keep_closers();
+        assert_eq!(d.keep, [true, false, true, true]);
     }
 
     #[test]

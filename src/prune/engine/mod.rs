@@ -124,6 +124,7 @@ pub fn plan(lines: &[&str], goal: &str, source: SourceType, limits: &Limits) -> 
     draft.restore_small_runs(lines);
     constraints::add_back(&mut draft, allowed);
     draft.keep_atoms_whole();
+    draft.keep_closers();
     draft.restore_small_runs(lines);
     if !constraints::complies(&draft.keep, limits)
         || draft.keep.iter().zip(&draft.must).any(|(k, m)| *m && !*k)
@@ -251,6 +252,24 @@ mod tests {
         );
         assert!(p.keep[1] && p.keep[2] && p.keep[3]);
         assert!(p.keep.iter().any(|k| !*k));
+    }
+
+    #[test]
+    fn kept_line_inside_an_irrelevant_body_keeps_its_closing_brace() {
+        let mut text = String::from("fn other() {\n");
+        text.push_str(&"    filler_call_that_is_long_enough_to_matter();\n".repeat(10));
+        text.push_str("    // ⟦NO_PRUNE_BEGIN⟧\n    secret_sauce();\n    // ⟦NO_PRUNE_END⟧\n");
+        text.push_str(&"    filler_call_that_is_long_enough_to_matter();\n".repeat(10));
+        text.push_str("}\nfn wanted() {\n    yes();\n}\n");
+        let lines = split_lines(&text);
+        let limits = Limits {
+            max_prune_ratio: 1.0,
+            min_keep_lines: 0,
+        };
+        let p = plan(&lines, "wanted", SourceType::Code, &limits);
+        assert!(p.keep[11] && p.keep[12] && p.keep[13]);
+        assert!(p.keep[24], "closing brace of other() removed");
+        assert!(!p.keep[1] && !p.keep[23]);
     }
 
     #[test]

@@ -82,6 +82,7 @@ impl Braces<'_> {
                         pre: pre..start,
                         sig: start..i + 1,
                         body,
+                        close,
                     });
                 }
             }

@@ -80,6 +80,7 @@ impl Indent<'_> {
                     pre: pre..i,
                     sig: i..last + 1,
                     body: last + 1..end,
+                    close: None,
                 });
             }
             i = end;

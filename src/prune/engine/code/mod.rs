@@ -41,6 +41,11 @@ pub(crate) fn plan(lines: &[&str], m: &Matches, goal_about_tests: bool, draft: &
     let scores = unit_scores(lines, &o, m, goal_about_tests);
     let relevant = select(&o.units, &scores, lines.len());
     let best = scores.iter().copied().fold(0.0, f32::max);
+    for u in &o.units {
+        if let Some(close) = u.close {
+            draft.closers.push((u.body.start..close, close));
+        }
+    }
     for (i, role) in o.roles.iter().enumerate() {
         match *role {
             Role::Pre(u) | Role::Body(u) => {

@@ -43,6 +43,9 @@ pub(crate) struct Unit {
     pub(crate) sig: Range<usize>,
     /// Body lines, through the closing line when there is one.
     pub(crate) body: Range<usize>,
+    /// The closing line (`}`), the last line of `body`; `None` for indentation blocks and for a
+    /// block that never closes.
+    pub(crate) close: Option<usize>,
 }
 
 /// Roles of all lines plus the definitions they refer to.
@@ -366,7 +369,8 @@ mod tests {
             vec![Unit {
                 pre: 0..1,
                 sig: 1..2,
-                body: 2..5
+                body: 2..5,
+                close: Some(4),
             }]
         );
     }
