@@ -460,9 +460,13 @@ pub fn render_widget_N(w: &Widget) -> String {
     // Every definition keeps its signature and costs one ~40-token marker, so 40% is what an
     // irrelevant majority of 14-line functions allows.
     assert!(after * 10 < before * 6, "only {before} -> {after} tokens");
-    // The engine would remove every widget body; max_prune_ratio 0.8 brings the first ones back.
+    // The engine would remove every widget body; max_prune_ratio 0.8 brings the first ones back
+    // (and the closing brace of a body brought back in part).
     let removed = plan.keep.iter().filter(|k| !**k).count();
-    assert_eq!(removed, lines.len() * 8 / 10);
+    assert!(
+        removed <= lines.len() * 8 / 10 && removed + 10 >= lines.len() * 8 / 10,
+        "{removed}"
+    );
     assert!(plan.removed.len() >= 30);
     check(
         &text,
