@@ -60,10 +60,8 @@ fn by_path(path: &str) -> Option<SourceType> {
     }
     let stem = name.split('.').next().unwrap_or("");
     let parts: Vec<&str> = name.split('.').skip(1).collect();
-    if parts
-        .iter()
-        .any(|p| LOG_EXTENSIONS.contains(p) && *p == "log")
-    {
+    // Rotated logs keep `.log` before their suffix: `app.log.1`, `app.log.2024-05-01`.
+    if parts.contains(&"log") {
         return Some(SourceType::Logs);
     }
     match parts.last() {

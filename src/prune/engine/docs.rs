@@ -214,7 +214,7 @@ mod tests {
 
     fn run(doc: &str, goal: &str) -> (Vec<String>, Draft) {
         let lines: Vec<&str> = doc.lines().collect();
-        let m = Matches::new(&Query::new(goal), &lines);
+        let m = Matches::new(&Query::new(goal, false), &lines);
         let mut d = Draft::keep_all(lines.len());
         plan(&lines, &m, &mut d);
         let kept = lines

@@ -37,8 +37,9 @@ impl Reason {
 }
 
 /// A removed run whose text is shorter than this many bytes is kept instead: its marker would cost
-/// about as many tokens as the lines themselves (a marker is ~90 bytes, ~30 o200k tokens).
-const MIN_RUN_BYTES: usize = 110;
+/// about as many tokens as the lines themselves (a marker is ~40 o200k tokens, which is ~160 bytes
+/// of typical code or prose).
+const MIN_RUN_BYTES: usize = 160;
 
 /// Per-line decisions under construction.
 pub(crate) struct Draft {
@@ -52,6 +53,8 @@ pub(crate) struct Draft {
     pub(crate) reason: Vec<Reason>,
     /// Ranges that are kept or removed whole (fenced code blocks in docs).
     pub(crate) atoms: Vec<Range<usize>>,
+    /// (inside of a block, its closing line): the closing line is kept when anything inside is.
+    pub(crate) closers: Vec<(Range<usize>, usize)>,
 }
 
 impl Draft {
@@ -63,6 +66,7 @@ impl Draft {
             score: vec![0.0; n],
             reason: vec![Reason::OffFocus; n],
             atoms: Vec::new(),
+            closers: Vec::new(),
         }
     }
 
@@ -128,6 +132,15 @@ impl Draft {
         for atom in &self.atoms {
             if self.keep[atom.clone()].iter().any(|k| *k) {
                 self.keep[atom.clone()].fill(true);
+            }
+        }
+    }
+
+    /// Keeps the closing line of every block of which some inner line is kept.
+    pub(crate) fn keep_closers(&mut self) {
+        for (inside, close) in &self.closers {
+            if self.keep[inside.clone()].iter().any(|k| *k) {
+                self.keep[*close] = true;
             }
         }
     }
@@ -243,6 +256,20 @@ mod tests {
         d.atoms.push(1..4);
         d.keep_atoms_whole();
         assert!(d.keep.iter().all(|k| *k));
+    }
+
+    #[test]
+    fn closing_line_follows_its_block() {
+        let mut d = Draft::keep_all(4);
+        for i in 1..4 {
+            d.remove(i, Reason::Body);
+        }
+        d.closers.push((1..3, 3));
+        d.keep_closers();
+        assert_eq!(d.keep, [true, false, false, false]);
+        d.keep[2] = true;
+        d.keep_closers();
+        assert_eq!(d.keep, [true, false, true, true]);
     }
 
     #[test]

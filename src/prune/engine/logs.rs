@@ -1,17 +1,23 @@
-//! Pruning logs and command output: keep errors, warnings, failures and panics with a few lines of
-//! context and their whole stack trace, keep the lines about the goal, the head and the tail;
-//! collapse runs of repeated lines; remove the rest.
+//! Pruning logs and command output: keep every alert line (errors, warnings, failures, panics,
+//! assertions); keep whole, with context and stack trace, the incidents the goal singles out (or,
+//! when it singles out none, every error incident); keep the lines about the goal, the head and the
+//! tail; collapse runs of repeated lines; remove the rest.
 //!
 //! Owns the log decisions. It must never remove an alert line unless it repeats the line above
 //! (digits ignored), and never interpret the log's content beyond recognising these patterns.
 
 use super::draft::{Draft, Reason, is_blank};
-use super::terms::Matches;
+use super::terms::{Matches, Query};
 
 /// First lines always kept (the command, the start of the run).
-const HEAD: usize = 5;
+const HEAD: usize = 3;
 /// Last lines always kept (summaries, exit status).
-const TAIL: usize = 10;
+const TAIL: usize = 5;
+/// The goal singles out incidents when one of them holds at least this fraction of the goal's
+/// specific weight (absent words count: a goal naming something the log lacks singles out nothing)...
+const FOCUS_COVER: f32 = 0.5;
+/// ...and then the incidents scoring at least this fraction of the best are about the goal.
+const FOCUS: f32 = 0.6;
 /// Context kept around an alert line.
 const BEFORE: usize = 2;
 const AFTER: usize = 3;
@@ -45,6 +51,37 @@ const SUFFIXES: &[&str] = &[
     "", "s", "e", "es", "ed", "ing", "ings", "ure", "ures", "ion", "ions", "ked", "king", "é",
     "ée", "és", "ées",
 ];
+/// Words that describe failures in general: a goal made of them ("why does the build fail") does
+/// not single out one incident.
+const GENERIC: &[&str] = &[
+    "break",
+    "broken",
+    "bug",
+    "build",
+    "compile",
+    "compilation",
+    "crash",
+    "debug",
+    "error",
+    "exception",
+    "fail",
+    "failure",
+    "fix",
+    "happen",
+    "issue",
+    "log",
+    "output",
+    "panic",
+    "problem",
+    "run",
+    "test",
+    "warning",
+    "wrong",
+    "erreur",
+    "échec",
+    "plantage",
+    "problème",
+];
 /// Lines that open a stack trace.
 const TRACE_OPENERS: &[&str] = &[
     "Traceback (most recent call last)",
@@ -55,20 +92,57 @@ const TRACE_OPENERS: &[&str] = &[
 ];
 
 /// Decides every line of a log. With an empty goal only repetitions are removed.
-pub(crate) fn plan(lines: &[&str], m: &Matches, goal_empty: bool, draft: &mut Draft) {
+///
+/// Alert lines (errors, warnings, failures, panics) and their context and stack traces form
+/// incidents. When the goal's specific words (not generic ones like "fail" or "build", nor words on
+/// most lines) single out
+/// some incidents, e.g. it names a failing test, those are kept whole and the others keep only
+/// their alert lines. Otherwise error incidents are kept whole and warnings keep their own lines.
+pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft) {
     let n = lines.len();
+    let goal_empty = query.is_empty();
     let repeated = repeated(lines);
     let mut keep = vec![goal_empty; n];
     if !goal_empty {
         keep.iter_mut().take(HEAD).for_each(|k| *k = true);
         keep.iter_mut().rev().take(TAIL).for_each(|k| *k = true);
-        let best = (0..n).map(|i| m.line(i)).fold(0.0, f32::max);
-        let threshold = (REL_OF_BEST * best).max(REL_OF_TOTAL * m.total);
-        let mut i = 0;
-        while i < n {
-            let score = m.line(i);
-            let alert = is_alert(lines[i]);
-            draft.score[i] = score + if alert { 1.0 } else { 0.0 };
+        let levels: Vec<Level> = lines
+            .iter()
+            .map(|l| {
+                if is_trace_opener(l) {
+                    Level::Error
+                } else {
+                    level(l)
+                }
+            })
+            .collect();
+        let alert: Vec<bool> = levels.iter().map(|l| *l != Level::None).collect();
+        let incidents = incidents(lines, &alert);
+        let generic = query.bits_of(GENERIC) | m.common_bits();
+        let specific = m.without_terms(generic);
+        let scores: Vec<f32> = incidents.iter().map(|r| specific.span(r.clone())).collect();
+        let best = scores.iter().copied().fold(0.0, f32::max);
+        let cover = incidents
+            .iter()
+            .map(|r| specific.coverage(r.clone()))
+            .fold(0.0, f32::max);
+        let focus = best > 0.0 && cover >= FOCUS_COVER * m.goal_mass(generic);
+        for (range, &score) in incidents.iter().zip(&scores) {
+            let whole = if focus {
+                score >= FOCUS * best
+            } else {
+                levels[range.clone()].contains(&Level::Error)
+            };
+            for (k, a) in keep[range.clone()].iter_mut().zip(&alert[range.clone()]) {
+                *k |= whole || *a;
+            }
+        }
+        let telling = m.without_terms(m.common_bits());
+        let best_line = (0..n).map(|i| telling.line(i)).fold(0.0, f32::max);
+        let threshold = (REL_OF_BEST * best_line).max(REL_OF_TOTAL * m.total);
+        for (i, &is_alert) in alert.iter().enumerate() {
+            let score = telling.line(i);
+            draft.score[i] = score + if is_alert { 1.0 } else { 0.0 };
             if score > 0.0 && score >= threshold {
                 mark(
                     &mut keep,
@@ -76,19 +150,6 @@ pub(crate) fn plan(lines: &[&str], m: &Matches, goal_empty: bool, draft: &mut Dr
                     i + GOAL_CONTEXT + 1,
                 );
             }
-            if alert || is_trace_opener(lines[i]) {
-                let end = trace_end(lines, i);
-                mark(
-                    &mut keep,
-                    i.saturating_sub(BEFORE),
-                    (i + AFTER + 1).max(end),
-                );
-                if end > i + 1 {
-                    i = end;
-                    continue;
-                }
-            }
-            i += 1;
         }
     }
     for i in 0..n {
@@ -100,28 +161,62 @@ pub(crate) fn plan(lines: &[&str], m: &Matches, goal_empty: bool, draft: &mut Dr
     }
 }
 
+/// Incidents: each alert line with `BEFORE` lines above, `AFTER` lines below and its stack trace
+/// (alert lines inside a trace belong to it). Incidents may overlap; each is judged on its own.
+fn incidents(lines: &[&str], alert: &[bool]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !alert[i] {
+            i += 1;
+            continue;
+        }
+        let trace = trace_end(lines, i);
+        out.push(i.saturating_sub(BEFORE)..(i + AFTER + 1).max(trace).min(lines.len()));
+        i = if trace > i + 1 { trace } else { i + 1 };
+    }
+    out
+}
+
 fn mark(keep: &mut [bool], from: usize, to: usize) {
     let to = to.min(keep.len());
     keep[from.min(to)..to].fill(true);
 }
 
-/// A line reporting an error, warning, failure, panic, exception or assertion (not a passing test).
-pub(crate) fn is_alert(line: &str) -> bool {
+/// How alarming a line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Level {
+    None,
+    Warning,
+    Error,
+}
+
+/// How alarming a line is: `Warning` when its only alert words are warnings, `Error` for any other
+/// alert word (error, failure, panic, exception, assertion, ...), `None` for a passing test line.
+pub(crate) fn level(line: &str) -> Level {
     let t = line.trim_end();
     if t.ends_with("... ok")
         || t.ends_with(" ok") && t.trim_start().starts_with("test ")
         || t.contains(" PASSED")
     {
-        return false;
+        return Level::None;
     }
-    words(line).any(|w| {
+    let mut found = Level::None;
+    for w in words(line) {
         let lower = w.to_lowercase();
-        ALERTS.iter().any(|s| {
-            lower
-                .strip_prefix(s)
+        for stem in ALERTS {
+            if lower
+                .strip_prefix(stem)
                 .is_some_and(|rest| SUFFIXES.contains(&rest))
-        })
-    })
+            {
+                if *stem != "warn" {
+                    return Level::Error;
+                }
+                found = Level::Warning;
+            }
+        }
+    }
+    found
 }
 
 /// Words of a line for alert matching: alphanumeric runs split at camel case; runs containing `_`
@@ -157,6 +252,12 @@ fn is_trace_opener(line: &str) -> bool {
 fn trace_end(lines: &[&str], i: usize) -> usize {
     let mut j = i + 1;
     let limit = (i + 1 + MAX_TRACE).min(lines.len());
+    if is_diagnostic(lines[i]) {
+        while j < limit && !is_blank(lines[j]) {
+            j += 1;
+        }
+        return j;
+    }
     while j < limit && is_frame(lines[j]) {
         j += 1;
     }
@@ -164,6 +265,15 @@ fn trace_end(lines: &[&str], i: usize) -> usize {
         j += 1;
     }
     j
+}
+
+/// A compiler diagnostic header (`error[E0308]: ...`, `warning: ...`): its snippet, notes and
+/// help lines follow up to the next blank line.
+fn is_diagnostic(line: &str) -> bool {
+    let t = line.trim_start();
+    ["error[", "error:", "warning[", "warning:"]
+        .iter()
+        .any(|p| t.starts_with(p))
 }
 
 fn is_frame(line: &str) -> bool {
@@ -223,10 +333,10 @@ mod tests {
 
     fn kept(log: &str, goal: &str) -> Vec<String> {
         let lines: Vec<&str> = log.lines().collect();
-        let q = Query::new(goal);
+        let q = Query::new(goal, false);
         let m = Matches::new(&q, &lines);
         let mut d = Draft::keep_all(lines.len());
-        plan(&lines, &m, q.is_empty(), &mut d);
+        plan(&lines, &q, &m, &mut d);
         lines
             .iter()
             .zip(&d.keep)
@@ -235,18 +345,30 @@ mod tests {
             .collect()
     }
 
+    fn alert(line: &str) -> bool {
+        level(line) != Level::None
+    }
+
+    #[test]
+    fn alert_levels() {
+        assert_eq!(level("WARN disk almost full"), Level::Warning);
+        assert_eq!(level("warning: unused variable `x`"), Level::Warning);
+        assert_eq!(level("ERROR disk full, warning sent"), Level::Error);
+        assert_eq!(level("all good"), Level::None);
+    }
+
     #[test]
     fn alerts() {
-        assert!(is_alert("error[E0308]: mismatched types"));
-        assert!(is_alert("test tests::b ... FAILED"));
-        assert!(is_alert("AssertionError: 1 != 2"));
-        assert!(is_alert("thread 'main' panicked at src/main.rs:2:5:"));
-        assert!(is_alert("WARN disk almost full"));
-        assert!(is_alert("Erreur : fichier introuvable"));
-        assert!(!is_alert("test parser::error_on_empty ... ok"));
-        assert!(!is_alert("test_error_path (t.T.test_error_path) ... ok"));
-        assert!(!is_alert("2024-01-01 INFO all good"));
-        assert!(!is_alert("errorless warehouse"));
+        assert!(alert("error[E0308]: mismatched types"));
+        assert!(alert("test tests::b ... FAILED"));
+        assert!(alert("AssertionError: 1 != 2"));
+        assert!(alert("thread 'main' panicked at src/main.rs:2:5:"));
+        assert!(alert("WARN disk almost full"));
+        assert!(alert("Erreur : fichier introuvable"));
+        assert!(!alert("test parser::error_on_empty ... ok"));
+        assert!(!alert("test_error_path (t.T.test_error_path) ... ok"));
+        assert!(!alert("2024-01-01 INFO all good"));
+        assert!(!alert("errorless warehouse"));
     }
 
     #[test]

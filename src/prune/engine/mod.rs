@@ -5,12 +5,14 @@
 //! reason. It must never do I/O, read a clock, use randomness or the network, and never return a
 //! plan that breaks `max_prune_ratio`, `min_keep_lines` or a NO_PRUNE block.
 //!
-//! How a plan is made: the goal is split into terms (identifier-aware, stop words dropped, IDF over
-//! the lines of this text); a strategy per source type marks lines to remove (code: whole bodies
-//! of irrelevant definitions; logs: everything far from alerts and from the goal; docs: paragraphs
-//! and sections off the goal); then NO_PRUNE lines are forced back, blank lines around removed runs
-//! are absorbed, runs too small to be worth a marker are restored, and removed lines are added back
-//! best first until both limits hold.
+//! How a plan is made: the goal is split into terms (identifier-aware, stop words dropped, light
+//! stemming, IDF over the lines of this text); a strategy per source type marks lines to remove
+//! (code: keeps the skeleton and the few best-ranked definitions whole, removes the bodies and doc
+//! comments of the others; logs: keeps alerts, the incidents the goal is about, the goal's lines,
+//! head and tail; docs: keeps headings, the sections and paragraphs about the goal); then NO_PRUNE
+//! lines are forced back, blank lines around removed runs are absorbed, runs too small to be worth
+//! a marker (~40 tokens) are restored, and removed lines are added back best first until both
+//! limits hold.
 //!
 //! An empty goal (nothing left after stop words) carries no focus, so nothing is removed for being
 //! off-focus: logs still lose runs of repeated lines, code and docs are kept whole, and the plan
@@ -97,7 +99,7 @@ pub fn plan(lines: &[&str], goal: &str, source: SourceType, limits: &Limits) -> 
     let Some(allowed) = constraints::max_removable(n, limits) else {
         return fallback(n);
     };
-    let query = Query::new(goal);
+    let query = Query::new(goal, source == SourceType::Code);
     let mut warnings = Vec::new();
     if query.is_empty() {
         warnings.push("empty_goal".to_owned());
@@ -106,8 +108,10 @@ pub fn plan(lines: &[&str], goal: &str, source: SourceType, limits: &Limits) -> 
     if n > 0 {
         let m = Matches::new(&query, lines);
         match source {
-            SourceType::Logs => logs::plan(lines, &m, query.is_empty(), &mut draft),
-            SourceType::Code if !query.is_empty() => code::plan(lines, &m, &mut draft),
+            SourceType::Logs => logs::plan(lines, &query, &m, &mut draft),
+            SourceType::Code if !query.is_empty() => {
+                code::plan(lines, &m, query.has("test"), &mut draft)
+            }
             SourceType::Docs if !query.is_empty() => docs::plan(lines, &m, &mut draft),
             SourceType::Code | SourceType::Docs => {}
         }
@@ -120,6 +124,7 @@ pub fn plan(lines: &[&str], goal: &str, source: SourceType, limits: &Limits) -> 
     draft.restore_small_runs(lines);
     constraints::add_back(&mut draft, allowed);
     draft.keep_atoms_whole();
+    draft.keep_closers();
     draft.restore_small_runs(lines);
     if !constraints::complies(&draft.keep, limits)
         || draft.keep.iter().zip(&draft.must).any(|(k, m)| *m && !*k)
@@ -207,7 +212,7 @@ mod tests {
     fn ratio_is_a_result() {
         let mut text = String::from("fn wanted_target() {\n    wanted_target_body();\n}\n");
         for i in 0..50 {
-            text.push_str(&format!("fn other{i}() {{\n    let value = compute_something_long({i});\n    store_value_somewhere(value);\n    log_value(value);\n    notify_listeners(value);\n    update_metrics(value);\n}}\n"));
+            text.push_str(&format!("fn other{i}() {{\n    let value = compute_something_long({i});\n    store_value_somewhere(value);\n    log_value(value);\n    notify_listeners(value);\n    update_metrics(value);\n    persist_to_the_audit_trail(value);\n    refresh_the_dashboard_widgets(value);\n}}\n"));
         }
         let lines = split_lines(&text);
         for ratio in [0.0, 0.1, 0.5, 0.8, 1.0] {
@@ -247,6 +252,24 @@ mod tests {
         );
         assert!(p.keep[1] && p.keep[2] && p.keep[3]);
         assert!(p.keep.iter().any(|k| !*k));
+    }
+
+    #[test]
+    fn kept_line_inside_an_irrelevant_body_keeps_its_closing_brace() {
+        let mut text = String::from("fn other() {\n");
+        text.push_str(&"    filler_call_that_is_long_enough_to_matter();\n".repeat(10));
+        text.push_str("    // ⟦NO_PRUNE_BEGIN⟧\n    secret_sauce();\n    // ⟦NO_PRUNE_END⟧\n");
+        text.push_str(&"    filler_call_that_is_long_enough_to_matter();\n".repeat(10));
+        text.push_str("}\nfn wanted() {\n    yes();\n}\n");
+        let lines = split_lines(&text);
+        let limits = Limits {
+            max_prune_ratio: 1.0,
+            min_keep_lines: 0,
+        };
+        let p = plan(&lines, "wanted", SourceType::Code, &limits);
+        assert!(p.keep[11] && p.keep[12] && p.keep[13]);
+        assert!(p.keep[24], "closing brace of other() removed");
+        assert!(!p.keep[1] && !p.keep[23]);
     }
 
     #[test]

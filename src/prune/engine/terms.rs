@@ -7,12 +7,22 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-/// At most this many distinct goal terms are used (one bit each in a line mask).
-const MAX_TERMS: usize = 64;
+/// At most this many distinct goal terms are used. A line mask has one bit per term for exact
+/// matches and one more (at `ABBREV + t`) for abbreviations of term `t`.
+const MAX_TERMS: usize = 32;
+/// Bit offset of the abbreviation bits.
+const ABBREV: usize = 32;
+/// Bits in a mask.
+const BITS: usize = 64;
+/// An abbreviation (`len` for `length`, `buf` for `buffer`) weighs this fraction of the word.
+const ABBREV_WEIGHT: f32 = 0.5;
+/// Abbreviations have at least this many characters and stand for words of at least
+/// `MIN_ABBREVIATED` characters.
+const MIN_ABBREV: usize = 3;
+const MIN_ABBREVIATED: usize = 5;
 
-/// English and French words that carry no topic.
-const STOP_WORDS: &[&str] = &[
-    // English
+/// English words that carry no topic.
+const STOP_WORDS_EN: &[&str] = &[
     "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
     "being", "but", "by", "can", "could", "did", "do", "does", "doing", "each", "for", "from",
     "get", "gets", "had", "has", "have", "having", "he", "her", "here", "his", "how", "i", "if",
@@ -21,7 +31,11 @@ const STOP_WORDS: &[&str] = &[
     "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there",
     "these", "they", "this", "those", "to", "too", "us", "very", "want", "was", "we", "were",
     "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
-    "you", "your", // French
+    "you", "your",
+];
+
+/// French words that carry no topic.
+const STOP_WORDS_FR: &[&str] = &[
     "au", "aux", "avec", "ce", "ces", "cet", "cette", "comme", "comment", "dans", "de", "des",
     "doit", "donc", "dont", "du", "elle", "elles", "en", "est", "et", "être", "faire", "fait",
     "il", "ils", "je", "la", "le", "les", "leur", "leurs", "lui", "mais", "même", "ne", "nous",
@@ -34,11 +48,15 @@ const STOP_WORDS: &[&str] = &[
 pub(crate) struct Query {
     /// Term text -> index (bit position in a mask).
     index: HashMap<String, usize>,
+    /// Abbreviation (a proper prefix of a single-word term) -> index of the term.
+    prefixes: HashMap<String, usize>,
 }
 
 impl Query {
-    /// Extracts the goal's terms (at most [`MAX_TERMS`], first occurrences first).
-    pub(crate) fn new(goal: &str) -> Query {
+    /// Extracts the goal's terms (at most [`MAX_TERMS`], first occurrences first). With
+    /// `abbreviations`, lines also match the goal's words through their prefixes (`len` for
+    /// `length`): useful for code identifiers, noise in prose (`com` is not `comparison`).
+    pub(crate) fn new(goal: &str, abbreviations: bool) -> Query {
         let mut index = HashMap::new();
         for_each_term(goal, &mut |term| {
             if index.len() < MAX_TERMS && !index.contains_key(term) {
@@ -46,7 +64,43 @@ impl Query {
                 index.insert(term.to_owned(), next);
             }
         });
-        Query { index }
+        let mut terms: Vec<(&String, &usize)> = index.iter().collect();
+        terms.sort_by_key(|(_, t)| **t);
+        let mut prefixes = HashMap::new();
+        for (term, &t) in terms {
+            let chars: Vec<char> = term.chars().collect();
+            if !abbreviations
+                || chars.len() < MIN_ABBREVIATED
+                || !chars.iter().all(|c| c.is_alphabetic())
+            {
+                continue;
+            }
+            for k in MIN_ABBREV..chars.len() {
+                let prefix: String = chars[..k].iter().collect();
+                if !index.contains_key(&prefix) {
+                    prefixes.entry(prefix).or_insert(t);
+                }
+            }
+        }
+        Query { index, prefixes }
+    }
+
+    /// True when `term` (already normalised: lowercase, stemmed) is one of the goal's terms.
+    pub(crate) fn has(&self, term: &str) -> bool {
+        self.index.contains_key(term)
+    }
+
+    /// Bits (exact and abbreviation) of the goal terms among `words` (normalised like the goal).
+    pub(crate) fn bits_of(&self, words: &[&str]) -> u64 {
+        let mut bits = 0u64;
+        for word in words {
+            for_each_term(word, &mut |term| {
+                if let Some(&t) = self.index.get(term) {
+                    bits |= (1 << t) | (1 << (ABBREV + t));
+                }
+            });
+        }
+        bits
     }
 
     /// True when the goal has no usable term (empty, or only stop words and punctuation).
@@ -54,7 +108,7 @@ impl Query {
         self.index.is_empty()
     }
 
-    /// Mask of the goal terms that occur in `line`.
+    /// Mask of the goal terms that occur in `line`, exactly or abbreviated.
     pub(crate) fn mask(&self, line: &str) -> u64 {
         if self.index.is_empty() {
             return 0;
@@ -63,6 +117,8 @@ impl Query {
         for_each_term(line, &mut |term| {
             if let Some(&bit) = self.index.get(term) {
                 mask |= 1 << bit;
+            } else if let Some(&bit) = self.prefixes.get(term) {
+                mask |= 1 << (ABBREV + bit);
             }
         });
         mask
@@ -71,12 +127,17 @@ impl Query {
 
 /// Per-line term masks and per-term IDF weights for one text.
 pub(crate) struct Matches {
-    /// Bit `t` of `masks[i]` is set when goal term `t` occurs in line `i`.
+    /// Bit `t` of `masks[i]` is set when goal term `t` occurs in line `i` (bit `ABBREV + t` when
+    /// an abbreviation of it does).
     pub(crate) masks: Vec<u64>,
-    /// IDF of each goal term over the non-blank lines; 0 for terms absent from the text.
-    pub(crate) idf: [f32; MAX_TERMS],
-    /// Sum of the IDF of every goal term present in the text: the best score a span can reach.
+    /// IDF of each bit over the non-blank lines (halved for abbreviations); 0 when absent.
+    pub(crate) idf: [f32; BITS],
+    /// Sum of the IDF of every goal term present in the text (exact matches only).
     pub(crate) total: f32,
+    /// Number of goal terms (bits `0..terms`).
+    terms: usize,
+    /// IDF a term present in a single line would have (the weight given to absent terms).
+    rare: f32,
 }
 
 impl Matches {
@@ -84,7 +145,7 @@ impl Matches {
     pub(crate) fn new(query: &Query, lines: &[&str]) -> Matches {
         let masks: Vec<u64> = lines.iter().map(|l| query.mask(l)).collect();
         let docs = lines.iter().filter(|l| !l.trim().is_empty()).count() as f32;
-        let mut df = [0u32; MAX_TERMS];
+        let mut df = [0u32; BITS];
         for &m in &masks {
             let mut bits = m;
             while bits != 0 {
@@ -92,16 +153,76 @@ impl Matches {
                 bits &= bits - 1;
             }
         }
-        let mut idf = [0f32; MAX_TERMS];
+        let mut idf = [0f32; BITS];
         let mut total = 0.0;
-        for (w, &d) in idf.iter_mut().zip(&df) {
+        for (bit, (w, &d)) in idf.iter_mut().zip(&df).enumerate() {
             if d > 0 {
                 let d = d as f32;
                 *w = (1.0 + (docs - d + 0.5) / (d + 0.5)).ln();
-                total += *w;
+                if bit >= ABBREV {
+                    *w *= ABBREV_WEIGHT;
+                } else {
+                    total += *w;
+                }
             }
         }
-        Matches { masks, idf, total }
+        let rare = (1.0 + (docs - 0.5) / 1.5).ln();
+        Matches {
+            masks,
+            idf,
+            total,
+            terms: query.index.len(),
+            rare,
+        }
+    }
+
+    /// A copy in which the term bits in `bits` match nothing (IDF unchanged).
+    pub(crate) fn without_terms(&self, bits: u64) -> Matches {
+        let masks = self.masks.iter().map(|&m| m & !bits).collect();
+        Matches { masks, ..*self }
+    }
+
+    /// A copy in which the lines flagged in `skip` match nothing (IDF unchanged).
+    pub(crate) fn without(&self, skip: &[bool]) -> Matches {
+        let masks = self
+            .masks
+            .iter()
+            .zip(skip)
+            .map(|(&m, &s)| if s { 0 } else { m })
+            .collect();
+        Matches { masks, ..*self }
+    }
+
+    /// Weight of the whole goal except the terms in `excluded`: the IDF of each term present in
+    /// the text, and the IDF of a one-line term for each absent term (the goal may name something
+    /// the text does not contain, which is itself informative).
+    pub(crate) fn goal_mass(&self, excluded: u64) -> f32 {
+        (0..self.terms)
+            .filter(|t| excluded >> t & 1 == 0)
+            .map(|t| {
+                if self.idf[t] > 0.0 {
+                    self.idf[t]
+                } else {
+                    self.rare
+                }
+            })
+            .sum()
+    }
+
+    /// Bits of the terms present in more than half of the lines (they tell lines apart poorly).
+    pub(crate) fn common_bits(&self) -> u64 {
+        let half = (1.0f32 + 1.0).ln();
+        (0..BITS)
+            .filter(|&b| {
+                self.idf[b] > 0.0
+                    && self.idf[b] < half * if b >= ABBREV { ABBREV_WEIGHT } else { 1.0 }
+            })
+            .fold(0, |a, b| a | 1 << b)
+    }
+
+    /// Sum of the IDF of the distinct terms occurring in `range`.
+    pub(crate) fn coverage(&self, range: std::ops::Range<usize>) -> f32 {
+        self.weight(self.masks[range].iter().fold(0, |a, m| a | m))
     }
 
     /// Sum of the IDF of the terms in `mask`.
@@ -120,10 +241,18 @@ impl Matches {
         self.weight(self.masks[i])
     }
 
-    /// Relevance of a span of lines, with saturating term frequency (BM25's k1 = 1.2, no length
-    /// normalisation: a longer definition that mentions a term more often is more about it).
+    /// Relevance of a span of lines, with saturating term frequency (BM25's k1 = 1.2) and no
+    /// length normalisation.
     pub(crate) fn span(&self, range: std::ops::Range<usize>) -> f32 {
-        let mut tf = [0u16; MAX_TERMS];
+        self.bm25(range, 1.0, 0.0)
+    }
+
+    /// Okapi BM25 of a span of lines taken as one document (term frequency = lines containing the
+    /// term; k1 = 1.2), its length in lines normalised by `avg_lines` with strength `b`.
+    pub(crate) fn bm25(&self, range: std::ops::Range<usize>, avg_lines: f32, b: f32) -> f32 {
+        const K1: f32 = 1.2;
+        let len = range.len() as f32;
+        let mut tf = [0u16; BITS];
         for &m in &self.masks[range] {
             let mut bits = m;
             while bits != 0 {
@@ -132,13 +261,13 @@ impl Matches {
                 bits &= bits - 1;
             }
         }
-        const K1: f32 = 1.2;
+        let norm = K1 * (1.0 - b + b * len / avg_lines.max(1.0));
         tf.iter()
             .zip(&self.idf)
             .filter(|(f, _)| **f > 0)
             .map(|(&f, &w)| {
                 let f = f32::from(f);
-                w * f * (K1 + 1.0) / (f + K1)
+                w * f * (K1 + 1.0) / (f + norm)
             })
             .sum()
     }
@@ -236,7 +365,7 @@ fn split_camel(piece: &str) -> Vec<&str> {
 
 /// Stop words as a set (built once).
 static STOP_SET: LazyLock<HashSet<&'static str>> =
-    LazyLock::new(|| STOP_WORDS.iter().copied().collect());
+    LazyLock::new(|| STOP_WORDS_EN.iter().chain(STOP_WORDS_FR).copied().collect());
 
 fn is_stop_word(word: &str) -> bool {
     STOP_SET.contains(word)
@@ -322,7 +451,7 @@ mod tests {
 
     #[test]
     fn stop_word_list_has_no_duplicates() {
-        assert_eq!(STOP_SET.len(), STOP_WORDS.len());
+        assert_eq!(STOP_SET.len(), STOP_WORDS_EN.len() + STOP_WORDS_FR.len());
     }
 
     #[test]
@@ -333,7 +462,7 @@ mod tests {
             "let body = 3;",
             "let body = 4;",
         ];
-        let q = Query::new("header body");
+        let q = Query::new("header body", true);
         let m = Matches::new(&q, &lines);
         assert!(m.line(0) > m.line(1));
         assert!(m.line(1) > 0.0);
@@ -342,14 +471,35 @@ mod tests {
 
     #[test]
     fn compound_goal_identifier_matches_other_conventions() {
-        let q = Query::new("parse_header");
+        let q = Query::new("parse_header", true);
         assert_ne!(q.mask("fn parseHeader(x: u8) {}"), 0);
         assert_eq!(q.mask("fn body() {}"), 0);
     }
 
     #[test]
+    fn abbreviations_match_at_lower_weight() {
+        let q = Query::new("length of the buffer", true);
+        assert_ne!(q.mask("fn len(&self) -> usize"), 0);
+        assert_ne!(q.mask("let buf = Vec::new();"), 0);
+        assert_eq!(q.mask("let le = 1;"), 0);
+        let lines = ["fn len(&self) {}", "fn length(&self) {}", "x", "y"];
+        let m = Matches::new(&q, &lines);
+        assert!(m.line(0) > 0.0 && m.line(0) < m.line(1));
+        assert_eq!(m.total, m.line(1));
+    }
+
+    #[test]
+    fn bits_of_selects_goal_terms() {
+        let q = Query::new("why does parse_header fail", true);
+        let bits = q.bits_of(&["failure", "failed"]);
+        assert_ne!(bits, 0);
+        assert_eq!(q.mask("test failed") & !bits, 0);
+        assert_ne!(q.mask("parse_header") & !bits, 0);
+    }
+
+    #[test]
     fn empty_goal_has_no_terms() {
-        assert!(Query::new("  the of a ? ").is_empty());
-        assert!(!Query::new("parse").is_empty());
+        assert!(Query::new("  the of a ? ", true).is_empty());
+        assert!(!Query::new("parse", true).is_empty());
     }
 }

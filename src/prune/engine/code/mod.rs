@@ -5,7 +5,9 @@
 //! Owns the code decisions on top of the outline. It must never remove a structural line or cut a
 //! relevant definition in pieces; limits and NO_PRUNE are applied by the caller.
 
+mod braces;
 mod indent;
+mod indented;
 mod outline;
 mod scan;
 
@@ -13,22 +15,37 @@ use super::draft::{Draft, Reason, is_blank};
 use super::terms::Matches;
 use outline::{Role, Unit, outline};
 
-/// A definition is relevant when its score reaches this fraction of the best definition's score...
-const REL_OF_BEST: f32 = 0.6;
-/// ...and this fraction of the goal's total IDF mass present in the text.
-const REL_OF_TOTAL: f32 = 0.25;
-/// Terms in a signature (the definition's name and parameters) count this much extra.
-const SIG_BONUS: f32 = 1.0;
 /// Loose statements of at most this many code lines are kept as structure.
 const SMALL_LOOSE: usize = 2;
 
-/// Decides every line of a source file.
-pub(crate) fn plan(lines: &[&str], m: &Matches, draft: &mut Draft) {
+/// BM25 length normalisation of definitions (0 = none, 1 = full).
+const LENGTH_NORM: f32 = 0.75;
+/// Goal terms in a signature (name, parameters, types) count this many times extra.
+const SIG_BONUS: f32 = 3.0;
+/// Tests re-mention what they test: their score is scaled by this unless the goal is about tests.
+const TEST_WEIGHT: f32 = 0.5;
+/// Goals are more often about behaviour than data layout: data definitions are scaled by this.
+const DATA_WEIGHT: f32 = 0.7;
+/// A definition is kept whole only if it scores at least this fraction of the best one...
+const REL_OF_BEST: f32 = 0.5;
+/// ...and the best `MIN_UNITS` of those are kept whatever their size...
+const MIN_UNITS: usize = 3;
+/// ...while the others must fit, together with them, in this fraction of the text's lines.
+const BUDGET: f32 = 0.1;
+/// A loose paragraph is kept when it scores this fraction of the best definition's score.
+const LOOSE_OF_BEST: f32 = 0.5;
+
+/// Decides every line of a source file. `goal_about_tests` keeps tests from being ranked down.
+pub(crate) fn plan(lines: &[&str], m: &Matches, goal_about_tests: bool, draft: &mut Draft) {
     let o = outline(lines);
-    let scores: Vec<f32> = o.units.iter().map(|u| unit_score(u, m)).collect();
+    let scores = unit_scores(lines, &o, m, goal_about_tests);
+    let relevant = select(&o.units, &scores, lines.len());
     let best = scores.iter().copied().fold(0.0, f32::max);
-    let threshold = (REL_OF_BEST * best).max(REL_OF_TOTAL * m.total);
-    let relevant: Vec<bool> = scores.iter().map(|&s| s > 0.0 && s >= threshold).collect();
+    for u in &o.units {
+        if let Some(close) = u.close {
+            draft.closers.push((u.body.start..close, close));
+        }
+    }
     for (i, role) in o.roles.iter().enumerate() {
         match *role {
             Role::Pre(u) | Role::Body(u) => {
@@ -54,12 +71,111 @@ pub(crate) fn plan(lines: &[&str], m: &Matches, draft: &mut Draft) {
             }
         }
     }
-    loose(lines, &o.roles, m, threshold, draft);
+    loose(lines, &o.roles, m, LOOSE_OF_BEST * best, draft);
 }
 
-/// Score of a definition: goal terms over all its lines, plus a bonus for terms in its signature.
-fn unit_score(u: &Unit, m: &Matches) -> f32 {
-    m.span(u.pre.start..u.body.end) + SIG_BONUS * m.span(u.sig.clone())
+/// Score of each definition: BM25 of its code (signature and body) with length normalisation,
+/// plus a bonus for the goal terms in its signature (name, parameters, types). Documentation does
+/// not vote (a definition's doc comment follows its fate; prose matches generic question words),
+/// and tests count half unless the goal is about tests (they re-mention everything they test).
+fn unit_scores(
+    lines: &[&str],
+    o: &outline::Outline,
+    m: &Matches,
+    goal_about_tests: bool,
+) -> Vec<f32> {
+    let code = m.without(&o.doc);
+    let units = &o.units;
+    let avg = units
+        .iter()
+        .map(|u| (u.body.end - u.sig.start) as f32)
+        .sum::<f32>()
+        / units.len().max(1) as f32;
+    let test_weight = if goal_about_tests { 1.0 } else { TEST_WEIGHT };
+    units
+        .iter()
+        .map(|u| {
+            let mut score = code.bm25(u.sig.start..u.body.end, avg, LENGTH_NORM)
+                + SIG_BONUS * code.span(u.sig.clone());
+            if is_test(lines, o, u) {
+                score *= test_weight;
+            }
+            if is_data(lines[u.sig.start]) {
+                score *= DATA_WEIGHT;
+            }
+            score
+        })
+        .collect()
+}
+
+/// A data definition (struct, enum, union, type, constant or static) rather than behaviour.
+fn is_data(sig: &str) -> bool {
+    let mut rest = sig.trim_start();
+    for prefix in ["pub(crate) ", "pub(super) ", "pub ", "export ", "declare "] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest);
+    }
+    let word = rest
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .next()
+        .unwrap_or("");
+    match word {
+        "struct" | "enum" | "union" | "type" | "typedef" => true,
+        "const" | "static" => !rest.contains(" fn ") && !rest.contains("fn("),
+        _ => false,
+    }
+}
+
+/// A test: marked as one, named as one, or inside a test module or class.
+fn is_test(lines: &[&str], o: &outline::Outline, u: &Unit) -> bool {
+    let marked = lines[u.pre.clone()].iter().any(|l| {
+        let t = l.trim();
+        t.starts_with("#[test")
+            || t.ends_with("::test]")
+            || t.starts_with("@pytest")
+            || t.starts_with("@Test")
+    });
+    let sig = lines[u.sig.start].trim_start();
+    let named = [
+        "fn test",
+        "def test",
+        "async fn test",
+        "async def test",
+        "void test",
+    ]
+    .iter()
+    .any(|p| sig.contains(p));
+    let inside = o.containers.iter().any(|c| {
+        let h = lines[c.start];
+        c.contains(&u.sig.start)
+            && (h.contains("mod tests")
+                || h.contains("mod test ")
+                || h.contains("mod test{")
+                || h.contains("class Test"))
+    });
+    marked || named || inside
+}
+
+/// Which definitions are kept whole: the best ones first, as long as they score at least a
+/// fraction of the best and their lines fit in a budget (the best one always fits).
+fn select(units: &[Unit], scores: &[f32], total_lines: usize) -> Vec<bool> {
+    let best = scores.iter().copied().fold(0.0, f32::max);
+    let floor = REL_OF_BEST * best;
+    let mut order: Vec<usize> = (0..units.len())
+        .filter(|&u| scores[u] > 0.0 && scores[u] >= floor)
+        .collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    let budget = (BUDGET * total_lines as f32) as usize;
+    let mut used = 0;
+    let mut keep = vec![false; units.len()];
+    for (rank, &u) in order.iter().enumerate() {
+        let size = units[u].body.end - units[u].pre.start;
+        if rank >= MIN_UNITS && used + size > budget {
+            continue;
+        }
+        used += size;
+        keep[u] = true;
+    }
+    keep
 }
 
 /// Loose paragraphs (runs of loose lines between blank lines or other roles): kept when relevant;
@@ -110,9 +226,9 @@ mod tests {
 
     fn kept(src: &str, goal: &str) -> Vec<String> {
         let lines: Vec<&str> = src.lines().collect();
-        let m = Matches::new(&Query::new(goal), &lines);
+        let m = Matches::new(&Query::new(goal, true), &lines);
         let mut d = Draft::keep_all(lines.len());
-        plan(&lines, &m, &mut d);
+        plan(&lines, &m, false, &mut d);
         lines
             .iter()
             .zip(&d.keep)
@@ -146,7 +262,7 @@ pub fn render_body(body: &Body) -> String {
         assert!(!k.iter().any(|l| l.contains("push_str")));
         assert!(!k.iter().any(|l| l.contains("/// Renders")));
         assert!(k.iter().any(|l| l.starts_with("use std::fmt")));
-        assert_eq!(k.iter().filter(|l| *l == "}").count(), 2);
+        assert_eq!(k.iter().filter(|l| *l == "}").count(), 1);
     }
 
     #[test]

@@ -5,8 +5,10 @@
 //! containers (`impl`, `class`, `mod`, `trait`, ...) whose members are outlined in turn. It must
 //! never judge relevance.
 
-use super::indent::{self, PyLine};
-use super::scan::{self, LineScan};
+use super::braces::Braces;
+use super::indent;
+use super::indented::Indent;
+use super::scan;
 use std::ops::Range;
 
 /// The role of one line in the outline.
@@ -20,11 +22,11 @@ pub(crate) enum Role {
     Header,
     /// A definition's signature (header through the line opening its body), or a declaration.
     Sig,
-    /// The line closing a definition's body.
+    /// The line closing a container (`impl`, `class`, ...).
     Close,
-    /// An attribute, annotation or decorator.
+    /// An attribute, annotation or decorator not attached to a definition with a body.
     Attr,
-    /// A comment attached to definition `n` (its doc comment).
+    /// A comment or attribute attached to definition `n` (its doc comment, its decorators).
     Pre(u32),
     /// A line of definition `n`'s body.
     Body(u32),
@@ -35,24 +37,32 @@ pub(crate) enum Role {
 /// One definition with a body (a function, a struct, a top-level block, ...), not a container.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Unit {
-    /// Attributes and doc comment above the signature.
+    /// Doc comment and attributes above the signature.
     pub(crate) pre: Range<usize>,
     /// Signature lines.
     pub(crate) sig: Range<usize>,
-    /// Body lines (between the signature and the closing line).
+    /// Body lines, through the closing line when there is one.
     pub(crate) body: Range<usize>,
+    /// The closing line (`}`), the last line of `body`; `None` for indentation blocks and for a
+    /// block that never closes.
+    pub(crate) close: Option<usize>,
 }
 
 /// Roles of all lines plus the definitions they refer to.
 pub(crate) struct Outline {
     pub(crate) roles: Vec<Role>,
     pub(crate) units: Vec<Unit>,
+    /// Containers: from their signature's first line through their closing line.
+    pub(crate) containers: Vec<Range<usize>>,
+    /// Lines that are documentation (doc comments; Python docstrings and other multi-line strings).
+    pub(crate) doc: Vec<bool>,
 }
 
-/// Header comment lines kept whatever the goal; the rest of a long header is scored like prose.
-const HEADER_KEEP: usize = 12;
+/// At most this many lines of the header's first paragraph are kept whatever the goal; the rest of
+/// the header (licence text, long module docs) is scored like any comment.
+const HEADER_KEEP: usize = 4;
 /// A multi-line signature is at most this many lines above the line opening the body.
-const MAX_SIG_LINES: usize = 12;
+pub(super) const MAX_SIG_LINES: usize = 12;
 
 /// Outlines `lines`, choosing indentation mode when `:`-opened blocks outnumber `{`-opened ones.
 pub(crate) fn outline(lines: &[&str]) -> Outline {
@@ -70,14 +80,26 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
             })
             .collect(),
         units: Vec::new(),
+        containers: Vec::new(),
+        doc: vec![false; lines.len()],
     };
     if colons > braces {
         let s = indent::scan(lines);
+        for (i, (d, l)) in o.doc.iter_mut().zip(&s).enumerate() {
+            let t = lines[i].trim_start();
+            *d = l.in_string
+                || t.starts_with("\"\"\"")
+                || t.starts_with("'''")
+                || t.starts_with("r\"\"\"");
+        }
         let comment: Vec<bool> = s.iter().map(|l| l.comment).collect();
         let first_code = header(lines, &comment, &mut o.roles, |i| s[i].in_string);
         Indent { lines, s: &s }.level(&mut o, first_code, lines.len());
     } else {
         let s = scan::scan(lines);
+        for (d, l) in o.doc.iter_mut().zip(&s) {
+            *d = l.doc;
+        }
         let comment: Vec<bool> = s.iter().map(|l| l.comment).collect();
         let first_code = header(lines, &comment, &mut o.roles, |_| false);
         // A text cut out of a file may start inside a block: its top level is the lowest depth.
@@ -92,7 +114,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
     o
 }
 
-fn is_py_opener(t: &str) -> bool {
+pub(super) fn is_py_opener(t: &str) -> bool {
     t.ends_with(':')
         && (t.starts_with("def ")
             || t.starts_with("class ")
@@ -103,7 +125,7 @@ fn is_py_opener(t: &str) -> bool {
 
 /// Marks the file header (leading comments, not the doc comment of the first item) and returns
 /// the index of the first line after it. `in_string` tells lines inside a module docstring.
-fn header(
+pub(super) fn header(
     lines: &[&str],
     comment: &[bool],
     roles: &mut [Role],
@@ -137,17 +159,27 @@ fn header(
     {
         cut -= 1;
     }
+    // Keep the header's first paragraph (its title, or the copyright line of a licence).
     let mut kept = 0;
-    for role in roles.iter_mut().take(cut) {
-        if *role == Role::Loose && kept < HEADER_KEEP {
-            *role = Role::Header;
-            kept += 1;
+    for (role, line) in roles.iter_mut().zip(lines).take(cut) {
+        if *role != Role::Loose {
+            continue;
         }
+        let empty_comment = line
+            .trim()
+            .trim_matches(['/', '!', '*', '#', '"', '\'', '-'])
+            .trim()
+            .is_empty();
+        if kept == HEADER_KEEP || (kept > 0 && empty_comment) {
+            break;
+        }
+        *role = Role::Header;
+        kept += 1;
     }
     cut
 }
 
-fn first_non_blank(lines: &[&str]) -> usize {
+pub(super) fn first_non_blank(lines: &[&str]) -> usize {
     lines
         .iter()
         .position(|l| !l.trim().is_empty())
@@ -156,14 +188,14 @@ fn first_non_blank(lines: &[&str]) -> usize {
 
 /// What a definition header introduces.
 #[derive(PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Container,
     Import,
     Unit,
 }
 
 /// Classifies a header by its first keyword after modifiers.
-fn classify(first_line: &str) -> Kind {
+pub(super) fn classify(first_line: &str) -> Kind {
     let word = first_keyword(first_line);
     match word {
         "impl" | "trait" | "mod" | "class" | "namespace" | "interface" | "extern" | "object"
@@ -174,7 +206,7 @@ fn classify(first_line: &str) -> Kind {
 }
 
 /// The first word of a declaration after visibility and other modifiers.
-fn first_keyword(line: &str) -> &str {
+pub(super) fn first_keyword(line: &str) -> &str {
     const MODIFIERS: &[&str] = &[
         "pub",
         "export",
@@ -232,7 +264,7 @@ fn first_keyword(line: &str) -> &str {
 }
 
 /// A line that declares something by itself (`fn f();`, `mod m;`, `struct S;`, `type T = U;`).
-fn is_declaration(line: &str) -> bool {
+pub(super) fn is_declaration(line: &str) -> bool {
     matches!(
         first_keyword(line),
         "fn" | "def"
@@ -250,21 +282,21 @@ fn is_declaration(line: &str) -> bool {
     )
 }
 
-fn is_attribute(t: &str) -> bool {
+pub(super) fn is_attribute(t: &str) -> bool {
     t.starts_with("#[")
         || t.starts_with("#![")
         || (t.starts_with('@') && t.len() > 1 && t.as_bytes()[1].is_ascii_alphabetic())
 }
 
-fn is_import(t: &str) -> bool {
+pub(super) fn is_import(t: &str) -> bool {
     (classify(t) == Kind::Import && !t.ends_with('{'))
         || t.starts_with("extern crate ")
         || (t.contains("require(") && t.ends_with(';'))
 }
 
-/// Marks attributes and attached comments directly above `start` for unit `unit` (None for a
-/// container, whose comments stay loose prose).
-fn attach_preamble(
+/// Marks attributes and comments directly above `start` as the preamble of unit `unit`; for a
+/// container (`None`) attributes stay structural and comments stay loose prose.
+pub(super) fn attach_preamble(
     lines: &[&str],
     comment: impl Fn(usize) -> bool,
     roles: &mut [Role],
@@ -276,7 +308,7 @@ fn attach_preamble(
     while k > lo && matches!(roles[k - 1], Role::Loose | Role::Attr) {
         let t = lines[k - 1].trim();
         if is_attribute(t) {
-            roles[k - 1] = Role::Attr;
+            roles[k - 1] = unit.map_or(Role::Attr, Role::Pre);
         } else if comment(k - 1) {
             if let Some(u) = unit {
                 roles[k - 1] = Role::Pre(u);
@@ -287,178 +319,6 @@ fn attach_preamble(
         k -= 1;
     }
     k
-}
-
-/// Outline of brace languages.
-struct Braces<'a> {
-    lines: &'a [&'a str],
-    s: &'a [LineScan],
-}
-
-impl Braces<'_> {
-    /// Outlines lines `lo..hi` whose depth is `d` (the inside of a container, or the file).
-    fn level(&self, o: &mut Outline, lo: usize, hi: usize, d: i32) {
-        let mut i = lo;
-        while i < hi {
-            let s = self.s[i];
-            if o.roles[i] != Role::Loose {
-                i += 1;
-                continue;
-            }
-            let t = self.lines[i].trim();
-            let opens = s.before == d && s.after > d && s.low >= d && !s.in_string && !s.comment;
-            if !opens {
-                if !s.comment && !s.in_string && s.before == d {
-                    if is_attribute(t) {
-                        o.roles[i] = Role::Attr;
-                    } else if is_import(t) {
-                        o.roles[i] = Role::Import;
-                    } else if is_declaration(t) && t.ends_with(';') {
-                        o.roles[i] = Role::Sig;
-                    }
-                }
-                i += 1;
-                continue;
-            }
-            let close = (i + 1..hi).find(|&j| self.s[j].after <= d);
-            let end = close.map_or(hi, |j| j + 1);
-            let start = self.sig_start(o, i, lo);
-            let kind = classify(self.lines[start]);
-            match kind {
-                Kind::Import => o.roles[start..end].fill(Role::Import),
-                Kind::Container => {
-                    o.roles[start..=i].fill(Role::Sig);
-                    if let Some(j) = close {
-                        o.roles[j] = Role::Close;
-                    }
-                    attach_preamble(
-                        self.lines,
-                        |k| self.s[k].comment,
-                        &mut o.roles,
-                        start,
-                        lo,
-                        None,
-                    );
-                    self.level(o, i + 1, close.unwrap_or(hi), d + 1);
-                }
-                Kind::Unit => {
-                    let id = o.units.len() as u32;
-                    let pre = attach_preamble(
-                        self.lines,
-                        |k| self.s[k].comment,
-                        &mut o.roles,
-                        start,
-                        lo,
-                        Some(id),
-                    );
-                    o.roles[start..=i].fill(Role::Sig);
-                    let body = i + 1..close.unwrap_or(hi);
-                    o.roles[body.clone()].fill(Role::Body(id));
-                    if let Some(j) = close {
-                        o.roles[j] = Role::Close;
-                    }
-                    o.units.push(Unit {
-                        pre: pre..start,
-                        sig: start..i + 1,
-                        body,
-                    });
-                }
-            }
-            i = end;
-        }
-    }
-
-    /// First line of the signature whose body opens on line `i`.
-    fn sig_start(&self, o: &Outline, i: usize, lo: usize) -> usize {
-        let mut k = i;
-        while k > lo && i - k < MAX_SIG_LINES && o.roles[k - 1] == Role::Loose {
-            let t = self.lines[k - 1].trim();
-            let s = self.s[k - 1];
-            if s.comment || s.in_string || is_attribute(t) || t.ends_with([';', '}', '{']) {
-                break;
-            }
-            k -= 1;
-        }
-        k
-    }
-}
-
-/// Outline of indentation languages.
-struct Indent<'a> {
-    lines: &'a [&'a str],
-    s: &'a [PyLine],
-}
-
-impl Indent<'_> {
-    /// Outlines the statements of lines `lo..hi` (one indentation level).
-    fn level(&self, o: &mut Outline, lo: usize, hi: usize) {
-        let mut i = lo;
-        while i < hi {
-            let s = self.s[i];
-            if o.roles[i] != Role::Loose || s.in_string || s.cont || s.comment {
-                i += 1;
-                continue;
-            }
-            let mut last = i;
-            while last + 1 < hi && (self.s[last + 1].cont || self.s[last + 1].in_string) {
-                last += 1;
-            }
-            let t = self.lines[i].trim();
-            if !self.s[last].colon {
-                if is_attribute(t) {
-                    o.roles[i..=last].fill(Role::Attr);
-                } else if is_import(t) {
-                    o.roles[i..=last].fill(Role::Import);
-                }
-                i = last + 1;
-                continue;
-            }
-            let mut end = last + 1;
-            while end < hi {
-                let e = self.s[end];
-                let blank = self.lines[end].trim().is_empty();
-                // Comments do not end a block (Python ignores their indentation).
-                if !blank && !e.comment && !e.in_string && !e.cont && e.indent <= s.indent {
-                    break;
-                }
-                end += 1;
-            }
-            // Trailing blank lines and outdented comments belong to what follows.
-            while end > last + 1 {
-                let e = self.s[end - 1];
-                if !(self.lines[end - 1].trim().is_empty() || (e.comment && e.indent <= s.indent)) {
-                    break;
-                }
-                end -= 1;
-            }
-            if first_keyword(t) == "class" {
-                o.roles[i..=last].fill(Role::Sig);
-                attach_preamble(self.lines, |k| self.s[k].comment, &mut o.roles, i, lo, None);
-                self.level(o, last + 1, end);
-            } else {
-                let id = o.units.len() as u32;
-                let pre = attach_preamble(
-                    self.lines,
-                    |k| self.s[k].comment,
-                    &mut o.roles,
-                    i,
-                    lo,
-                    Some(id),
-                );
-                o.roles[i..=last].fill(Role::Sig);
-                o.roles[last + 1..end]
-                    .iter_mut()
-                    .filter(|r| **r == Role::Loose || **r == Role::Blank)
-                    .for_each(|r| *r = Role::Body(id));
-                o.units.push(Unit {
-                    pre: pre..i,
-                    sig: i..last + 1,
-                    body: last + 1..end,
-                });
-            }
-            i = end;
-        }
-    }
 }
 
 #[cfg(test)]
@@ -482,17 +342,17 @@ mod tests {
                 Import,
                 Blank,
                 Pre(0),
-                Attr,
+                Pre(0),
                 Sig,
                 Sig,
                 Sig,
                 Body(0),
-                Close,
+                Body(0),
                 Blank,
                 Sig,
                 Sig,
                 Body(1),
-                Close,
+                Body(1),
                 Sig,
                 Close
             ]
@@ -509,7 +369,8 @@ mod tests {
             vec![Unit {
                 pre: 0..1,
                 sig: 1..2,
-                body: 2..4
+                body: 2..5,
+                close: Some(4),
             }]
         );
     }
@@ -518,11 +379,11 @@ mod tests {
     fn header_is_not_the_first_item_doc() {
         assert_eq!(
             roles("/// Doc of a.\nfn a() {\n  x;\n}\n"),
-            [Pre(0), Sig, Body(0), Close]
+            [Pre(0), Sig, Body(0), Body(0)]
         );
         assert_eq!(
             roles("// License.\n\n/// Doc.\nfn a() {\n}\n"),
-            [Header, Blank, Pre(0), Sig, Close]
+            [Header, Blank, Pre(0), Sig, Body(0)]
         );
     }
 
@@ -537,7 +398,7 @@ mod tests {
                 Blank,
                 Sig,
                 Pre(0),
-                Attr,
+                Pre(0),
                 Sig,
                 Body(0),
                 Blank,
@@ -566,11 +427,11 @@ mod tests {
                 Sig,
                 Sig,
                 Body(0),
-                Close,
+                Body(0),
                 Sig,
                 Sig,
                 Body(1),
-                Close,
+                Body(1),
                 Close
             ]
         );
@@ -588,7 +449,7 @@ mod tests {
     #[test]
     fn unbalanced_braces_do_not_panic() {
         let r = roles("  x();\n}\nfn a() {\n  y();\n}\n");
-        assert_eq!(r, [Loose, Loose, Sig, Body(0), Close]);
+        assert_eq!(r, [Loose, Loose, Sig, Body(0), Body(0)]);
         let r = roles("fn a() {\n  x\n");
         assert_eq!(r, [Sig, Body(0)]);
     }

@@ -1,0 +1,89 @@
+//! Outline of indentation languages: a statement ending with `:` opens a block made of the
+//! following lines indented deeper; `class` blocks are containers, other blocks are units.
+//!
+//! Owns walking indentation into units and containers. It must never judge relevance.
+
+use super::indent::PyLine;
+use super::outline::{
+    Outline, Role, Unit, attach_preamble, first_keyword, is_attribute, is_import,
+};
+
+/// Outline of indentation languages.
+pub(super) struct Indent<'a> {
+    pub(super) lines: &'a [&'a str],
+    pub(super) s: &'a [PyLine],
+}
+
+impl Indent<'_> {
+    /// Outlines the statements of lines `lo..hi` (one indentation level).
+    pub(super) fn level(&self, o: &mut Outline, lo: usize, hi: usize) {
+        let mut i = lo;
+        while i < hi {
+            let s = self.s[i];
+            if o.roles[i] != Role::Loose || s.in_string || s.cont || s.comment {
+                i += 1;
+                continue;
+            }
+            let mut last = i;
+            while last + 1 < hi && (self.s[last + 1].cont || self.s[last + 1].in_string) {
+                last += 1;
+            }
+            let t = self.lines[i].trim();
+            if !self.s[last].colon {
+                if is_attribute(t) {
+                    o.roles[i..=last].fill(Role::Attr);
+                } else if is_import(t) {
+                    o.roles[i..=last].fill(Role::Import);
+                }
+                i = last + 1;
+                continue;
+            }
+            let mut end = last + 1;
+            while end < hi {
+                let e = self.s[end];
+                let blank = self.lines[end].trim().is_empty();
+                // Comments do not end a block (Python ignores their indentation).
+                if !blank && !e.comment && !e.in_string && !e.cont && e.indent <= s.indent {
+                    break;
+                }
+                end += 1;
+            }
+            // Trailing blank lines and outdented comments belong to what follows.
+            while end > last + 1 {
+                let e = self.s[end - 1];
+                if !(self.lines[end - 1].trim().is_empty() || (e.comment && e.indent <= s.indent)) {
+                    break;
+                }
+                end -= 1;
+            }
+            if first_keyword(t) == "class" {
+                o.roles[i..=last].fill(Role::Sig);
+                attach_preamble(self.lines, |k| self.s[k].comment, &mut o.roles, i, lo, None);
+                o.containers.push(i..end);
+                self.level(o, last + 1, end);
+            } else {
+                let id = o.units.len() as u32;
+                let pre = attach_preamble(
+                    self.lines,
+                    |k| self.s[k].comment,
+                    &mut o.roles,
+                    i,
+                    lo,
+                    Some(id),
+                );
+                o.roles[i..=last].fill(Role::Sig);
+                o.roles[last + 1..end]
+                    .iter_mut()
+                    .filter(|r| **r == Role::Loose || **r == Role::Blank)
+                    .for_each(|r| *r = Role::Body(id));
+                o.units.push(Unit {
+                    pre: pre..i,
+                    sig: i..last + 1,
+                    body: last + 1..end,
+                    close: None,
+                });
+            }
+            i = end;
+        }
+    }
+}
