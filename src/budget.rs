@@ -82,22 +82,6 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fitting_and_clipping() {
-        assert_eq!(largest_fitting(100, |n| n <= 37), 37);
-        assert_eq!(largest_fitting(100, |_| true), 100);
-        assert_eq!(largest_fitting(100, |_| false), 0);
-        assert_eq!(clip_utf8("héllo", 2), "h");
-        assert_eq!(clip_utf8("héllo", 3), "hé");
-        let s = summary(&"word ".repeat(100));
-        assert!(s.chars().count() <= 100 && !s.contains('\n'));
-    }
-}
-
 /// Longest line shown in a cut output (seed 002: strings at most 500 characters).
 pub const MAX_LINE_BYTES: usize = 500;
 
@@ -192,4 +176,20 @@ pub fn prefix_within(s: &str, room: usize, cost: impl Fn(char) -> usize) -> usiz
         }
     }
     s.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fitting_and_clipping() {
+        assert_eq!(largest_fitting(100, |n| n <= 37), 37);
+        assert_eq!(largest_fitting(100, |_| true), 100);
+        assert_eq!(largest_fitting(100, |_| false), 0);
+        assert_eq!(clip_utf8("héllo", 2), "h");
+        assert_eq!(clip_utf8("héllo", 3), "hé");
+        let s = summary(&"word ".repeat(100));
+        assert!(s.chars().count() <= 100 && !s.contains('\n'));
+    }
 }

@@ -734,7 +734,13 @@ mod tests {
 
     #[test]
     fn invalid_values_name_field_and_code() {
-        let cases: &[(&'static [(&str, &str)], &str, &str)] = &[
+        // (environment, expected code, expected field)
+        type Case = (
+            &'static [(&'static str, &'static str)],
+            &'static str,
+            &'static str,
+        );
+        let cases: &[Case] = &[
             (
                 &[("JEEVES_PRUNER_TIMEOUT_MS", "abc")],
                 "invalid_timeout_ms",

@@ -220,7 +220,7 @@ impl Store {
             .values()
             .map(|s| (s.last_used, s.entry.clone()))
             .collect();
-        slots.sort_by(|a, b| b.0.cmp(&a.0));
+        slots.sort_by_key(|s| std::cmp::Reverse(s.0));
         slots.into_iter().map(|(_, e)| e).collect()
     }
 

@@ -312,6 +312,9 @@ fn render_line(m: &GrepMatch) -> String {
     }
 }
 
+/// One searched file's display path and its matches.
+type FileMatches = (String, Vec<GrepMatch>);
+
 struct Found {
     matches: Vec<GrepMatch>,
     files: usize,
@@ -338,7 +341,7 @@ fn search(
             .unwrap_or(2)
             .min(8),
     );
-    let per_file: Arc<Mutex<Vec<(String, Vec<GrepMatch>)>>> = Arc::default();
+    let per_file: Arc<Mutex<Vec<FileMatches>>> = Arc::default();
     let files = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let stop: Arc<Mutex<Option<ErrorReason>>> = Arc::default();
     let halted = Arc::new(AtomicBool::new(false));
