@@ -168,8 +168,6 @@ pub enum ErrorCode {
     ToolTimeout,
     #[serde(rename = "CANCELLED")]
     Cancelled,
-    #[serde(rename = "OUTPUT_TOO_LARGE")]
-    OutputTooLarge,
     #[serde(rename = "INTERNAL")]
     Internal,
 }
@@ -182,7 +180,6 @@ impl ::std::fmt::Display for ErrorCode {
             Self::CommandFailed => f.write_str("COMMAND_FAILED"),
             Self::ToolTimeout => f.write_str("TOOL_TIMEOUT"),
             Self::Cancelled => f.write_str("CANCELLED"),
-            Self::OutputTooLarge => f.write_str("OUTPUT_TOO_LARGE"),
             Self::Internal => f.write_str("INTERNAL"),
         }
     }
@@ -199,7 +196,6 @@ impl ::std::str::FromStr for ErrorCode {
             "COMMAND_FAILED" => Ok(Self::CommandFailed),
             "TOOL_TIMEOUT" => Ok(Self::ToolTimeout),
             "CANCELLED" => Ok(Self::Cancelled),
-            "OUTPUT_TOO_LARGE" => Ok(Self::OutputTooLarge),
             "INTERNAL" => Ok(Self::Internal),
             _ => Err("invalid value".into()),
         }

@@ -15,10 +15,12 @@ fn settings() -> insta::Settings {
     s
 }
 
-/// What a schemaVersion freezes for one tool.
+/// What a schemaVersion freezes for one tool: arguments, result shape, error shape (with the
+/// error-code taxonomy) and annotations.
 fn frozen_surface(name: &str) -> Value {
     let t = contract().tool(name).unwrap();
-    json!({ "name": t.name, "inputSchema": t.input_schema, "outputSchema": t.output_schema, "annotations": t.annotations })
+    let failure = contract().schemas.get("ToolFailure").cloned();
+    json!({ "name": t.name, "inputSchema": t.input_schema, "outputSchema": t.output_schema, "errorSchema": failure, "annotations": t.annotations })
 }
 
 fn snapshot_name(name: &str, version: u64) -> String {

@@ -343,3 +343,105 @@ fn stdin_eof_cancels_running_commands_and_exits() {
         "command survived EOF"
     );
 }
+
+#[test]
+fn tool_subset_and_prefix() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(
+        root.path(),
+        &["--tools", "read,grep", "--tool-prefix", "pr_"],
+    );
+    c.initialize();
+    let tools = c.request("tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["pr_read", "pr_grep"]);
+    let r = c.call("pr_read", json!({"path":"hello.txt"}));
+    assert_eq!(
+        r["result"]["structuredContent"]["content"],
+        "hello\nworld\n"
+    );
+    let r = c.call("pr_bash", json!({"cmd":"true"}));
+    assert_eq!(
+        r["error"]["code"], -32602,
+        "tools outside --tools are unknown: {r}"
+    );
+    assert!(
+        r["error"]["data"]["field_errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("pr_read, pr_grep")
+    );
+    let mut full = StdioClient::spawn(root.path(), &["--output-schemas"]);
+    full.initialize();
+    let tools = full.request("tools/list", json!({}));
+    assert!(
+        tools["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["outputSchema"]["type"] == "object")
+    );
+}
+
+#[test]
+fn log_notifications_follow_set_level() {
+    let root = fixture_root();
+    // An unreachable pruner: its fallback is reported as a warning notification.
+    let mut c = StdioClient::spawn_env(
+        root.path(),
+        &[],
+        &[
+            ("JEEVES_PRUNER_ENDPOINT", "http://127.0.0.1:9/prune"),
+            ("JEEVES_PRUNER_TIMEOUT_MS", "200"),
+        ],
+    );
+    c.initialize();
+    c.call(
+        "read",
+        json!({"path":"hello.txt","context_focus_question":"what?"}),
+    );
+    assert!(
+        c.notifications
+            .iter()
+            .all(|n| n["method"] != "notifications/message"),
+        "nothing before logging/setLevel"
+    );
+    assert_eq!(
+        c.request("logging/setLevel", json!({"level":"warning"}))["result"],
+        json!({})
+    );
+    let r = c.call(
+        "read",
+        json!({"path":"hello.txt","context_focus_question":"what?"}),
+    );
+    assert_eq!(
+        r["result"]["structuredContent"]["pruning"]["fallback"],
+        true
+    );
+    let msg = c
+        .notifications
+        .iter()
+        .find(|n| n["method"] == "notifications/message")
+        .expect("a warning notification");
+    assert_eq!(msg["params"]["level"], "warning");
+    assert_eq!(msg["params"]["data"]["event"], "pruner.call_failed");
+    assert_eq!(
+        c.request("logging/setLevel", json!({"level":"error"}))["result"],
+        json!({})
+    );
+    let before = c.notifications.len();
+    c.call(
+        "read",
+        json!({"path":"hello.txt","context_focus_question":"what?"}),
+    );
+    assert_eq!(
+        c.notifications.len(),
+        before,
+        "warnings are below the error level"
+    );
+}
