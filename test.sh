@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# The project's test command (README, .ci/run): the Rust suites, then the interop suite, which
-# drives the binary just built with the official Python and TypeScript MCP SDKs.
+# The project's test command (README, .ci/run): the Rust suites, the benchmarks compiled (they run
+# with `cargo bench`), then the interop suite and the official conformance scenarios, which drive
+# the binary just built with the official Python and TypeScript MCP SDKs.
 set -euo pipefail
 cd "$(dirname "$0")"
-cargo test --all-targets
+cargo test
+cargo test --benches --no-run --quiet
 if [ "${MCP_PRUNER_SKIP_INTEROP:-0}" != "1" ]; then
   target="${CARGO_TARGET_DIR:-target}"
   case "$target" in /*) ;; *) target="$(pwd)/$target" ;; esac
-  MCP_PRUNER_BIN="${MCP_PRUNER_BIN:-$target/debug/mcp-pruner}" bash interop/run.sh
+  export MCP_PRUNER_BIN="${MCP_PRUNER_BIN:-$target/debug/mcp-pruner}"
+  bash interop/conformance.sh
+  bash interop/run.sh
 fi
