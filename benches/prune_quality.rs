@@ -5,11 +5,18 @@
 //! token budget as our output: (a) the head of the text, (b) plain BM25 line ranking (top lines by
 //! BM25 score of the query, shown in original order).
 //!
-//! Run: `cargo bench --bench prune_quality`. `QUALITY_VERBOSE=1` prints one row per case;
-//! `QUALITY_SHOW=<text>` prints the pruned output of the cases whose origin or query contains it.
+//! Each case is measured twice: at the engine's defaults with no response budget, and fitted to
+//! the tools' default 10 KiB response budget (what `read` with a question returns on its first
+//! page). Rows are per source type, per source type and language, and per split (`dev` repos the
+//! engine may be tuned on, `test` repos it must not be).
+//!
+//! Run: `cargo bench --bench prune_quality [-- FILE]`. `QUALITY_VERBOSE=1` prints one row per case;
+//! `QUALITY_SHOW=<text>` prints the pruned output of the cases whose origin or query contains it;
+//! `QUALITY_CURVE=out.svg` writes the recall-vs-reduction curve of the code cases (ours at several
+//! budgets, head and BM25 at the same token budgets).
 
 use mcp_pruner::contract::types::SourceType;
-use mcp_pruner::prune::engine::{self, Limits};
+use mcp_pruner::prune::engine::{self, Limits, TextBudget};
 use mcp_pruner::prune::render;
 use mcp_pruner::tokens;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -24,6 +31,21 @@ struct Case {
     source: SourceType,
     gold: Vec<usize>,
     origin: String,
+    /// Language of the file (realistic set), empty otherwise.
+    language: String,
+    /// `dev` or `test` (realistic set), empty otherwise.
+    split: String,
+}
+
+/// The tools' default response budget (`--max-output-bytes`).
+const TOOL_BUDGET: usize = 10_240;
+
+/// The engine's text budget inside a tool budget of `bytes` (what `read` gives the pruner).
+fn text_budget(bytes: usize, lines: usize) -> TextBudget {
+    TextBudget {
+        bytes: mcp_pruner::budget::for_pruned_text(bytes),
+        marker_bytes: mcp_pruner::prune::widest_marker(PRUNE_ID, lines),
+    }
 }
 
 #[derive(Default)]
@@ -65,35 +87,6 @@ fn main() {
         .map(parse_case)
         .collect();
     let verbose = std::env::var_os("QUALITY_VERBOSE").is_some();
-    let mut sums: BTreeMap<String, Sums> = BTreeMap::new();
-    for case in &cases {
-        let measured = measure(case);
-        let [ours, head, bm25] = measured.runs;
-        if verbose {
-            println!(
-                "{:5} red {:5.1}% rec ours {:5.1}% head {:5.1}% bm25 {:5.1}%  {:.60} | {}",
-                case.source.to_string(),
-                ours.0 * 100.0,
-                ours.1 * 100.0,
-                head.1 * 100.0,
-                bm25.1 * 100.0,
-                case.query,
-                case.origin
-            );
-        }
-        for key in [case.source.to_string(), "all".to_string()] {
-            let s = sums.entry(key).or_default();
-            s.cases += 1;
-            s.plain_reduction += measured.plain_reduction;
-            s.tokens[0] += measured.before;
-            s.tokens[1] += measured.after;
-            for (k, (red, rec)) in [ours, head, bm25].into_iter().enumerate() {
-                s.reduction[k] += red;
-                s.recall[k] += rec;
-                s.full_recall[k] += usize::from(rec >= 0.9);
-            }
-        }
-    }
     println!(
         "pruning quality on {path}: {} cases, limits max_prune_ratio 0.8, min_keep_lines 20",
         cases.len()
@@ -107,9 +100,62 @@ fn main() {
     println!(
         "aggregate = 1 - sum(output tokens)/sum(input tokens); no-markers = our mean reduction with include_markers=false."
     );
-    println!();
+    for (title, budget) in [
+        ("no response budget (engine defaults)", None),
+        (
+            "fitted to the tools' 10 KiB response budget",
+            Some(TOOL_BUDGET),
+        ),
+    ] {
+        let mut sums: BTreeMap<String, Sums> = BTreeMap::new();
+        for case in &cases {
+            let measured = measure(case, budget);
+            let [ours, head, bm25] = measured.runs;
+            if verbose {
+                println!(
+                    "{:5} red {:5.1}% rec ours {:5.1}% head {:5.1}% bm25 {:5.1}%  {:.60} | {}",
+                    case.source.to_string(),
+                    ours.0 * 100.0,
+                    ours.1 * 100.0,
+                    head.1 * 100.0,
+                    bm25.1 * 100.0,
+                    case.query.replace('\n', " "),
+                    case.origin
+                );
+            }
+            let source = case.source.to_string();
+            let mut keys = vec![source.clone(), "all".to_string()];
+            if !case.language.is_empty() {
+                keys.push(format!("{source}:{}", case.language));
+            }
+            if !case.split.is_empty() {
+                keys.push(format!("{source}@{}", case.split));
+            }
+            for key in keys {
+                let s = sums.entry(key).or_default();
+                s.cases += 1;
+                s.plain_reduction += measured.plain_reduction;
+                s.tokens[0] += measured.before;
+                s.tokens[1] += measured.after;
+                for (k, (red, rec)) in [ours, head, bm25].into_iter().enumerate() {
+                    s.reduction[k] += red;
+                    s.recall[k] += rec;
+                    s.full_recall[k] += usize::from(rec >= 0.9);
+                }
+            }
+        }
+        println!();
+        println!("== {title}");
+        print_table(&sums);
+    }
+    if let Ok(svg) = std::env::var("QUALITY_CURVE") {
+        curve(&cases, &svg);
+    }
+}
+
+fn print_table(sums: &BTreeMap<String, Sums>) {
     println!(
-        "{:<6} {:>5} | {:>14} {:>12} {:>10} {:>10} {:>10} | {:>14} {:>12} | {:>14} {:>12}",
+        "{:<18} {:>5} | {:>14} {:>12} {:>10} {:>10} {:>10} | {:>14} {:>12} | {:>14} {:>12}",
         "source",
         "cases",
         "ours reduction",
@@ -122,10 +168,10 @@ fn main() {
         "bm25 reduction",
         "bm25 recall"
     );
-    for (source, s) in &sums {
+    for (source, s) in sums {
         let n = s.cases as f64;
         println!(
-            "{:<6} {:>5} | {:>13.1}% {:>11.1}% {:>9.1}% {:>9.1}% {:>9.1}% | {:>13.1}% {:>11.1}% | {:>13.1}% {:>11.1}%",
+            "{:<18} {:>5} | {:>13.1}% {:>11.1}% {:>9.1}% {:>9.1}% {:>9.1}% | {:>13.1}% {:>11.1}% | {:>13.1}% {:>11.1}%",
             source,
             s.cases,
             100.0 * s.reduction[0] / n,
@@ -139,6 +185,103 @@ fn main() {
             100.0 * s.recall[2] / n,
         );
     }
+}
+
+/// Writes the recall-vs-reduction curve of the code cases to `path` (SVG): ours at response
+/// budgets from 2 KiB to none, head and BM25 at the same per-case token budgets.
+fn curve(cases: &[Case], path: &str) {
+    let code: Vec<&Case> = cases
+        .iter()
+        .filter(|c| c.source == SourceType::Code)
+        .collect();
+    if code.is_empty() {
+        return;
+    }
+    let budgets = [
+        Some(2048),
+        Some(3072),
+        Some(4096),
+        Some(6144),
+        Some(8192),
+        Some(10_240),
+        Some(16_384),
+        Some(24_576),
+        None,
+    ];
+    let mut points = [Vec::new(), Vec::new(), Vec::new()];
+    for b in budgets {
+        let mut sum = [(0.0, 0.0); 3];
+        for c in &code {
+            let m = measure(c, b);
+            for (s, run) in sum.iter_mut().zip(m.runs) {
+                s.0 += run.0;
+                s.1 += run.1;
+            }
+        }
+        let n = code.len() as f64;
+        for k in 0..3 {
+            points[k].push((sum[k].0 / n, sum[k].1 / n));
+        }
+        println!(
+            "curve {:>8}: ours {:5.1}% red {:5.1}% rec | head {:5.1}% rec | bm25 {:5.1}% rec",
+            b.map(|b| format!("{} KiB", b / 1024))
+                .unwrap_or("none".into()),
+            100.0 * points[0].last().unwrap().0,
+            100.0 * points[0].last().unwrap().1,
+            100.0 * points[1].last().unwrap().1,
+            100.0 * points[2].last().unwrap().1,
+        );
+    }
+    let (w, h, pad) = (640.0, 420.0, 50.0);
+    let x = |r: f64| pad + r.clamp(0.0, 1.0) * (w - 2.0 * pad);
+    let y = |r: f64| h - pad - r.clamp(0.0, 1.0) * (h - 2.0 * pad);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{pad}\" y=\"20\" font-size=\"14\">Gold-line recall vs token reduction, {} code cases</text>\n",
+        code.len()
+    );
+    for t in 0..=10 {
+        let v = t as f64 / 10.0;
+        svg.push_str(&format!(
+            "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}%</text><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}%</text>\n",
+            x(v), y(0.0), x(v), y(1.0), x(v), h - pad + 16.0, t * 10,
+            x(0.0), y(v), x(1.0), y(v), pad - 6.0, y(v) + 4.0, t * 10
+        ));
+    }
+    svg.push_str(&format!(
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">token reduction (mean per case)</text><text x=\"14\" y=\"{:.1}\" transform=\"rotate(-90 14 {:.1})\" text-anchor=\"middle\">gold recall</text>\n",
+        w / 2.0, h - 12.0, h / 2.0, h / 2.0
+    ));
+    for (k, (name, color)) in [
+        ("ours", "#d62728"),
+        ("head", "#7f7f7f"),
+        ("BM25", "#1f77b4"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let pts: Vec<String> = points[k]
+            .iter()
+            .map(|(r, c)| format!("{:.1},{:.1}", x(*r), y(*c)))
+            .collect();
+        svg.push_str(&format!(
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>\n",
+            pts.join(" ")
+        ));
+        for p in &pts {
+            let (px, py) = p.split_once(',').unwrap();
+            svg.push_str(&format!(
+                "<circle cx=\"{px}\" cy=\"{py}\" r=\"3\" fill=\"{color}\"/>\n"
+            ));
+        }
+        svg.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{color}\">{name}</text>\n",
+            w - pad - 60.0,
+            pad + 16.0 * (k as f64 + 1.0)
+        ));
+    }
+    svg.push_str("</svg>\n");
+    std::fs::write(path, svg).unwrap_or_else(|e| panic!("{path}: {e}"));
+    println!("wrote {path}");
 }
 
 fn parse_case(line: &str) -> Case {
@@ -160,13 +303,21 @@ fn parse_case(line: &str) -> Case {
             .map(|g| g.as_u64().expect("line number") as usize)
             .collect(),
         origin: v["origin"].as_str().unwrap_or("").to_string(),
+        language: v["language"].as_str().unwrap_or("").to_string(),
+        split: v["split"].as_str().unwrap_or("").to_string(),
     }
 }
 
 /// Our figures and the baselines' for one case.
-fn measure(case: &Case) -> Measured {
+fn measure(case: &Case, budget: Option<usize>) -> Measured {
     let lines = engine::split_lines(&case.text);
-    let plan = engine::plan(&lines, &case.query, case.source, &Limits::default());
+    let plan = engine::plan_within(
+        &lines,
+        &case.query,
+        case.source,
+        &Limits::default(),
+        budget.map(|b| text_budget(b, lines.len())),
+    );
     let rendered = render::render(
         &lines,
         &plan,

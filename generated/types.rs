@@ -30,10 +30,14 @@ pub struct BashResult {
     pub artifact_ref: ::std::option::Option<::std::string::String>,
     pub cmd: ::std::string::String,
     pub cwd: ::std::string::String,
-    pub duration_ms: u64,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub duration_ms: ::std::option::Option<u64>,
     pub exit_code: i64,
-    pub pruning: PruningMetadata,
-    pub stderr: ::std::string::String,
+    ///Metadata: in _meta, never in structuredContent.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub pruning: ::std::option::Option<PruningMetadata>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub stderr: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub stderr_bytes: ::std::option::Option<u64>,
     ///prune_id holding the full stderr.
@@ -42,7 +46,9 @@ pub struct BashResult {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub stderr_ref: ::std::option::Option<::std::string::String>,
-    pub stdout: ::std::string::String,
+    ///Bulk: in structuredContent, never in _meta (content[0].text carries it).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub stdout: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub stdout_bytes: ::std::option::Option<u64>,
     pub summary: ::std::string::String,
@@ -414,13 +420,16 @@ pub struct GrepResult {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub artifact_ref: ::std::option::Option<::std::string::String>,
-    pub duration_ms: u64,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub duration_ms: ::std::option::Option<u64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub files_searched: ::std::option::Option<u64>,
     #[serde(rename = "hasMore")]
     pub has_more: bool,
     ///Matches found in total (all pages).
     pub match_count: u64,
+    ///Bulk: in structuredContent, never in _meta (content[0].text carries it).
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub matches: ::std::vec::Vec<GrepMatch>,
     #[serde(
         rename = "nextCursor",
@@ -429,7 +438,9 @@ pub struct GrepResult {
     pub next_cursor: ::std::option::Option<::std::string::String>,
     pub paths: ::std::vec::Vec<::std::string::String>,
     pub pattern: ::std::string::String,
-    pub pruning: PruningMetadata,
+    ///Metadata: in _meta, never in structuredContent.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub pruning: ::std::option::Option<PruningMetadata>,
     pub summary: ::std::string::String,
     pub tool: GrepResultTool,
     pub truncated: bool,
@@ -1137,10 +1148,10 @@ pub struct PruningMetadata {
     pub raw_bytes: u64,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<PruningMetadataReason>,
-    ///o200k_base tokens of the returned output.
+    ///o200k_base tokens the model reads for this result.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tokens_after: ::std::option::Option<u64>,
-    ///o200k_base tokens of the raw output.
+    ///o200k_base tokens the model would read for the raw output.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tokens_before: ::std::option::Option<u64>,
 }
@@ -1231,6 +1242,8 @@ pub enum PruningMetadataReason {
     OutputEmpty,
     #[serde(rename = "pruner_error")]
     PrunerError,
+    #[serde(rename = "no_savings")]
+    NoSavings,
 }
 impl ::std::fmt::Display for PruningMetadataReason {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -1240,6 +1253,7 @@ impl ::std::fmt::Display for PruningMetadataReason {
             Self::TooLarge => f.write_str("too_large"),
             Self::OutputEmpty => f.write_str("output_empty"),
             Self::PrunerError => f.write_str("pruner_error"),
+            Self::NoSavings => f.write_str("no_savings"),
         }
     }
 }
@@ -1254,6 +1268,7 @@ impl ::std::str::FromStr for PruningMetadataReason {
             "too_large" => Ok(Self::TooLarge),
             "output_empty" => Ok(Self::OutputEmpty),
             "pruner_error" => Ok(Self::PrunerError),
+            "no_savings" => Ok(Self::NoSavings),
             _ => Err("invalid value".into()),
         }
     }
@@ -1354,10 +1369,15 @@ pub struct ReadResult {
     )]
     pub artifact_ref: ::std::option::Option<::std::string::String>,
     ///Size of the file in bytes.
-    pub bytes: u64,
-    pub content: ::std::string::String,
-    pub duration_ms: u64,
-    pub encoding: ReadResultEncoding,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub bytes: ::std::option::Option<u64>,
+    ///The page's text. Bulk: in structuredContent, never in _meta (content[0].text carries it).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub content: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub duration_ms: ::std::option::Option<u64>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub encoding: ::std::option::Option<ReadResultEncoding>,
     pub end_line: u64,
     #[serde(rename = "hasMore", skip_serializing_if = "::std::option::Option::is_none")]
     pub has_more: ::std::option::Option<bool>,
@@ -1367,7 +1387,9 @@ pub struct ReadResult {
     )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     pub path: ::std::string::String,
-    pub pruning: PruningMetadata,
+    ///Metadata: in _meta, never in structuredContent.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub pruning: ::std::option::Option<PruningMetadata>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub replaced_invalid_utf8: ::std::option::Option<bool>,
     pub start_line: ::std::num::NonZeroU64,
@@ -1794,7 +1816,8 @@ pub struct ToolFailure {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub duration_ms: ::std::option::Option<u64>,
     pub error: ToolError,
-    pub pruning: PruningMetadata,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub pruning: ::std::option::Option<PruningMetadata>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub stderr: ::std::option::Option<::std::string::String>,
     #[serde(

@@ -6,10 +6,14 @@
 use crate::config::Config;
 use serde_json::Value;
 
-/// Bytes reserved for what is added around a fitted result: the JSON-RPC envelope
-/// (`{"jsonrpc":"2.0","id":…,"result":…}`, 64) and `pruning.tokens_after`, which counts the final
-/// text once it is fitted (32).
-pub const ENVELOPE_RESERVE: usize = 96;
+/// Bytes of a tool's budget kept for its own notes around a pruned text (truncation and recovery
+/// hints, the bash status line): the pruned text is fitted to the rest.
+pub const NOTES_RESERVE: usize = 512;
+
+/// The bytes a pruned text may take within a tool budget of `budget` bytes.
+pub fn for_pruned_text(budget: usize) -> usize {
+    budget.saturating_sub(NOTES_RESERVE)
+}
 
 /// Longest `summary` (seed 002: one line, at most 100 characters).
 pub const SUMMARY_MAX_CHARS: usize = 100;
@@ -147,18 +151,18 @@ pub fn head_tail(text: &str, keep: usize, prune_id: &str, exact: bool) -> (Strin
     let omitted_to = n - tail;
     let omitted_bytes = starts.get(n - tail).copied().unwrap_or(text.len())
         - starts.get(head).copied().unwrap_or(text.len());
-    let how = if exact {
-        format!(
-            "recover_text prune_id={prune_id} ranges=[{{start_line:{omitted_from},end_line:{omitted_to}}}]"
-        )
+    let count = omitted_to + 1 - omitted_from;
+    let size = human_bytes(omitted_bytes as u64);
+    if exact {
+        out.push_str(&format!(
+            "⟦… lines {omitted_from}-{omitted_to} ({count} lines, {size}) omitted; recover_text prune_id={prune_id} ranges=[{{start_line:{omitted_from},end_line:{omitted_to}}}] …⟧\n"
+        ));
     } else {
-        format!("raw output: recover_text prune_id={prune_id}")
-    };
-    out.push_str(&format!(
-        "⟦… lines {omitted_from}-{omitted_to} ({} lines, {}) omitted; {how} …⟧\n",
-        omitted_to + 1 - omitted_from,
-        human_bytes(omitted_bytes as u64)
-    ));
+        // `text` is not numbered like the stored text (it was pruned): cite no line numbers.
+        out.push_str(&format!(
+            "⟦… {count} lines ({size}) omitted here; raw output: recover_text prune_id={prune_id} …⟧\n"
+        ));
+    }
     for i in n - tail..n {
         push(&mut out, line(i));
     }
@@ -170,17 +174,6 @@ pub fn escaped_len(c: char) -> usize {
     match c {
         '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
         c if (c as u32) < 0x20 => 6,
-        c => c.len_utf8(),
-    }
-}
-
-/// Bytes `c` takes when a JSON string holding it is itself embedded in a JSON string (the
-/// serialized result in `content[0].text` of seed 001's tools).
-pub fn double_escaped_len(c: char) -> usize {
-    match c {
-        '"' | '\\' => 4,
-        '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 3,
-        c if (c as u32) < 0x20 => 7,
         c => c.len_utf8(),
     }
 }

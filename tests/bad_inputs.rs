@@ -304,16 +304,17 @@ fn check(name: &str, resp: &Value, expect: &Expect) {
                 "{name}: expected a tool error, got {resp}"
             );
             assert_eq!(
-                result["structuredContent"]["error"]["code"],
+                structured(result)["error"]["code"],
                 json!(code),
                 "{name}: {resp}"
             );
             assert_eq!(
-                result["structuredContent"]["error"]["reason"],
+                structured(result)["error"]["reason"],
                 json!(reason),
                 "{name}: {resp}"
             );
-            let tool = result["structuredContent"]["tool"].as_str().unwrap();
+            let tool = structured(result)["tool"].as_str().unwrap().to_string();
+            let tool = tool.as_str();
             assert_valid_result(tool, result);
         }
     }

@@ -13,8 +13,34 @@ const BUDGET: usize = 10_240;
 /// Sends a request and returns (response, its exact size on the wire).
 fn sized(c: &mut StdioClient, tool: &str, args: Value) -> (Value, usize) {
     let r = c.call(tool, args);
-    let size = serde_json::to_vec(&r).unwrap().len();
-    (r, size)
+    let wire = serde_json::to_vec(&r).unwrap().len();
+    let read = text(&r["result"]);
+    // With output schemas, Claude Code and Codex read the structuredContent JSON instead.
+    let sc = r["result"]
+        .get("structuredContent")
+        .map_or(0, |v| v.to_string().len());
+    // The bytes on the wire: the model's text JSON-escaped, the structuredContent if sent, plus
+    // the envelope and the metadata.
+    let escaped = serde_json::to_string(read).unwrap().len();
+    assert!(
+        wire <= escaped + sc + 4096,
+        "{tool}: {wire} bytes on the wire for {escaped} bytes of escaped text"
+    );
+    let n = read.len().max(sc);
+    (r, n)
+}
+
+/// A `read` page's file text: the model's text without the closing `[truncated: …]` note.
+fn page_body(result: &Value) -> String {
+    let t = text(result);
+    match t
+        .rfind("\n[truncated: ")
+        .or_else(|| t.starts_with("[truncated: ").then_some(0))
+    {
+        Some(i) if i > 0 => t[..i + 1].to_string(),
+        Some(_) => String::new(),
+        None => t.to_string(),
+    }
 }
 
 /// Pages through recover_text with the given ranges until hasMore is false.
@@ -31,7 +57,7 @@ fn recover_all(c: &mut StdioClient, id: &str, ranges: Option<Value>) -> String {
             args["cursor"] = json!(cur);
         }
         let r = c.call("recover_text", args);
-        let s = &r["result"]["structuredContent"];
+        let s = &structured(&r["result"]);
         assert_valid_result("recover_text", &r["result"]);
         out.push_str(s["raw_text"].as_str().unwrap());
         if s["hasMore"] == false {
@@ -61,7 +87,7 @@ fn five_megabyte_file() {
     let (r, size) = sized(&mut c, "read", json!({"path":"big.txt"}));
     assert!(size <= BUDGET, "response is {size} bytes");
     assert_valid_result("read", &r["result"]);
-    let s = &r["result"]["structuredContent"];
+    let s = &structured(&r["result"]);
     assert_eq!(
         (
             s["truncated"].clone(),
@@ -83,20 +109,13 @@ fn five_megabyte_file() {
     );
 
     // Paging with offset: the first pages are exactly the file's first lines.
-    let mut paged = s["content"].as_str().unwrap().to_string();
+    let mut paged = page_body(&r["result"]);
     let mut offset = end + 1;
     for _ in 0..3 {
         let (p, size) = sized(&mut c, "read", json!({"path":"big.txt","offset":offset}));
         assert!(size <= BUDGET);
-        paged.push_str(
-            p["result"]["structuredContent"]["content"]
-                .as_str()
-                .unwrap(),
-        );
-        offset = p["result"]["structuredContent"]["end_line"]
-            .as_u64()
-            .unwrap()
-            + 1;
+        paged.push_str(&page_body(&p["result"]));
+        offset = structured(&p["result"])["end_line"].as_u64().unwrap() + 1;
     }
     assert!(text.starts_with(&paged) && paged.len() > 3 * 4000);
 
@@ -105,7 +124,7 @@ fn five_megabyte_file() {
     // A small page of recover_text also fits the default budget.
     let (r, size) = sized(&mut c, "recover_text", json!({"prune_id": id}));
     assert!(size <= BUDGET, "{size}");
-    assert_eq!(r["result"]["structuredContent"]["hasMore"], true);
+    assert_eq!(structured(&r["result"])["hasMore"], true);
 }
 
 #[test]
@@ -120,15 +139,12 @@ fn a_million_lines_of_output() {
     );
     assert!(size <= BUDGET, "response is {size} bytes");
     assert_valid_result("bash", &r["result"]);
-    let s = &r["result"]["structuredContent"];
+    let s = &structured(&r["result"]);
     assert_eq!(
-        (
-            s["truncated"].clone(),
-            s["stdout_bytes"].clone(),
-            s["stderr"].clone()
-        ),
-        (json!(true), json!(6_888_896), json!("done\n"))
+        (s["truncated"].clone(), s["stdout_bytes"].clone()),
+        (json!(true), json!(6_888_896))
     );
+    assert!(text(&r["result"]).ends_with("\n[stderr]\ndone\n"));
     let text = r["result"]["content"][0]["text"].as_str().unwrap();
     let id = s["artifactRef"].as_str().unwrap();
     assert!(text.starts_with("[exit 0"), "{text}");
@@ -161,7 +177,7 @@ fn a_hundred_thousand_grep_matches() {
     let root = fixture_root();
     let body: String = (1..=100_000).map(|i| format!("needle {i}\n")).collect();
     std::fs::write(root.path().join("hay.txt"), &body).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
+    let mut c = StdioClient::spawn(root.path(), &["--output-schemas"]); // matches in structuredContent
     c.initialize();
     let (r, size) = sized(
         &mut c,
@@ -170,7 +186,7 @@ fn a_hundred_thousand_grep_matches() {
     );
     assert!(size <= BUDGET, "response is {size} bytes");
     assert_valid_result("grep", &r["result"]);
-    let s = &r["result"]["structuredContent"];
+    let s = &structured(&r["result"]);
     assert_eq!(
         (s["match_count"].clone(), s["hasMore"].clone()),
         (json!(100_000), json!(true))
@@ -190,7 +206,7 @@ fn a_hundred_thousand_grep_matches() {
         if let Some(cur) = &cursor {
             args["cursor"] = json!(cur);
         }
-        let p = c.call("grep", args)["result"]["structuredContent"].clone();
+        let p = structured(&c.call("grep", args)["result"]);
         lines.extend(
             p["matches"]
                 .as_array()
@@ -221,16 +237,13 @@ fn budget_can_be_raised_per_call_and_by_flag() {
     let mut c = StdioClient::spawn(root.path(), &["--max-output-bytes", "200000"]);
     c.initialize();
     let r = c.call("read", json!({"path":"mid.txt"}));
-    assert_eq!(
-        r["result"]["structuredContent"]["content"], mid,
-        "a 40 KB file fits a 200 KB budget"
-    );
+    assert_eq!(text(&r["result"]), mid, "a 40 KB file fits a 200 KB budget");
     let (r, size) = sized(
         &mut c,
         "read",
         json!({"path":"mid.txt","max_output_bytes":4096}),
     );
-    assert!(size <= 4096 && r["result"]["structuredContent"]["truncated"] == true);
+    assert!(size <= 4096 && structured(&r["result"])["truncated"] == true);
     let tools = c.request("tools/list", json!({}));
     assert_eq!(
         tools["result"]["tools"][0]["_meta"]["anthropic/maxResultSizeChars"], 200_000,
@@ -248,18 +261,21 @@ fn long_arguments_and_long_lines_stay_within_budget_and_recover_exactly() {
         format!("{long_line}\nneedle short\n"),
     )
     .unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
+    let mut c = StdioClient::spawn(root.path(), &["--output-schemas"]); // matches in structuredContent
     c.initialize();
     // A 40,000-character command is echoed clipped, with a count, so the result fits.
     let cmd = format!(": {}; echo done", "A".repeat(40_000));
     let (r, size) = sized(&mut c, "bash", json!({ "cmd": cmd }));
     assert!(size <= BUDGET, "bash result is {size} bytes");
-    let echoed = r["result"]["structuredContent"]["cmd"].as_str().unwrap();
+    let echoed = structured(&r["result"])["cmd"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(
         echoed.ends_with(&format!("…[+{} bytes]", cmd.len() - 500)),
         "{echoed}"
     );
-    assert_eq!(r["result"]["structuredContent"]["stdout"], "done\n");
+    assert!(text(&r["result"]).ends_with("\ndone\n"), "{r}");
     // A match line over 500 bytes is shown clipped with a count; the artifact keeps it whole.
     let (r, size) = sized(
         &mut c,
@@ -267,7 +283,7 @@ fn long_arguments_and_long_lines_stay_within_budget_and_recover_exactly() {
         json!({"pattern":"needle","paths":["wide.txt"],"max_matches":1}),
     );
     assert!(size <= BUDGET, "grep result is {size} bytes");
-    let s = &r["result"]["structuredContent"];
+    let s = &structured(&r["result"]);
     let shown = s["matches"][0]["text"].as_str().unwrap();
     assert!(shown.len() < 600 && shown.contains("…[+"), "{shown}");
     let id = s["artifactRef"].as_str().unwrap();
@@ -278,7 +294,7 @@ fn long_arguments_and_long_lines_stay_within_budget_and_recover_exactly() {
     // A single clipped match, nothing left for later pages: still an artifact with the whole line.
     std::fs::write(root.path().join("one.txt"), format!("{long_line}\n")).unwrap();
     let r = c.call("grep", json!({"pattern":"needle","paths":["one.txt"]}));
-    let s = &r["result"]["structuredContent"];
+    let s = &structured(&r["result"]);
     assert_eq!(s["hasMore"], false);
     let id = s["artifactRef"]
         .as_str()

@@ -30,7 +30,7 @@ fn prune(c: &mut StdioClient, text: &str, options: Value) -> Value {
     )["result"]
         .clone();
     assert_valid_result("prune_text", &r);
-    let s = r["structuredContent"].clone();
+    let s = structured(&r).clone();
     let from_text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(
         from_text["prune_id"], s["prune_id"],
@@ -115,11 +115,8 @@ fn annotations_markers_limits_and_recovery() {
         .iter()
         .map(|l| format!("{l}\n"))
         .collect();
-    assert_eq!(r["structuredContent"]["raw_text"], expected);
-    assert_eq!(
-        r["structuredContent"]["metadata"]["line_numbering"],
-        "original"
-    );
+    assert_eq!(structured(&r)["raw_text"], expected);
+    assert_eq!(structured(&r)["metadata"]["line_numbering"], "original");
 }
 
 #[test]
@@ -143,7 +140,7 @@ fn too_large_input_fails_open_with_a_recoverable_id() {
         json!({"prune_id": s["prune_id"], "include_line_numbers": false, "max_output_bytes": 100000}),
     )["result"]
         .clone();
-    assert_eq!(r["structuredContent"]["raw_text"], log);
+    assert_eq!(structured(&r)["raw_text"], log);
 }
 
 #[test]

@@ -160,7 +160,7 @@ fn read_with(mode: &str, backend: &str, port: u16) -> (Value, String, StdioClien
 fn assert_fallback(mode: &str, code: &str) {
     let port = fake_pruner();
     let (r, log, _c) = read_with(mode, "http", port);
-    let p = &r["structuredContent"]["pruning"];
+    let p = &structured(&r)["pruning"];
     assert_eq!(
         (
             p["attempted"].clone(),
@@ -185,10 +185,7 @@ fn assert_fallback(mode: &str, code: &str) {
             .is_some_and(|m| !m.is_empty())
     );
     assert_eq!(p["raw_bytes"], log.len());
-    assert_eq!(
-        r["structuredContent"]["content"], log,
-        "{mode}: the raw output is returned whole"
-    );
+    assert_eq!(text(&r), log, "{mode}: the raw output is returned whole");
     assert!(
         r.get("isError").is_none(),
         "a pruner failure is not a tool failure"
@@ -225,14 +222,11 @@ fn unreachable_pruner_falls_back_to_raw() {
         .unwrap()
         .port();
     let (r, _, _c) = read_with("valid", "http", port);
-    assert_eq!(
-        r["structuredContent"]["pruning"]["error"]["code"],
-        "http_error"
-    );
+    assert_eq!(structured(&r)["pruning"]["error"]["code"], "http_error");
 }
 
 fn assert_applied(r: &Value, log: &str, c: &mut StdioClient, backend: &str) {
-    let p = &r["structuredContent"]["pruning"];
+    let p = &structured(r)["pruning"];
     assert_eq!(
         (
             p["attempted"].clone(),
@@ -244,7 +238,7 @@ fn assert_applied(r: &Value, log: &str, c: &mut StdioClient, backend: &str) {
         "{p}"
     );
     assert!(p.get("reason").is_none() && p.get("error").is_none(), "{p}");
-    let content = r["structuredContent"]["content"].as_str().unwrap();
+    let content = text(r);
     assert!(p["pruned_bytes"].as_u64().unwrap() < log.len() as u64);
     assert!(p["tokens_after"].as_u64().unwrap() < p["tokens_before"].as_u64().unwrap());
     assert!(
@@ -259,7 +253,7 @@ fn assert_applied(r: &Value, log: &str, c: &mut StdioClient, backend: &str) {
         json!({"prune_id":id,"include_line_numbers":false,"max_output_bytes":100000}),
     )["result"]
         .clone();
-    assert_eq!(rec["structuredContent"]["raw_text"], log);
+    assert_eq!(structured(&rec)["raw_text"], log);
 }
 
 #[test]
@@ -274,7 +268,7 @@ fn swe_pruner_api_is_applied_and_recoverable() {
     let port = fake_pruner();
     let (r, log, mut c) = read_with("swe", "swe-pruner", port);
     assert_applied(&r, &log, &mut c, "swe-pruner");
-    let content = r["structuredContent"]["content"].as_str().unwrap();
+    let content = text(&r);
     assert!(!content.contains("(filtered "), "{content}");
     // A SWE-Pruner-compatible service that sends only the text is read from its text.
     let (r, log, mut c) = read_with("swe-text", "swe-pruner", port);
@@ -303,11 +297,8 @@ fn remote_backends_never_remove_a_no_prune_block() {
         c.initialize();
         let r = c.call("read", json!({"path":"app.log","context_focus_question":"which workers failed?","max_output_bytes":100000}))["result"].clone();
         assert_valid_result("read", &r);
-        assert_eq!(
-            r["structuredContent"]["pruning"]["applied"], true,
-            "{backend}"
-        );
-        let content = r["structuredContent"]["content"].as_str().unwrap();
+        assert_eq!(structured(&r)["pruning"]["applied"], true, "{backend}");
+        let content = text(&r);
         assert!(
             content.contains("⟦NO_PRUNE_BEGIN⟧\nlicence: keep this audit trail\n⟦NO_PRUNE_END⟧\n"),
             "{backend} dropped the protected block: {content}"
@@ -358,7 +349,7 @@ fn eligibility_reasons() {
     let mut c = StdioClient::spawn(root.path(), &[]);
     c.initialize();
     let reason = |c: &mut StdioClient, args: Value| {
-        c.call("read", args)["result"]["structuredContent"]["pruning"].clone()
+        structured(&c.call("read", args)["result"])["pruning"].clone()
     };
     let p = reason(
         &mut c,
@@ -412,7 +403,7 @@ fn failed_calls_report_why_nothing_was_pruned() {
         let r = c.call("bash", args)["result"].clone();
         assert_valid_result("bash", &r);
         assert_eq!(r["isError"], true);
-        r["structuredContent"]["pruning"].clone()
+        structured(&r)["pruning"].clone()
     };
     // The output went through the pruning decision: its reason stays.
     let p = pruning(
@@ -435,13 +426,7 @@ fn failed_calls_report_why_nothing_was_pruned() {
         json!({"path":"missing.txt","context_focus_question":"why?"}),
     )["result"]
         .clone();
-    assert!(
-        r["structuredContent"]["pruning"].get("reason").is_none(),
-        "{r}"
-    );
+    assert!(structured(&r)["pruning"].get("reason").is_none(), "{r}");
     let r = c.call("read", json!({"path":"missing.txt"}))["result"].clone();
-    assert_eq!(
-        r["structuredContent"]["pruning"]["reason"],
-        "no_focus_question"
-    );
+    assert_eq!(structured(&r)["pruning"]["reason"], "no_focus_question");
 }

@@ -296,12 +296,15 @@ fn running_server_serves_the_agent_and_its_status_is_the_runs() {
     let read: Value = ws.json("read.json", &r);
     assert_eq!(read["result"]["isError"], Value::Null, "{read}");
     assert_eq!(
-        read["result"]["structuredContent"]["content"],
+        read["result"]["content"][0]["text"],
         "hello from the root\n"
     );
     let bash: Value = ws.json("bash.json", &r);
-    let tool_child: i32 = bash["result"]["structuredContent"]["stdout"]
+    let tool_child: i32 = bash["result"]["content"][0]["text"]
         .as_str()
+        .unwrap()
+        .lines()
+        .nth(1)
         .unwrap()
         .trim()
         .parse()
@@ -676,7 +679,7 @@ fn text_logs_and_log_file_keep_stdout_for_the_agent() {
     );
     let read: Value = ws.json("read.json", &r);
     assert_eq!(
-        read["result"]["structuredContent"]["content"],
+        read["result"]["content"][0]["text"],
         "hello from the root\n"
     );
 }

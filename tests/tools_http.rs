@@ -17,16 +17,10 @@ fn session_handshake_and_tools() {
     assert_eq!(r["result"]["content"][0]["text"], "hello\nworld\n");
     let r = s.call(&sid, "bash", json!({"cmd":"printf 'a\\nb\\n' | wc -l"}));
     assert_valid_result("bash", &r["result"]);
-    assert_eq!(
-        r["result"]["structuredContent"]["stdout"]
-            .as_str()
-            .unwrap()
-            .trim(),
-        "2"
-    );
+    assert_eq!(text(&r["result"]).lines().nth(1).unwrap().trim(), "2");
     let r = s.call(&sid, "grep", json!({"pattern":"beta","paths":["."]}));
     assert_valid_result("grep", &r["result"]);
-    assert_eq!(r["result"]["structuredContent"]["match_count"], 2);
+    assert_eq!(structured(&r["result"])["match_count"], 2);
     let r = s.call(&sid, "health", json!({}));
     assert_valid_result("health", &r["result"]);
 
@@ -136,7 +130,7 @@ fn progress_streams_as_sse_and_ends_with_the_result() {
     let msgs = sse_messages(&r.text().unwrap());
     let last = msgs.last().unwrap();
     assert_eq!(last["id"], "p1", "the response is the last event");
-    assert_eq!(last["result"]["structuredContent"]["exit_code"], 0);
+    assert_eq!(structured(&last["result"])["exit_code"], 0);
     let progress: Vec<&Value> = msgs
         .iter()
         .filter(|m| m["method"] == "notifications/progress")
@@ -186,10 +180,7 @@ fn cancel_over_http_kills_the_command() {
     assert_eq!(r.status(), 202);
     let resp = waiter.join().unwrap();
     assert!(t.elapsed() < Duration::from_secs(5));
-    assert_eq!(
-        resp["result"]["structuredContent"]["error"]["code"],
-        "CANCELLED"
-    );
+    assert_eq!(structured(&resp["result"])["error"]["code"], "CANCELLED");
     // The shell and its background child, which ignores SIGTERM, are both gone (SIGKILL after
     // the grace): no orphan survives a cancel.
     assert_processes_gone(

@@ -41,7 +41,7 @@ fn handshake_and_listing() {
         ]
     );
     for t in tools["result"]["tools"].as_array().unwrap() {
-        assert_eq!(t["schemaVersion"], 1);
+        assert_eq!(t["schemaVersion"], 2);
         assert_eq!(t["toolingVersion"], env!("CARGO_PKG_VERSION"));
         assert_eq!(t["inputSchema"]["type"], "object");
         assert!(
@@ -61,16 +61,15 @@ fn read_bash_grep_recover_health() {
     let r = c.call("read", json!({"path":"hello.txt"}))["result"].clone();
     assert_valid_result("read", &r);
     assert_eq!(r["content"][0]["text"], "hello\nworld\n");
-    assert_eq!(r["structuredContent"]["content"], "hello\nworld\n");
     assert_eq!(
         (
-            r["structuredContent"]["bytes"].clone(),
-            r["structuredContent"]["total_lines"].clone()
+            structured(&r)["bytes"].clone(),
+            structured(&r)["total_lines"].clone()
         ),
         (json!(12), json!(2))
     );
     assert_eq!(
-        r["structuredContent"]["pruning"],
+        structured(&r)["pruning"],
         json!({"attempted":false,"applied":false,"fallback":false,"reason":"no_focus_question","raw_bytes":12,
                "tokens_after": mcp_pruner::tokens::count("hello\nworld\n")}),
         "the o200k tokens of what the model reads, on every result"
@@ -81,27 +80,25 @@ fn read_bash_grep_recover_health() {
     assert_eq!(r["content"][0]["text"], "pub fn beta() -> u32 {\n    2\n");
     assert_eq!(
         (
-            r["structuredContent"]["start_line"].clone(),
-            r["structuredContent"]["end_line"].clone()
+            structured(&r)["start_line"].clone(),
+            structured(&r)["end_line"].clone()
         ),
         (json!(5), json!(6))
     );
 
     let r = c.call("read", json!({"path":"inside-link"}))["result"].clone();
     assert_eq!(
-        r["structuredContent"]["content"], "hello\nworld\n",
+        text(&r),
+        "hello\nworld\n",
         "symlinks inside the root are fine"
     );
 
     let r = c.call("read", json!({"path":"bad-utf8.txt"}))["result"].clone();
     assert_valid_result("read", &r);
-    assert_eq!(
-        r["structuredContent"]["content"],
-        "ok \u{FFFD}\u{FFFD} end\n"
-    );
-    assert_eq!(r["structuredContent"]["replaced_invalid_utf8"], true);
+    assert_eq!(text(&r), "ok \u{FFFD}\u{FFFD} end\n");
+    assert_eq!(structured(&r)["replaced_invalid_utf8"], true);
     assert!(
-        r["structuredContent"]["summary"]
+        structured(&r)["summary"]
             .as_str()
             .unwrap()
             .contains("invalid UTF-8 replaced")
@@ -113,39 +110,37 @@ fn read_bash_grep_recover_health() {
     )["result"]
         .clone();
     assert_valid_result("bash", &r);
-    let s = &r["structuredContent"];
+    let s = &structured(&r);
     let real_root = root_path(&root);
-    assert_eq!(
-        s["stdout"],
-        format!("out\nbar\n{}\n", real_root.join("src").display())
+    let t = text(&r);
+    assert!(
+        t.ends_with(&format!(
+            "\nout\nbar\n{}\n[stderr]\nerr\n",
+            real_root.join("src").display()
+        )),
+        "{t}"
     );
     assert_eq!(
-        (
-            s["stderr"].clone(),
-            s["exit_code"].clone(),
-            s["cwd"].clone()
-        ),
-        (json!("err\n"), json!(0), json!("src"))
+        (s["exit_code"].clone(), s["cwd"].clone()),
+        (json!(0), json!("src"))
     );
     assert!(r.get("isError").is_none());
 
     let r = c.call("bash", json!({"cmd":"echo partial; exit 4"}))["result"].clone();
     assert_valid_result("bash", &r);
     assert_eq!(r["isError"], true);
-    let s = &r["structuredContent"];
+    let s = &structured(&r);
     assert_eq!(
         (
             s["error"]["code"].clone(),
             s["error"]["reason"].clone(),
             s["error"]["exit_code"].clone(),
-            s["stdout"].clone()
         ),
-        (
-            json!("COMMAND_FAILED"),
-            json!("nonzero_exit"),
-            json!(4),
-            json!("partial\n")
-        )
+        (json!("COMMAND_FAILED"), json!("nonzero_exit"), json!(4))
+    );
+    assert!(
+        text(&r).ends_with("\npartial\n"),
+        "the output of a failed command is still returned"
     );
     assert!(
         r["content"][0]["text"]
@@ -162,11 +157,9 @@ fn read_bash_grep_recover_health() {
         .clone();
     assert_valid_result("grep", &r);
     assert_eq!(
-        r["structuredContent"]["matches"],
-        json!([
-            {"path":"src/lib.rs","line":1,"column":8,"text":"pub fn alpha() -> u32 {"},
-            {"path":"src/nested/deep.md","line":3,"column":1,"text":"alpha beta"}
-        ])
+        text(&r),
+        "src/lib.rs:1:8: pub fn alpha() -> u32 {\nsrc/nested/deep.md:3:1: alpha beta\n",
+        "the matches, once, as rows the model reads"
     );
     assert_eq!(
         r["content"][0]["text"],
@@ -177,7 +170,7 @@ fn read_bash_grep_recover_health() {
         json!({"pattern":"fn (","paths":["src/lib.rs"],"fixed_string":true}),
     )["result"]
         .clone();
-    assert_eq!(r["structuredContent"]["match_count"], 0);
+    assert_eq!(structured(&r)["match_count"], 0);
     let r = c.call(
         "grep",
         json!({"pattern":"u32","paths":["src"],"max_matches":1}),
@@ -186,29 +179,27 @@ fn read_bash_grep_recover_health() {
     assert_valid_result("grep", &r);
     assert_eq!(
         (
-            r["structuredContent"]["match_count"].clone(),
-            r["structuredContent"]["hasMore"].clone()
+            structured(&r)["match_count"].clone(),
+            structured(&r)["hasMore"].clone()
         ),
         (json!(2), json!(true))
     );
-    let cursor = r["structuredContent"]["nextCursor"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let cursor = structured(&r)["nextCursor"].as_str().unwrap().to_string();
     let r2 = c.call(
         "grep",
         json!({"pattern":"u32","paths":["src"],"max_matches":1,"cursor":cursor}),
     )["result"]
         .clone();
-    assert_eq!(r2["structuredContent"]["matches"][0]["line"], 5);
-    assert_eq!(r2["structuredContent"]["hasMore"], false);
+    assert!(text(&r2).starts_with("src/lib.rs:5:"), "{r2}");
+    assert_eq!(structured(&r2)["hasMore"], false);
 
     let h = c.call("health", json!({}))["result"].clone();
     assert_valid_result("health", &h);
-    assert_eq!(h["structuredContent"]["status"], "healthy");
+    assert_eq!(structured(&h)["status"], "healthy");
     let text: Value = serde_json::from_str(h["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(
-        text, h["structuredContent"],
+        text,
+        structured(&h),
         "seed 001: content[0].text is the JSON"
     );
     assert!(c.close().success());
@@ -227,7 +218,7 @@ fn bash_timeout_kills_background_children() {
         .clone();
     assert!(t.elapsed() < Duration::from_secs(10));
     assert_valid_result("bash", &r);
-    let s = &r["structuredContent"];
+    let s = &structured(&r);
     assert_eq!(
         (
             s["error"]["code"].clone(),
@@ -255,7 +246,7 @@ fn cancellation_and_progress_over_stdio() {
     // Progress: a token gets notifications/progress with increasing progress and output lines.
     let id = c.request_async("tools/call", json!({"name":"bash","arguments":{"cmd":"for i in $(seq 1 12); do echo line $i; sleep 0.1; done"},"_meta":{"progressToken":"tok"}}));
     let r = c.wait_for(&id, Duration::from_secs(20));
-    assert_eq!(r["result"]["structuredContent"]["exit_code"], 0);
+    assert_eq!(structured(&r["result"])["exit_code"], 0);
     let progress: Vec<&Value> = c
         .notifications
         .iter()
@@ -292,10 +283,7 @@ fn cancellation_and_progress_over_stdio() {
     );
     assert_valid_result("bash", &r["result"]);
     assert_eq!(r["result"]["isError"], true);
-    assert_eq!(
-        r["result"]["structuredContent"]["error"]["code"],
-        "CANCELLED"
-    );
+    assert_eq!(structured(&r["result"])["error"]["code"], "CANCELLED");
     let before_response = c.notifications.len();
     assert!(
         c.notifications
@@ -319,10 +307,7 @@ fn cancellation_and_progress_over_stdio() {
     wait_for_file(&root.path().join("third.pid"));
     c.send(&json!({"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id": id}}));
     let r = c.wait_for(&id, Duration::from_secs(10));
-    assert_eq!(
-        r["result"]["structuredContent"]["error"]["code"],
-        "CANCELLED"
-    );
+    assert_eq!(structured(&r["result"])["error"]["code"], "CANCELLED");
     assert!(c.close().success());
 }
 
@@ -363,10 +348,7 @@ fn tool_subset_and_prefix() {
         .collect();
     assert_eq!(names, ["pr_read", "pr_grep"]);
     let r = c.call("pr_read", json!({"path":"hello.txt"}));
-    assert_eq!(
-        r["result"]["structuredContent"]["content"],
-        "hello\nworld\n"
-    );
+    assert_eq!(text(&r["result"]), "hello\nworld\n");
     let r = c.call("pr_bash", json!({"cmd":"true"}));
     assert_eq!(
         r["error"]["code"], -32602,
@@ -421,10 +403,7 @@ fn log_notifications_follow_set_level() {
         "read",
         json!({"path":"hello.txt","context_focus_question":"what?"}),
     );
-    assert_eq!(
-        r["result"]["structuredContent"]["pruning"]["fallback"],
-        true
-    );
+    assert_eq!(structured(&r["result"])["pruning"]["fallback"], true);
     let msg = c
         .notifications
         .iter()
@@ -458,7 +437,7 @@ fn a_silent_command_still_reports_progress() {
         json!({"name":"bash","arguments":{"cmd":"sleep 1.6"},"_meta":{"progressToken":"quiet"}}),
     );
     let r = c.wait_for(&id, Duration::from_secs(20));
-    assert_eq!(r["result"]["structuredContent"]["exit_code"], 0);
+    assert_eq!(structured(&r["result"])["exit_code"], 0);
     let beats: Vec<&Value> = c
         .notifications
         .iter()
@@ -470,5 +449,73 @@ fn a_silent_command_still_reports_progress() {
                 .as_str()
                 .is_some_and(|m| m.starts_with("running for "))),
         "a heartbeat while the command was silent: {beats:?}"
+    );
+}
+
+/// What the model reads (issue: results shaped for Claude Code and Codex): without output
+/// schemas there is no `structuredContent`, so every client feeds the model `content[0].text`,
+/// which carries the file once, plain; metadata travels in `_meta`. With `--output-schemas`,
+/// `structuredContent` holds the model's view (bulk, no metadata) and validates.
+#[test]
+fn the_model_reads_the_bulk_once_and_metadata_travels_in_meta() {
+    let root = fixture_root();
+    // 9,500 bytes of text: a 10 KiB budget that counts what the model reads holds it whole.
+    let file: String = (0..400)
+        .map(|i| format!("line {i:04} \"quoted\" text\n"))
+        .collect();
+    assert!(file.len() > 9_000 && file.len() < 10_000, "{}", file.len());
+    std::fs::write(root.path().join("nine.txt"), &file).unwrap();
+
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let r = c.call("read", json!({"path":"nine.txt"}))["result"].clone();
+    assert_valid_result("read", &r);
+    assert!(
+        r.get("structuredContent").is_none(),
+        "no JSON copy for the model"
+    );
+    assert_eq!(
+        text(&r),
+        file,
+        "the whole file fits the 10 KiB budget, once"
+    );
+    let meta = &r["_meta"][RESULT_META];
+    assert_eq!(meta["truncated"], false);
+    assert_eq!(meta["bytes"], file.len());
+    assert!(meta.get("content").is_none());
+    assert_eq!(
+        meta["pruning"]["tokens_after"],
+        mcp_pruner::tokens::count(&file),
+        "tokens_after counts what the model reads"
+    );
+    let wire = serde_json::to_string(&r).unwrap().len();
+    assert!(
+        wire < serde_json::to_string(&file).unwrap().len() + 1024,
+        "{wire}"
+    );
+
+    // A failing command: the error and its output, once, in the text.
+    let r = c.call("bash", json!({"cmd":"echo out; echo err >&2; exit 3"}))["result"].clone();
+    assert_valid_result("bash", &r);
+    assert_eq!(r["isError"], true);
+    let t = text(&r);
+    assert_eq!(t.matches("out\n").count(), 1, "{t}");
+    assert!(t.starts_with("error COMMAND_FAILED (nonzero_exit)"), "{t}");
+    assert_eq!(r["_meta"][RESULT_META]["error"]["exit_code"], 3);
+    assert!(r["_meta"][RESULT_META].get("stdout").is_none());
+
+    // With output schemas: structuredContent is the model's view and validates.
+    let mut c = StdioClient::spawn(root.path(), &["--output-schemas"]);
+    c.initialize();
+    let r = c.call("read", json!({"path":"hello.txt"}))["result"].clone();
+    assert_valid_result("read", &r);
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["content"], "hello\nworld\n");
+    assert!(sc.get("pruning").is_none() && sc.get("duration_ms").is_none());
+    assert_eq!(r["_meta"][RESULT_META]["total_lines"], 2);
+    assert_eq!(
+        r["_meta"][RESULT_META]["pruning"]["tokens_after"],
+        mcp_pruner::tokens::count(&sc.to_string()),
+        "with output schemas, Claude Code and Codex read the structuredContent JSON"
     );
 }

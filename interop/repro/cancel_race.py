@@ -36,7 +36,7 @@ def cancel(i):
 
 
 def code_of(msg):
-    return ((msg.get("result") or {}).get("structuredContent") or {}).get("error", {}).get("code")
+    return (((msg.get("result") or {}).get("_meta") or {}).get("mcp-pruner/result") or {}).get("error", {}).get("code")
 
 
 def stdio():

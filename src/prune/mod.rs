@@ -8,4 +8,6 @@ pub mod engine;
 pub mod pipeline;
 pub mod render;
 
-pub use pipeline::{Job, Pruned, Pruner, detect_source, merge_metadata, serve_pruner_request};
+pub use pipeline::{
+    Job, Pruned, Pruner, detect_source, merge_metadata, serve_pruner_request, widest_marker,
+};

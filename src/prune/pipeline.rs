@@ -16,7 +16,6 @@ use crate::contract::types::{
 };
 use crate::tools::{ToolCtx, not_attempted};
 use crate::{events, tokens};
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// One pruning request from a tool.
@@ -31,6 +30,9 @@ pub struct Job<'a> {
     pub source: SourceType,
     /// Short label for the store (path, command).
     pub label: &'a str,
+    /// Bytes the pruned text may take in the response (the tool's budget less its own notes):
+    /// the builtin engine removes the least relevant kept blocks until it fits.
+    pub budget: Option<usize>,
 }
 
 /// What pruning produced.
@@ -105,7 +107,14 @@ impl Pruner {
         let app = &ctx.app;
         // Counted once pruning is attempted, so a fallback reports it too (tools::call adds
         // `tokens_after`, the tokens of the text returned, to every result).
-        let tokens_before = tokens::count(job.text) as u64;
+        let raw_tokens = tokens::count(job.text) as u64;
+        // What the model would read for the raw output: the text, or its JSON string when
+        // output schemas put it in structuredContent (Claude Code and Codex read that).
+        let tokens_before = if app.config.output_schemas {
+            tokens::count(&serde_json::Value::from(job.text).to_string()) as u64
+        } else {
+            raw_tokens
+        };
         let lines = engine::split_lines(job.text);
         let prune_id = app.store.put(job.tool, job.label, job.text.to_string());
         let endpoint = self
@@ -116,7 +125,7 @@ impl Pruner {
         events::pruner_call_start(&ctx.request_id, &endpoint, job.tool, raw_bytes);
         let started = Instant::now();
         let outcome = tokio::select! {
-            r = self.plan(ctx, &job, question, &lines) => r,
+            r = self.plan(ctx, &job, question, &lines, &prune_id) => r,
             _ = ctx.cancel.cancelled() => Err(Failure { code: PrunerErrorCode::Timeout, message: "request cancelled while pruning".into() }),
         };
         let duration_ms = started.elapsed().as_millis() as u64;
@@ -146,17 +155,23 @@ impl Pruner {
                     job.text.ends_with('\n'),
                 );
                 let after = tokens::count(&rendered.pruned_text) as u64;
-                app.tokens_saved
-                    .fetch_add(tokens_before.saturating_sub(after), Ordering::Relaxed);
                 events::pruner_call_ok(
                     &ctx.request_id,
                     job.tool,
                     duration_ms,
                     rendered.pruned_text.len() as u64,
                 );
-                metadata.applied = true;
                 metadata.pruned_bytes = Some(rendered.pruned_text.len() as u64);
-                metadata.tokens_after = Some(after);
+                if after >= raw_tokens {
+                    // Markers cost more than the removed lines: the raw text is the better answer.
+                    metadata.reason = Some(PruningMetadataReason::NoSavings);
+                    return Pruned {
+                        text: None,
+                        keep: None,
+                        metadata,
+                    };
+                }
+                metadata.applied = true;
                 Pruned {
                     text: Some(rendered.pruned_text),
                     keep: Some(plan.keep),
@@ -195,6 +210,7 @@ impl Pruner {
         job: &Job<'_>,
         question: &str,
         lines: &[&str],
+        prune_id: &str,
     ) -> Result<Plan, Failure> {
         let endpoint = || {
             self.endpoint
@@ -205,9 +221,13 @@ impl Pruner {
         match self.backend {
             Backend::Builtin | Backend::Off => {
                 let (text, goal, source) = (job.text.to_string(), question.to_string(), job.source);
+                let budget = job.budget.map(|bytes| engine::TextBudget {
+                    bytes,
+                    marker_bytes: widest_marker(prune_id, lines.len()),
+                });
                 let work = tokio::task::spawn_blocking(move || {
                     let lines = engine::split_lines(&text);
-                    engine::plan(&lines, &goal, source, &Limits::default())
+                    engine::plan_within(&lines, &goal, source, &Limits::default(), budget)
                 });
                 match tokio::time::timeout(self.timeout, work).await {
                     Ok(Ok(plan)) if plan.used_fallback => Err(Failure {
@@ -332,6 +352,11 @@ fn plan_from_mask(lines: &[&str], mut keep: Vec<bool>, limits: &Limits) -> Resul
 /// Source type of a tool output: by file extension when there is a path, else by content.
 pub fn detect_source(text: &str, path: Option<&str>) -> SourceType {
     engine::detect_source_type(text, path)
+}
+
+/// Bytes of the widest marker line a text of `n` lines can get (with its newline).
+pub fn widest_marker(prune_id: &str, n: usize) -> usize {
+    render::marker(prune_id, n, n, n, "corps hors focus").len() + 1
 }
 
 /// Folds the metadata of a second pruned stream (bash stderr) into the first.

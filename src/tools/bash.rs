@@ -192,6 +192,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         &stderr,
         if prunable { question } else { None },
         &label,
+        budget::for_pruned_text(budget),
     )
     .await;
 
@@ -238,8 +239,8 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                     )),
                     cmd: budget::clip_long_line(&input.cmd).unwrap_or_else(|| input.cmd.clone()),
                     cwd: cwd_shown.clone(),
-                    stdout: so.to_string(),
-                    stderr: se.to_string(),
+                    stdout: Some(so.to_string()),
+                    stderr: Some(se.to_string()),
                     exit_code: 0,
                     timed_out: false,
                     truncated,
@@ -247,8 +248,8 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                     stderr_bytes: Some(outcome.stderr_total),
                     artifact_ref: refs.stdout.clone(),
                     stderr_ref: refs.stderr.clone(),
-                    duration_ms,
-                    pruning: pruning.clone(),
+                    duration_ms: Some(duration_ms),
+                    pruning: Some(pruning.clone()),
                 };
                 ToolOutput::ok(text, &r)
             }
@@ -266,7 +267,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 f.body.artifact_ref = refs.stdout.clone();
                 f.body.stderr_ref = refs.stderr.clone();
                 f.body.duration_ms = Some(duration_ms);
-                f.body.pruning = pruning.clone();
+                f.body.pruning = Some(pruning.clone());
                 let mut out = f.output();
                 out.text = text;
                 out
@@ -316,6 +317,7 @@ async fn prune_streams(
     stderr: &str,
     question: Option<&str>,
     label: &str,
+    budget: usize,
 ) -> (View, View, PruningMetadata) {
     let out = ctx
         .app
@@ -328,6 +330,11 @@ async fn prune_streams(
                 question,
                 source: SourceType::Logs,
                 label,
+                budget: Some(if stderr.is_empty() {
+                    budget
+                } else {
+                    budget / 2
+                }),
             },
         )
         .await;
@@ -346,6 +353,7 @@ async fn prune_streams(
                     question,
                     source: SourceType::Logs,
                     label,
+                    budget: Some(budget / 2),
                 },
             )
             .await;
@@ -379,13 +387,14 @@ fn fit(
     err: &View,
     build: &dyn Fn(&str, &str, bool, &Refs) -> ToolOutput,
 ) -> ToolOutput {
-    let limit = budget.saturating_sub(budget::ENVELOPE_RESERVE);
+    let schemas = ctx.app.config.output_schemas;
+    let limit = budget;
     let mut refs = Refs {
         stdout: out.stored.clone(),
         stderr: err.stored.clone(),
     };
     let whole = build(&out.text, &err.text, false, &refs);
-    if budget::json_len(&whole.clone_result()) <= limit
+    if whole.model_bytes(schemas) <= limit
         && !out
             .text
             .lines()
@@ -415,9 +424,7 @@ fn fit(
         build(&so, &se, true, &refs)
     };
     let max_lines = out.text.lines().count().max(err.text.lines().count());
-    let k = budget::largest_fitting(max_lines, |k| {
-        budget::json_len(&cut(k).clone_result()) <= limit
-    });
+    let k = budget::largest_fitting(max_lines, |k| cut(k).model_bytes(schemas) <= limit);
     cut(k)
 }
 

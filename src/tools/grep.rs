@@ -186,6 +186,7 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 question,
                 source: SourceType::Logs,
                 label: &input.pattern,
+                budget: Some(budget::for_pruned_text(budget)),
             },
         )
         .await;
@@ -267,15 +268,13 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             has_more,
             next_cursor: has_more.then(|| encode_cursor(next, fingerprint)),
             artifact_ref: artifact.clone(),
-            duration_ms,
-            pruning: pruned.metadata.clone(),
+            duration_ms: Some(duration_ms),
+            pruning: Some(pruned.metadata.clone()),
         };
         ToolOutput::ok(text, &r)
     };
-    let limit = budget.saturating_sub(budget::ENVELOPE_RESERVE);
-    let k = budget::largest_fitting(shown.len(), |k| {
-        budget::json_len(&build(k).clone_result()) <= limit
-    });
+    let schemas = ctx.app.config.output_schemas;
+    let k = budget::largest_fitting(shown.len(), |k| build(k).model_bytes(schemas) <= budget);
     let out = build(k);
     crate::events::respond_ok(
         &ctx.request_id,

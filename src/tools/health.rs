@@ -61,5 +61,5 @@ pub fn status(app: &App) -> HealthResult {
 /// Runs the `health` tool.
 pub fn run(ctx: &ToolCtx) -> ToolOutput {
     let s = status(&ctx.app);
-    ToolOutput::ok(serde_json::to_string(&s).expect("serializes"), &s)
+    ToolOutput::json(&s)
 }

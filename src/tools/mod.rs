@@ -24,6 +24,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -59,24 +60,64 @@ impl ToolCtx {
     }
 }
 
-/// A finished tool call: becomes `{content, structuredContent, isError}`.
+/// `_meta` key under which `read`, `bash` and `grep` results (and every tool failure) carry their
+/// metadata for programs: the structured result without its bulk fields.
+pub const RESULT_META_KEY: &str = "mcp-pruner/result";
+
+/// Fields that hold a result's bulk (the file, the output, the matches). The model reads them in
+/// `content[0].text`; `_meta` leaves them out so the bytes travel once more at most.
+const BULK_FIELDS: &[&str] = &["content", "stdout", "stderr", "matches"];
+
+/// Fields the model does not need (sizes, durations, encoding, pruning metadata with its token
+/// figures). Clients that prefer `structuredContent` feed it to the model, so these travel in
+/// `_meta` only.
+const META_FIELDS: &[&str] = &[
+    "pruning",
+    "duration_ms",
+    "bytes",
+    "encoding",
+    "stdout_bytes",
+    "stderr_bytes",
+    "files_searched",
+];
+
+/// A finished tool call: becomes `{content, structuredContent?, _meta?, isError?}`.
+///
+/// What the model reads is `content[0].text` in every client unless output schemas are
+/// advertised (`--output-schemas`): then `structuredContent` is sent, as the MCP specification
+/// requires, and Claude Code and Codex feed the model its JSON instead. See [`ToolOutput::model_bytes`].
 #[derive(Clone, Debug)]
 pub struct ToolOutput {
-    /// Text the model reads.
+    /// Text the model reads: the bulk once, plain, with the notes it needs.
     pub text: String,
-    /// `structuredContent`, valid against the tool's output schema (or `ToolFailure`).
+    /// The structured result, valid against the tool's output schema (or `ToolFailure`).
     pub structured: Value,
     /// Whether this is a tool error.
     pub is_error: bool,
+    /// `text` is the JSON of `structured` (seed 001's `prune_text`, `recover_text`, `health`): it
+    /// is already the structured result, so nothing is split off into `_meta`.
+    pub text_is_json: bool,
 }
 
 impl ToolOutput {
-    /// A success result.
+    /// A success result: `text` for the model, `structured` for programs.
     pub fn ok(text: String, structured: &impl Serialize) -> ToolOutput {
         ToolOutput {
             text,
             structured: serde_json::to_value(structured).expect("output serializes"),
             is_error: false,
+            text_is_json: false,
+        }
+    }
+
+    /// A success result whose text is its own JSON (seed 001: `content[0].text` is the result).
+    pub fn json(structured: &impl Serialize) -> ToolOutput {
+        let structured = serde_json::to_value(structured).expect("output serializes");
+        ToolOutput {
+            text: structured.to_string(),
+            structured,
+            is_error: false,
+            text_is_json: true,
         }
     }
 
@@ -85,18 +126,66 @@ impl ToolOutput {
         self.is_error && self.structured["error"]["reason"] == json!(reason)
     }
 
-    /// The MCP `CallToolResult`, leaving `self` intact (used while fitting a budget).
-    pub fn clone_result(&self) -> Value {
-        self.clone().into_result()
+    /// `structuredContent` as sent with `--output-schemas`: the result without its metadata.
+    pub fn model_view(&self) -> Value {
+        if self.text_is_json {
+            return self.structured.clone();
+        }
+        without(&self.structured, META_FIELDS)
+    }
+
+    /// `_meta[RESULT_META_KEY]`: the result without its bulk.
+    pub fn meta_view(&self) -> Value {
+        without(&self.structured, BULK_FIELDS)
+    }
+
+    /// Bytes the model reads, which is what the response budget counts: `content[0].text`, or with
+    /// output schemas the larger of it and the `structuredContent` JSON (Claude Code and Codex
+    /// read the JSON, clients without structured support read the text).
+    pub fn model_bytes(&self, output_schemas: bool) -> usize {
+        if output_schemas && !self.text_is_json {
+            self.text.len().max(budget::json_len(&self.model_view()))
+        } else {
+            self.text.len()
+        }
+    }
+
+    /// What Claude Code and Codex feed the model for this result: `JSON.stringify(structuredContent)`
+    /// when it is sent, `content[0].text` otherwise.
+    pub fn model_text(&self, output_schemas: bool) -> std::borrow::Cow<'_, str> {
+        if output_schemas && !self.text_is_json {
+            self.model_view().to_string().into()
+        } else {
+            self.text.as_str().into()
+        }
     }
 
     /// The MCP `CallToolResult`.
-    pub fn into_result(self) -> Value {
-        let mut v = json!({ "content": [{ "type": "text", "text": self.text }], "structuredContent": self.structured });
+    pub fn into_result(self, output_schemas: bool) -> Value {
+        let mut v = json!({ "content": [{ "type": "text", "text": self.text }] });
+        if output_schemas {
+            v["structuredContent"] = self.model_view();
+        }
+        if !self.text_is_json {
+            v["_meta"] = json!({ RESULT_META_KEY: self.meta_view() });
+        }
         if self.is_error {
             v["isError"] = Value::Bool(true);
         }
         v
+    }
+}
+
+/// `value` (an object) without `fields`.
+fn without(value: &Value, fields: &[&str]) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !fields.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -135,14 +224,20 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
         events::cancelled(&ctx.request_id, name);
         out = Failure::new(tool, ErrorReason::Cancelled, "cancelled by the client", 0).output();
     }
-    let returned = crate::tokens::count(&out.text);
+    let schemas = ctx.app.config.output_schemas;
+    // What the model reads, in o200k tokens, on every result that reports pruning.
+    let returned = crate::tokens::count(&out.model_text(schemas)) as u64;
     if let Some(pruning) = out
         .structured
         .get_mut("pruning")
         .and_then(Value::as_object_mut)
     {
-        // What the model reads, in o200k tokens, on every result that reports pruning.
         pruning.insert("tokens_after".into(), json!(returned));
+        if let Some(before) = pruning.get("tokens_before").and_then(Value::as_u64) {
+            ctx.app
+                .tokens_saved
+                .fetch_add(before.saturating_sub(returned), Ordering::Relaxed);
+        }
         // A failure built before there was output has no reason yet; one whose output skipped
         // pruning (timeout, cancel) was told "no question". Say what is true of this call.
         if out.is_error && pruning.get("attempted") == Some(&json!(false)) {
@@ -158,7 +253,7 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
             }
         }
     }
-    Ok(out.into_result())
+    Ok(out.into_result(schemas))
 }
 
 /// Decodes validated arguments into the generated input type. Schema validation ran first, so a
@@ -219,10 +314,10 @@ impl Failure {
                 stderr_ref: None,
                 duration_ms: None,
                 // Filled in by `call`, which knows whether a question was asked.
-                pruning: PruningMetadata {
+                pruning: Some(PruningMetadata {
                     reason: None,
                     ..not_attempted(PruningMetadataReason::NoFocusQuestion, raw_bytes)
-                },
+                }),
             },
         }
     }
@@ -258,6 +353,7 @@ impl Failure {
             text,
             structured: serde_json::to_value(b).expect("failure serializes"),
             is_error: true,
+            text_is_json: false,
         }
     }
 }

@@ -42,6 +42,10 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         input.text.clone(),
     );
 
+    let budget_bytes = budget::for_call(
+        &ctx.app.config,
+        input.max_output_bytes.as_ref().map(|m| m.0),
+    );
     let mut warnings = Vec::new();
     let lines_total = engine::split_lines(&input.text).len();
     let plan: Plan = if input.text.chars().count() > ctx.app.config.max_input_chars {
@@ -49,8 +53,13 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         no_op(lines_total)
     } else {
         let (text, goal) = (input.text.clone(), input.goal_hint.clone());
+        let text_budget = engine::TextBudget {
+            bytes: text_budget(budget_bytes),
+            marker_bytes: crate::prune::widest_marker(&prune_id, lines_total),
+        };
         let work = tokio::task::spawn_blocking(move || {
-            engine::plan(&engine::split_lines(&text), &goal, source, &limits)
+            let lines = engine::split_lines(&text);
+            engine::plan_within(&lines, &goal, source, &limits, Some(text_budget))
         });
         tokio::select! {
             r = tokio::time::timeout(timeout, work) => match r {
@@ -61,7 +70,7 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
             _ = ctx.cancel.cancelled() => { warnings.push("cancelled".into()); no_op(lines_total) }
         }
     };
-    let used_fallback = plan.used_fallback || !warnings.is_empty();
+    let mut used_fallback = plan.used_fallback || !warnings.is_empty();
     warnings.extend(plan.warnings.iter().cloned());
     let lines = engine::split_lines(&input.text);
     let rendered = render::render(
@@ -72,6 +81,15 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         markers,
         input.text.ends_with('\n'),
     );
+    let before = tokens::count(&input.text) as u64;
+    if !used_fallback
+        && !plan.removed.is_empty()
+        && tokens::count(&rendered.pruned_text) as u64 >= before
+    {
+        // Markers would cost more than the lines they replace: the raw text is the better answer.
+        warnings.push("no_savings".into());
+        used_fallback = true;
+    }
     let pruned_text = if used_fallback {
         input.text.clone()
     } else {
@@ -87,7 +105,6 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
     } else {
         rendered.kept_lines
     };
-    let before = tokens::count(&input.text) as u64;
     let after = tokens::count(&pruned_text) as u64;
     ctx.app.tokens_saved.fetch_add(
         before.saturating_sub(after),
@@ -125,11 +142,14 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         warnings,
         source_type: source,
     };
-    let budget_bytes = budget::for_call(
-        &ctx.app.config,
-        input.max_output_bytes.as_ref().map(|m| m.0),
-    );
     Ok(fit(&mut result, budget_bytes))
+}
+
+/// Bytes the pruned text may take inside a `prune_text` result of `budget` bytes: the JSON around
+/// it (stats, summary, warnings) and its escaping (quotes, backslashes, newlines) take the rest;
+/// annotations are dropped first when they do not fit (the markers carry the same ranges).
+fn text_budget(budget: usize) -> usize {
+    budget.saturating_sub(1024) * 85 / 100
 }
 
 fn no_op(n: usize) -> Plan {
@@ -141,32 +161,41 @@ fn no_op(n: usize) -> Plan {
     }
 }
 
-/// Seed 001 output (JSON text + structured), cut to the budget when needed: annotations first
-/// (they are derivable from the markers), then the pruned text head and tail, with a warning that
-/// names the `prune_id` to recover from.
+/// Seed 001 output (`content[0].text` is the result's JSON), within the budget. The engine already
+/// fitted the pruned text (least relevant blocks elided, never cut by position), so what may not
+/// fit is the annotations list: annotations are dropped from the end first (every marker in the
+/// text names the same ranges). Only a text that alone exceeds the budget (a no-op on a large
+/// input, or markers off) is cut to head and tail, with a row that names no line numbers.
 fn fit(result: &mut PruneTextResult, budget_bytes: usize) -> ToolOutput {
-    let out =
-        |r: &PruneTextResult| ToolOutput::ok(serde_json::to_string(r).expect("serializes"), r);
-    let limit = budget_bytes.saturating_sub(budget::ENVELOPE_RESERVE);
+    let out = |r: &PruneTextResult| ToolOutput::json(r);
     let whole = out(result);
-    if budget::json_len(&whole.clone_result()) <= limit {
+    if whole.text.len() <= budget_bytes {
         return whole;
     }
-    let full_text = std::mem::take(&mut result.pruned_text);
-    let n_ann = result.annotations.len();
     let all_ann = std::mem::take(&mut result.annotations);
-    result.warnings.push(format!("output_truncated: exceeds the {budget_bytes}-byte budget; full text via recover_text prune_id={}", result.prune_id));
+    let n_ann = all_ann.len();
+    result.warnings.push(format!(
+        "annotations_truncated: over the {budget_bytes}-byte budget; every removed range is in a marker"
+    ));
     let keep_ann = budget::largest_fitting(n_ann, |k| {
         let mut r = result.clone();
         r.annotations = all_ann[..k].to_vec();
-        budget::json_len(&out(&r).clone_result()) <= limit / 2
+        out(&r).text.len() <= budget_bytes
     });
     result.annotations = all_ann[..keep_ann].to_vec();
+    if keep_ann > 0 || out(result).text.len() <= budget_bytes {
+        return out(result);
+    }
+    let full_text = std::mem::take(&mut result.pruned_text);
+    result.warnings.push(format!(
+        "output_truncated: exceeds the {budget_bytes}-byte budget; full text via recover_text prune_id={}",
+        result.prune_id
+    ));
     let lines = full_text.lines().count();
     let k = budget::largest_fitting(lines, |k| {
         let mut r = result.clone();
         r.pruned_text = budget::head_tail(&full_text, k, &result.prune_id, false).0;
-        budget::json_len(&out(&r).clone_result()) <= limit
+        out(&r).text.len() <= budget_bytes
     });
     result.pruned_text = budget::head_tail(&full_text, k, &result.prune_id, false).0;
     out(result)

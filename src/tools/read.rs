@@ -161,6 +161,7 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 question,
                 source,
                 label: &display_path,
+                budget: Some(budget::for_pruned_text(budget)),
             },
         )
         .await;
@@ -170,10 +171,10 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         tool: ReadResultTool::Read,
         summary: String::new(),
         path: display_path.clone(),
-        encoding: ReadResultEncoding::Utf8,
-        content: String::new(),
+        encoding: Some(ReadResultEncoding::Utf8),
+        content: None,
         truncated: false,
-        bytes: file_bytes,
+        bytes: Some(file_bytes),
         total_lines: total_lines as u64,
         start_line: std::num::NonZeroU64::new(first as u64).expect("first >= 1"),
         end_line: last.max(first.saturating_sub(1)) as u64,
@@ -181,20 +182,20 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         has_more: None,
         next_cursor: None,
         artifact_ref: None,
-        duration_ms: 0,
-        pruning: pruned.metadata,
+        duration_ms: None,
+        pruning: Some(pruned.metadata),
     };
     let window = if first > total_lines {
         format!("offset {offset} is past the end ({total_lines} lines)")
     } else {
         format!("lines {first}-{last} of {total_lines}")
     };
-    let applied = result.pruning.applied;
+    let applied = pruned_applied(&result);
 
     // Fit the body to the budget: whole lines first, a clipped line if not even one fits.
     let body_starts = line_starts(body);
     let render = |shown: &str, note: Option<String>, result: &mut ReadResult| -> ToolOutput {
-        result.content = shown.to_string();
+        result.content = Some(shown.to_string());
         let mut text = shown.to_string();
         if let Some(n) = &note {
             if !text.is_empty() && !text.ends_with('\n') {
@@ -215,15 +216,19 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         ));
         ToolOutput::ok(text, result)
     };
-    let limit_bytes = budget.saturating_sub(budget::ENVELOPE_RESERVE);
+    let schemas = cfg.output_schemas;
+    let limit_bytes = budget;
     let full = render(body, pruned_note(&result), &mut result.clone());
-    let out = if budget::json_len(&full.clone_result()) <= limit_bytes {
+    let out = if full.model_bytes(schemas) <= limit_bytes {
         full
     } else {
         result.truncated = true;
         // Pruned output is cut: its prune_id holds the raw lines its markers number. Raw output is
         // cut: the whole file is the artifact, numbered as the file is.
-        let artifact = match (&result.pruning.prune_id, applied) {
+        let artifact = match (
+            result.pruning.as_ref().and_then(|p| p.prune_id.as_ref()),
+            applied,
+        ) {
             (Some(id), true) => id.clone(),
             _ => ctx.app.store.put("read", &display_path, text.clone()),
         };
@@ -255,9 +260,8 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         };
         let k = budget::largest_fitting(body_starts.len(), |k| {
             let end = body_starts.get(k).copied().unwrap_or(body.len());
-            budget::json_len(
-                &render(&body[..end], Some(note_for(k, false)), &mut result.clone()).clone_result(),
-            ) <= limit_bytes
+            render(&body[..end], Some(note_for(k, false)), &mut result.clone()).model_bytes(schemas)
+                <= limit_bytes
         });
         if k > 0 {
             let end = body_starts.get(k).copied().unwrap_or(body.len());
@@ -268,14 +272,13 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         } else {
             let first_line_end = body_starts.get(1).copied().unwrap_or(body.len());
             let n = budget::largest_fitting(first_line_end, |n| {
-                budget::json_len(
-                    &render(
-                        budget::clip_utf8(body, n),
-                        Some(note_for(1, true)),
-                        &mut result.clone(),
-                    )
-                    .clone_result(),
-                ) <= limit_bytes
+                render(
+                    budget::clip_utf8(body, n),
+                    Some(note_for(1, true)),
+                    &mut result.clone(),
+                )
+                .model_bytes(schemas)
+                    <= limit_bytes
             });
             result.end_line = first as u64;
             render(
@@ -288,9 +291,15 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     Ok(finish(ctx, out, start, applied))
 }
 
+/// Whether pruning was applied to this result's text.
+fn pruned_applied(result: &ReadResult) -> bool {
+    result.pruning.as_ref().is_some_and(|p| p.applied)
+}
+
 /// A note after pruned output saying how to get the rest.
 fn pruned_note(result: &ReadResult) -> Option<String> {
-    let id = result.pruning.prune_id.as_ref()?;
+    let pruning = result.pruning.as_ref().filter(|p| p.applied)?;
+    let id = pruning.prune_id.as_ref()?;
     Some(format!(
         "[pruned to the focus question; removed lines: recover_text prune_id={id}]"
     ))

@@ -138,18 +138,14 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
             next_cursor: has_more.then(|| encode_cursor(next, fp)),
         };
         // Seed 001: content[0].text is the serialized JSON of the result.
-        let text = serde_json::to_string(&r).expect("serializes");
-        ToolOutput::ok(text, &r)
+        ToolOutput::json(&r)
     };
-    let limit = budget.saturating_sub(budget::ENVELOPE_RESERVE);
-    let fits = |n: usize| budget::json_len(&build(n).clone_result()) <= limit;
-    // raw_text appears escaped once in structuredContent and twice in content[0].text: size the
-    // page from those costs, then confirm with one real serialization (and shrink if needed).
-    let overhead = budget::json_len(&build(0).clone_result());
-    let room = limit.saturating_sub(overhead + 64);
-    let mut n = budget::prefix_within(rest, room, |c| {
-        budget::escaped_len(c) + budget::double_escaped_len(c)
-    });
+    let fits = |n: usize| build(n).text.len() <= budget;
+    // raw_text appears escaped once in content[0].text: size the page from that cost, then
+    // confirm with one real serialization (and shrink if needed).
+    let overhead = build(0).text.len();
+    let room = budget.saturating_sub(overhead + 64);
+    let mut n = budget::prefix_within(rest, room, budget::escaped_len);
     while n > 0 && !fits(n) {
         n = budget::clip_utf8(rest, n * 95 / 100).len();
     }

@@ -32,19 +32,70 @@ pub fn fixture_root() -> tempfile::TempDir {
     dir
 }
 
-/// Validates a `structuredContent` against the tool's output schema (or ToolFailure on errors).
+/// The `_meta` key carrying a result's metadata (the structured result without its bulk).
+pub const RESULT_META: &str = "mcp-pruner/result";
+
+/// The structured result of a `tools/call` result, as a program sees it: `_meta[RESULT_META]`
+/// (metadata) merged with `structuredContent` when output schemas are on (the model's view), or
+/// the JSON of `content[0].text` for seed 001's tools (whose text is the result).
+pub fn structured(result: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    if let Some(Value::Object(m)) = result.get("_meta").and_then(|m| m.get(RESULT_META)) {
+        out.extend(m.clone());
+    } else if let Some(text) = result.pointer("/content/0/text").and_then(Value::as_str)
+        && let Ok(Value::Object(m)) = serde_json::from_str::<Value>(text)
+    {
+        out.extend(m);
+    }
+    if let Some(Value::Object(m)) = result.get("structuredContent") {
+        out.extend(m.clone());
+    }
+    Value::Object(out)
+}
+
+/// The text the model reads (`content[0].text`).
+pub fn text(result: &Value) -> &str {
+    result
+        .pointer("/content/0/text")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("no content[0].text in {result:#}"))
+}
+
+/// Validates a result against the tool's output schema (or ToolFailure on errors): the `_meta`
+/// view, `structuredContent` when present, and their union; bulk never travels in `_meta`,
+/// metadata never in `structuredContent`.
 pub fn assert_valid_result(tool: &str, result: &Value) {
     let c = mcp_pruner::contract::contract();
-    let structured = &result["structuredContent"];
-    let verdict = if result["isError"] == json!(true) {
-        c.validate("ToolFailure", structured)
-    } else {
-        c.tool(tool).unwrap().validate_output(structured)
+    let check = |what: &str, v: &Value| {
+        let verdict = if result["isError"] == json!(true) {
+            c.validate("ToolFailure", v)
+        } else {
+            c.tool(tool).unwrap().validate_output(v)
+        };
+        if let Err(e) = verdict {
+            panic!("{tool} {what} does not match its schema: {e:?}\n{v:#}");
+        }
     };
-    if let Err(e) = verdict {
-        panic!("{tool} structuredContent does not match its schema: {e:?}\n{structured:#}");
+    if let Some(meta) = result.get("_meta").and_then(|m| m.get(RESULT_META)) {
+        check("_meta", meta);
+        for bulk in ["content", "stdout", "stderr", "matches"] {
+            assert!(meta.get(bulk).is_none(), "{tool}: bulk {bulk} in _meta");
+        }
     }
-    let summary = structured["summary"].as_str().unwrap_or("");
+    if let Some(sc) = result.get("structuredContent") {
+        check("structuredContent", sc);
+        if result.get("_meta").is_some() {
+            for meta in ["pruning", "duration_ms", "bytes", "stdout_bytes"] {
+                assert!(
+                    sc.get(meta).is_none(),
+                    "{tool}: metadata {meta} in structuredContent"
+                );
+            }
+        }
+    }
+    let whole = structured(result);
+    check("structured result", &whole);
+    let summary = whole["summary"].as_str().unwrap_or("");
     assert!(
         summary.chars().count() <= 100 && !summary.contains('\n'),
         "summary must be one line <= 100 chars: {summary:?}"

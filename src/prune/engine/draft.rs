@@ -21,6 +21,8 @@ pub(crate) enum Reason {
     Log,
     /// Repetitions of the line just above (digits ignored).
     Repeated,
+    /// Relevant enough to keep, but less than what filled the response budget.
+    Budget,
 }
 
 impl Reason {
@@ -32,6 +34,7 @@ impl Reason {
             Reason::Doc => "doc hors focus",
             Reason::Log => "journal hors focus",
             Reason::Repeated => "lignes répétées",
+            Reason::Budget => "hors budget",
         }
     }
 }
@@ -189,6 +192,7 @@ fn majority(reasons: &[Reason]) -> Reason {
         Reason::Doc,
         Reason::Log,
         Reason::Repeated,
+        Reason::Budget,
     ];
     let mut best = (0, Reason::OffFocus);
     for r in all {

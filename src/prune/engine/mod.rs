@@ -18,6 +18,7 @@
 //! off-focus: logs still lose runs of repeated lines, code and docs are kept whole, and the plan
 //! warns `empty_goal`.
 
+mod budget;
 mod code;
 mod constraints;
 mod detect;
@@ -27,6 +28,7 @@ mod draft;
 mod logs;
 mod terms;
 
+pub use budget::TextBudget;
 pub use detect::detect_source_type;
 
 /// `true` for every line inside a NO_PRUNE block (directive lines included): what no backend may
@@ -101,6 +103,21 @@ pub fn split_lines(text: &str) -> Vec<&str> {
 /// satisfy `limits` at all (a NaN or negative `max_prune_ratio`): keeping more lines is always
 /// allowed, so any other plan is repaired by adding lines back.
 pub fn plan(lines: &[&str], goal: &str, source: SourceType, limits: &Limits) -> Plan {
+    plan_within(lines, goal, source, limits, None)
+}
+
+/// [`plan`], then fitted to `budget` when one is given: if the kept lines and their markers would
+/// not fit, the least relevant kept blocks are removed too (reason `hors budget`, warning
+/// `budget_elided`), even past `max_prune_ratio`: the response budget is a hard limit on what is
+/// returned, the ratio a limit on what relevance alone may remove. An empty goal ranks nothing,
+/// so it is never fitted.
+pub fn plan_within(
+    lines: &[&str],
+    goal: &str,
+    source: SourceType,
+    limits: &Limits,
+    budget: Option<TextBudget>,
+) -> Plan {
     let n = lines.len();
     let Some(allowed) = constraints::max_removable(n, limits) else {
         return fallback(n);
@@ -136,6 +153,12 @@ pub fn plan(lines: &[&str], goal: &str, source: SourceType, limits: &Limits) -> 
         || draft.keep.iter().zip(&draft.must).any(|(k, m)| *m && !*k)
     {
         return fallback(n);
+    }
+    if let Some(b) = budget
+        && !query.is_empty()
+        && budget::fit(&mut draft, lines, &b)
+    {
+        warnings.push("budget_elided".to_owned());
     }
     Plan {
         removed: draft.removed_runs(),
