@@ -129,7 +129,9 @@ fn check_plan(lines: &[&str], plan: &Plan, limits: &Limits) {
     let n = lines.len();
     assert_eq!(plan.keep.len(), n);
     let removed = plan.keep.iter().filter(|k| !**k).count();
-    if limits.max_prune_ratio >= 0.0 {
+    // A response budget may remove past the ratio; it says so.
+    let fitted = plan.warnings.iter().any(|w| w == "budget_elided");
+    if limits.max_prune_ratio >= 0.0 && !fitted {
         assert!(
             n == 0 || removed as f64 / n as f64 <= limits.max_prune_ratio,
             "ratio: {removed}/{n} > {}",
@@ -305,8 +307,58 @@ fn cases() -> u32 {
         .unwrap_or(192)
 }
 
+/// Within a response budget: every invariant but the ratio still holds (markers cite raw lines,
+/// the raw text is rebuilt from kept lines plus the lines each marker names), and the rendering
+/// fits the budget, unless what is left is NO_PRUNE lines and the head line of the best block.
+fn check_within(text: &str, goal: &str, source: SourceType, limits: &Limits, bytes: usize) {
+    let lines = engine::split_lines(text);
+    let marker_bytes = mcp_pruner::prune::widest_marker(ID, lines.len());
+    let budget = engine::TextBudget {
+        bytes,
+        marker_bytes,
+    };
+    let plan = engine::plan_within(&lines, goal, source, limits, Some(budget));
+    assert_eq!(
+        plan,
+        engine::plan_within(&lines, goal, source, limits, Some(budget)),
+        "not deterministic"
+    );
+    check_plan(&lines, &plan, limits);
+    let r = render::render(&lines, &plan, ID, false, true, text.ends_with('\n'));
+    check_render(text, &lines, &plan, &r, false, true);
+    if plan.warnings.iter().any(|w| w == "budget_elided") {
+        let protected = engine::protected_lines(&lines);
+        let free_kept = plan
+            .keep
+            .iter()
+            .zip(&protected)
+            .filter(|(k, p)| **k && !**p)
+            .count();
+        assert!(
+            r.pruned_text.len() <= bytes || free_kept <= 1,
+            "{} bytes rendered for a budget of {bytes}, {free_kept} removable lines kept",
+            r.pruned_text.len()
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn invariants_within_a_budget(text in text(), goal in goal(), source in source(), limits in limits(), bytes in 0usize..4096) {
+        check_within(&text, &goal, source, &limits, bytes);
+    }
+
+    #[test]
+    fn real_files_within_a_budget(index in 0usize..10_000, words in proptest::collection::vec(0usize..10_000, 1..4), bytes in 256usize..20_000) {
+        let files = &*REAL_FILES;
+        let (path, text) = &files[index % files.len()];
+        let tokens: Vec<&str> = text.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| w.len() > 2).collect();
+        let goal: Vec<&str> = words.iter().filter_map(|w| tokens.get(w % tokens.len().max(1)).copied()).collect();
+        let detected = engine::detect_source_type(text, path.to_str());
+        check_within(text, &goal.join(" "), detected, &Limits::default(), bytes);
+    }
 
     #[test]
     fn invariants_on_random_texts(text in text(), goal in goal(), source in source(), limits in limits()) {

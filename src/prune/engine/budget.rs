@@ -57,7 +57,7 @@ fn rendered_bytes(draft: &Draft, lines: &[&str], marker_bytes: usize) -> usize {
 /// A block is a maximal run of kept lines; its relevance is the best score of its lines (the
 /// strategies score a kept definition, section or incident through all its lines). Ties go to the
 /// block farthest from the most relevant one, so what stays is the best block and its
-/// neighbourhood. Blocks holding a NO_PRUNE line stay. If the most relevant block alone is still
+/// neighbourhood. NO_PRUNE lines always stay. If the most relevant block alone is still
 /// too big, its tail is removed (its head holds the signature or heading that names it).
 /// Returns whether anything was removed.
 pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget) -> bool {
@@ -91,14 +91,13 @@ pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget) -> boo
         if size <= budget.bytes {
             break;
         }
-        let r = runs[i].clone();
-        if draft.must[r.clone()].iter().any(|m| *m) {
-            continue;
+        // NO_PRUNE lines stay; the rest of their block goes.
+        for j in runs[i].clone() {
+            if !draft.must[j] {
+                draft.remove(j, Reason::Budget);
+                changed = true;
+            }
         }
-        for j in r {
-            draft.remove(j, Reason::Budget);
-        }
-        changed = true;
         size = rendered_bytes(draft, lines, budget.marker_bytes);
     }
     if size > budget.bytes {

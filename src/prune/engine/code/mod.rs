@@ -27,11 +27,11 @@ const TEST_WEIGHT: f32 = 0.5;
 /// Goals are more often about behaviour than data layout: data definitions are scaled by this.
 const DATA_WEIGHT: f32 = 0.7;
 /// A definition is kept whole only if it scores at least this fraction of the best one...
-const REL_OF_BEST: f32 = 0.5;
+const REL_OF_BEST: f32 = 0.35;
 /// ...and the best `MIN_UNITS` of those are kept whatever their size...
-const MIN_UNITS: usize = 3;
+const MIN_UNITS: usize = 5;
 /// ...while the others must fit, together with them, in this fraction of the text's lines.
-const BUDGET: f32 = 0.1;
+const BUDGET: f32 = 0.15;
 /// A loose paragraph is kept when it scores this fraction of the best definition's score.
 const LOOSE_OF_BEST: f32 = 0.5;
 

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Capture REAL failing test logs for the realistic benchmark (source_type "logs").
+
+For bug-fix commits of pure-Python repositories that add regression tests, this
+script checks out the PARENT commit's source, overlays the test file(s) from the
+fix commit, runs pytest on the changed test file and records the real output.
+A case is kept only if the new tests fail at the parent and pass at the fix
+commit (same interpreter, same packages), so the failure is the real bug.
+
+Gold = the failure lines of the log: pytest "E   ..." lines, the failing
+statement line ("> ..."), the "path:NN: ExcType" location lines and the
+"FAILED ..." summary lines.  Query = what a developer would ask about the
+failure: which test fails and the exception type seen in the output.
+
+This runs third-party test code, so it is NOT part of build_realistic.py; it is
+run once and its output (bench-data/realistic_logs.jsonl) is committed.
+build_realistic.py appends that file's cases verbatim (so realistic.jsonl stays
+deterministic).  Requires a Python env with pytest (+ hypothesis for attrs,
+pygments + markdown-it-py for rich):
+
+    python3 -m venv /tmp/logsenv && /tmp/logsenv/bin/pip install pytest hypothesis pygments markdown-it-py
+    python3 bench-data/capture_realistic_logs.py --python /tmp/logsenv/bin/python \
+        --mirrors /work/.mirror --out bench-data/realistic_logs.jsonl
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("br", os.path.join(HERE, "build_realistic.py"))
+br = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(br)
+
+REPOS = ["pallets/click", "python-attrs/attrs", "Textualize/rich"]
+PER_REPO = 8
+MAX_TRIES = 40
+FAKE_ROOT = "/home/dev/src"
+
+
+def export(gitdir, rev, dest):
+    os.makedirs(dest, exist_ok=True)
+    a = subprocess.run(["git", "--git-dir=" + gitdir, "archive", rev],
+                       stdout=subprocess.PIPE, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", dest], input=a, check=True)
+
+
+def run_pytest(python, root, args, timeout=300):
+    env = dict(os.environ)
+    src = os.path.join(root, "src")
+    env["PYTHONPATH"] = src if os.path.isdir(src) else root
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["COLUMNS"] = "100"
+    env["NO_COLOR"] = "1"
+    env.pop("FORCE_COLOR", None)
+    cmd = [python, "-m", "pytest", "-p", "no:cacheprovider", "--color=no",
+           "-o", "addopts=", "-rfE", "-v"] + args
+    try:
+        r = subprocess.run(cmd, cwd=root, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, ""
+    return r.returncode, r.stdout.decode("utf-8", errors="replace")
+
+
+def added_tests(gitdir, parent, sha, path):
+    d = subprocess.run(["git", "--git-dir=" + gitdir, "diff", "-U0", parent, sha,
+                        "--", path], stdout=subprocess.PIPE).stdout.decode("utf-8", "replace")
+    return sorted(set(re.findall(r"^\+\s*(?:async\s+)?def\s+(test_\w+)", d, re.M)))
+
+
+def gold_for_log(text):
+    gold = []
+    lines = text.split("\n")
+    for i, ln in enumerate(lines, 1):
+        if (ln.startswith("E   ") or ln.startswith(">   ") or ln.startswith("> ")
+                or re.match(r"^[\w./-]+\.py:\d+: \w+", ln)
+                or ln.startswith("FAILED ") or ln.startswith("ERROR ")):
+            gold.append(i)
+    return gold
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--python", required=True)
+    ap.add_argument("--mirrors", default="/work/.mirror")
+    ap.add_argument("--out", default=os.path.join(HERE, "realistic_logs.jsonl"))
+    args = ap.parse_args()
+    shas = dict(br.read_repo_list(os.path.join(HERE, "realistic_repos.txt")))
+    split = br.assign_splits(list(shas))
+    cases = []
+    tmp = tempfile.mkdtemp(prefix="rlogs_")
+    try:
+        for repo in REPOS:
+            gitdir = br.find_gitdir(args.mirrors, repo)
+            got = tries = 0
+            for sha, parent, msg, files in br.iter_commits(gitdir, shas[repo]):
+                if got >= PER_REPO or tries >= MAX_TRIES:
+                    break
+                subject = br.clean_subject(msg)
+                if not br.FIX_RE.search(subject) or br.NOISE_SUBJECT_RE.search(subject) \
+                        or br.CODE_NOISE_SUBJECT_RE.search(subject):
+                    continue
+                src = [p for st, p in files if p.endswith(".py") and not br.is_excluded_path(p)]
+                tests = [p for st, p in files if st in "AM" and re.match(r"^tests?/(.*/)?test_\w+\.py$", p)]
+                if not (1 <= len(src) <= 3) or len(tests) != 1:
+                    continue
+                names = added_tests(gitdir, parent, sha, tests[0])
+                if not names:
+                    continue
+                tries += 1
+                pdir = os.path.join(tmp, "p"); cdir = os.path.join(tmp, "c")
+                shutil.rmtree(pdir, ignore_errors=True); shutil.rmtree(cdir, ignore_errors=True)
+                export(gitdir, parent, pdir)
+                export(gitdir, sha, cdir)
+                # overlay the fix commit's test file onto the parent tree
+                shutil.copy(os.path.join(cdir, tests[0]), os.path.join(pdir, tests[0]))
+                # -k rather than node ids: new tests may be methods of a class
+                rc_c, out_c = run_pytest(args.python, cdir, ["-q", tests[0], "-k", " or ".join(names)])
+                if rc_c != 0:
+                    print("skip %s %s: new tests do not pass at fix (rc=%s)" % (repo, sha[:12], rc_c), file=sys.stderr)
+                    continue
+                rc_p, out_p = run_pytest(args.python, pdir, [tests[0]])
+                if rc_p != 1:
+                    print("skip %s %s: parent rc=%s" % (repo, sha[:12], rc_p), file=sys.stderr)
+                    continue
+                failed = re.findall(r"^FAILED (\S+?)(?: - |$)", out_p, re.M)
+                failed_new = [f for f in failed if f.split("::")[-1].split("[")[0] in names]
+                if not failed_new or len(failed_new) != len(failed):
+                    print("skip %s %s: failures not (only) the new tests" % (repo, sha[:12]), file=sys.stderr)
+                    continue
+                venv = os.path.dirname(os.path.dirname(os.path.abspath(args.python)))
+                out_p = out_p.replace(os.path.relpath(venv, pdir) + "/", "../../.venv/")
+                out_p = out_p.replace(venv + "/", "/home/dev/.venv/")
+                text = out_p.replace(pdir, FAKE_ROOT + "/" + repo.split("/")[1]).replace(tmp, FAKE_ROOT)
+                text = text.replace(args.python, "/home/dev/.venv/bin/python")
+                n = br.count_lines(text)
+                gold = gold_for_log(text)
+                if not (40 <= n <= 4000) or not gold or len(gold) > 0.4 * n:
+                    print("skip %s %s: size n=%d gold=%d" % (repo, sha[:12], n, len(gold)), file=sys.stderr)
+                    continue
+                exc = re.findall(r"^E\s+(\w+(?:\.\w+)*(?:Error|Exception|Warning|Exit))\b", text, re.M)
+                exc = exc[0] if exc else ("AssertionError" if re.search(r"^E\s+assert", text, re.M) else None)
+                tnames = sorted({f.split("::")[-1].split("[")[0] for f in failed_new})
+                tn = ", ".join("`%s`" % t for t in tnames[:3])
+                verb = "do" if len(tnames) > 1 else "does"
+                q = "Why %s %s in %s fail%s?" % (
+                    verb, tn, tests[0], " with %s" % exc if exc else "")
+                cases.append({
+                    "query": q, "text": text, "source_type": "logs", "gold_lines": gold,
+                    "origin": "%s@%s:%s" % (repo, sha[:12], tests[0]),
+                    "language": "python", "repo": repo, "commit": sha,
+                    "split": split[repo],
+                })
+                got += 1
+                print("ok   %s %s lines=%d gold=%d %s" % (repo, sha[:12], n, len(gold), q), file=sys.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    with open(args.out, "w", encoding="utf-8") as f:
+        for c in cases:
+            f.write(json.dumps(c, ensure_ascii=False) + "\n")
+    print("wrote %d log cases to %s" % (len(cases), args.out), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
