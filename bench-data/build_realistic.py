@@ -111,7 +111,8 @@ CODE_NOISE_SUBJECT_RE = re.compile(
     r"\b(mypy|pyright|typing|typings|type hints?|type annotations?|docstrings?|"
     r"doctests?|doc tests?|comments?|ci|flake8|ruff|staticcheck|golint|"
     r"go vet|vet|tsc|typescript errors?|type errors?|types)\b|"
-    r"\b(fix(es|ed|ing)?|repair)\s+(the\s+|a\s+|some\s+)?(tests?|build|docs?|"
+    r"\b(fix(es|ed|ing)?|repair)\s+((the|a|some|failing|flaky|broken|unit|"
+    r"integration)\s+)*(tests?|build|docs?|"
     r"examples?|benchmarks?|coverage|warnings?)\b", re.I)
 DOC_NOISE_SUBJECT_RE = re.compile(
     r"^(merge\b|revert\b|release\b|bump\b|v?\d+\.\d+(\.\d+)?\b)|"
@@ -146,7 +147,7 @@ PR_REF_RE = re.compile(r"\s*\((?:[\w.-]+/[\w.-]+)?#\d+(?:\s*,\s*#\d+)*\)")
 GH_REF_RE = re.compile(
     r"\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s+(([\w.-]+/[\w.-]+)?#\d+|gh-\d+)"
     r"(\s*(,|and)\s*(([\w.-]+/[\w.-]+)?#\d+|gh-\d+))*", re.I)
-BARE_REF_RE = re.compile(r"(?<![\w&])(?:[\w.-]+/[\w.-]+)?#\d+\b|\bgh-\d+\b", re.I)
+BARE_REF_RE = re.compile(r"(?<![\w&.-])(?:[\w.-]+/)?[\w.-]*#\d+\b|\bgh-\d+\b", re.I)
 DIFF_LINE_RE = re.compile(
     r"^(@@ |diff --git |--- a/|\+\+\+ b/|index [0-9a-f]{7,}\.\.[0-9a-f]{7,})")
 LINE_NUM_RE = re.compile(r"\blines?\s+\d+|\bL\d+\b|:\d+:\d+\b", re.I)

@@ -82,10 +82,23 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         input.text.ends_with('\n'),
     );
     let before = tokens::count(&input.text) as u64;
-    if !used_fallback
-        && !plan.removed.is_empty()
-        && tokens::count(&rendered.pruned_text) as u64 >= before
-    {
+    // Compared without `N│ ` prefixes: those are asked for, not a cost of pruning.
+    let unprefixed = || {
+        if annotate {
+            render::render(
+                &lines,
+                &plan,
+                &prune_id,
+                false,
+                markers,
+                input.text.ends_with('\n'),
+            )
+            .pruned_text
+        } else {
+            rendered.pruned_text.clone()
+        }
+    };
+    if !used_fallback && !plan.removed.is_empty() && tokens::count(&unprefixed()) as u64 >= before {
         // Markers would cost more than the lines they replace: the raw text is the better answer.
         warnings.push("no_savings".into());
         used_fallback = true;

@@ -84,7 +84,15 @@ fn single_quotes_pair(b: &[u8], start: State) -> bool {
                 }
                 b'"' => state = string_start(b, i),
                 b'`' => state = State::Template,
-                b'\'' if i == 0 || b[i - 1] != b'\\' => count += 1,
+                b'\'' => match char_literal_end(b, i) {
+                    // `'"'`, `'{'`, `'\''`: a character literal, whatever the rest of the line.
+                    Some(end) => {
+                        count += 2;
+                        i = end;
+                    }
+                    None if i == 0 || b[i - 1] != b'\\' => count += 1,
+                    None => {}
+                },
                 _ => {}
             },
             _ => state = step_literal(b, &mut i, state),
@@ -109,7 +117,13 @@ fn scan_line(b: &[u8], mut state: State, quotes: bool, depth: &mut i32, low: &mu
                 }
                 b'"' => state = string_start(b, i),
                 b'`' => state = State::Template,
-                b'\'' if quotes => i = skip_single_quoted(b, i),
+                b'\'' => {
+                    if let Some(end) = char_literal_end(b, i) {
+                        i = end;
+                    } else if quotes {
+                        i = skip_single_quoted(b, i);
+                    }
+                }
                 b'{' => *depth += 1,
                 b'}' => {
                     *depth -= 1;
@@ -122,6 +136,27 @@ fn scan_line(b: &[u8], mut state: State, quotes: bool, depth: &mut i32, low: &mu
         i += 1;
     }
     state
+}
+
+/// The index of the closing quote when a character literal starts at `b[i] == '\''`: one character
+/// (`'"'`, `'{'`, `'é'`) or one escape (`'\''`, `'\\'`, `'\n'`, `'\x7f'`, `'\u{1F600}'`). A Rust
+/// lifetime (`'de`, `'static`) is not one: its name is not followed by a quote.
+fn char_literal_end(b: &[u8], i: usize) -> Option<usize> {
+    let next = *b.get(i + 1)?;
+    if next == b'\\' {
+        let close = (i + 3..(i + 14).min(b.len())).find(|&k| b[k] == b'\'')?;
+        return Some(close);
+    }
+    if next == b'\'' {
+        return None;
+    }
+    let len = match next {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    };
+    (b.get(i + 1 + len) == Some(&b'\'')).then_some(i + 1 + len)
 }
 
 /// Advances inside a comment or string by one byte (or an escape); returns the new state.
@@ -190,6 +225,30 @@ mod tests {
     fn depths(src: &str) -> Vec<(i32, i32)> {
         let lines: Vec<&str> = src.lines().collect();
         scan(&lines).iter().map(|s| (s.before, s.after)).collect()
+    }
+
+    #[test]
+    fn quote_characters_in_char_literals_open_no_string() {
+        // serde_json's de.rs: `b'"' => {` once made the rest of the file one string.
+        let src = "fn a<'de>(x: &'de u8) {\n    match c {\n        b'\"' => {\n            eat();\n        }\n        b'\\\\' | b'\\'' => {}\n    }\n}\nfn b() {\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let s = scan(&lines);
+        assert!(s.iter().all(|l| !l.in_string), "{s:?}");
+        assert_eq!(
+            s.iter().map(|l| (l.before, l.after)).collect::<Vec<_>>(),
+            [
+                (0, 1),
+                (1, 2),
+                (2, 3),
+                (3, 3),
+                (3, 2),
+                (2, 2),
+                (2, 1),
+                (1, 0),
+                (0, 1),
+                (1, 0)
+            ]
+        );
     }
 
     #[test]
