@@ -187,13 +187,15 @@ const VALIDATION_ONLY: &[&str] = &[
 ];
 
 /// Whether a listing keyword is noise for a model choosing arguments: validation-only keywords,
-/// `additionalProperties: false`, lower bounds of 0 or 1 (counts and 1-based lines are described
-/// as such), and upper bounds above a million (no call gets near them).
+/// `additionalProperties: false`, small integer lower bounds (0 or 1 for counts and 1-based lines;
+/// 100 ms for timeouts, 1024 bytes for budgets: no sensible call goes below them, and one that does
+/// gets -32602 naming the field and the bound), and upper bounds above a million (no call gets
+/// near them).
 fn is_noise(key: &str, value: &Value) -> bool {
     VALIDATION_ONLY.contains(&key)
         || (key == "additionalProperties" && *value == Value::Bool(false))
         || (key == "minimum"
-            && value.as_f64().is_some_and(|m| m == 0.0 || m == 1.0)
+            && value.as_f64().is_some_and(|m| (0.0..=1024.0).contains(&m))
             && value.is_i64())
         || (key == "maximum" && value.as_f64().is_some_and(|m| m > 1_000_000.0))
         || (key == "properties" && value.as_object().is_some_and(|p| p.is_empty()))

@@ -107,7 +107,7 @@ impl ::std::convert::TryFrom<::std::string::String> for BashResultTool {
         value.parse()
     }
 }
-///A nextCursor.
+///`Cursor`
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
@@ -334,7 +334,7 @@ pub struct FieldError {
     pub field: ::std::string::String,
     pub message: ::std::string::String,
 }
-///Keep only what this question needs (cut lines recoverable).
+///Prune output to this question (cut lines recoverable).
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
