@@ -4,7 +4,7 @@
 //! Owns turning a goal and lines into per-line term masks and weights. It must never decide what to
 //! keep, and never look at anything but the goal and the lines it is given.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::LazyLock;
 
 /// At most this many distinct goal terms are used. A line mask has one bit per term for exact
@@ -34,6 +34,77 @@ const STOP_WORDS_EN: &[&str] = &[
     "you", "your",
 ];
 
+/// Words of bug reports and fix messages that name no part of the code: "fix the bug where …",
+/// "should properly handle …", "is wrong when …". Rare in code, so without this list their IDF
+/// would make whatever line says `fix` or `issue` look relevant.
+const STOP_WORDS_REPORT: &[&str] = &[
+    "actually",
+    "add",
+    "added",
+    "adds",
+    "again",
+    "already",
+    "always",
+    "anymore",
+    "bug",
+    "bugs",
+    "case",
+    "cases",
+    "caused",
+    "causes",
+    "causing",
+    "change",
+    "changed",
+    "changes",
+    "correct",
+    "correctly",
+    "currently",
+    "doesn",
+    "don",
+    "expected",
+    "fix",
+    "fixed",
+    "fixes",
+    "fixing",
+    "happen",
+    "happens",
+    "incorrect",
+    "incorrectly",
+    "instead",
+    "isn",
+    "issue",
+    "issues",
+    "like",
+    "make",
+    "makes",
+    "new",
+    "now",
+    "previously",
+    "problem",
+    "properly",
+    "regression",
+    "resolve",
+    "resolves",
+    "see",
+    "seems",
+    "still",
+    "sure",
+    "thanks",
+    "thing",
+    "things",
+    "time",
+    "trying",
+    "unexpected",
+    "unexpectedly",
+    "use",
+    "used",
+    "using",
+    "way",
+    "work",
+    "works",
+    "wrong",
+];
+
 /// French words that carry no topic.
 const STOP_WORDS_FR: &[&str] = &[
     "au", "aux", "avec", "ce", "ces", "cet", "cette", "comme", "comment", "dans", "de", "des",
@@ -50,6 +121,11 @@ pub(crate) struct Query {
     index: HashMap<String, usize>,
     /// Abbreviation (a proper prefix of a single-word term) -> index of the term.
     prefixes: HashMap<String, usize>,
+    /// The first three characters of every term (the whole term if shorter), matched without
+    /// regard to ASCII case: a line holding none of them holds no term, exact or abbreviated
+    /// (stemming only shortens a word's end, an abbreviation is at least three characters).
+    /// `None` when a term is not ASCII (lowercasing would then need the slow path).
+    prefilter: Option<aho_corasick::AhoCorasick>,
 }
 
 impl Query {
@@ -57,7 +133,7 @@ impl Query {
     /// `abbreviations`, lines also match the goal's words through their prefixes (`len` for
     /// `length`): useful for code identifiers, noise in prose (`com` is not `comparison`).
     pub(crate) fn new(goal: &str, abbreviations: bool) -> Query {
-        let mut index = HashMap::new();
+        let mut index = HashMap::default();
         for_each_term(goal, &mut |term| {
             if index.len() < MAX_TERMS && !index.contains_key(term) {
                 let next = index.len();
@@ -66,7 +142,7 @@ impl Query {
         });
         let mut terms: Vec<(&String, &usize)> = index.iter().collect();
         terms.sort_by_key(|(_, t)| **t);
-        let mut prefixes = HashMap::new();
+        let mut prefixes = HashMap::default();
         for (term, &t) in terms {
             let chars: Vec<char> = term.chars().collect();
             if !abbreviations
@@ -82,7 +158,22 @@ impl Query {
                 }
             }
         }
-        Query { index, prefixes }
+        let prefilter = index
+            .keys()
+            .all(|t| t.is_ascii())
+            .then(|| {
+                let heads: Vec<&str> = index.keys().map(|t| &t[..t.len().min(3)]).collect();
+                aho_corasick::AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(heads)
+                    .ok()
+            })
+            .flatten();
+        Query {
+            index,
+            prefixes,
+            prefilter,
+        }
     }
 
     /// True when `term` (already normalised: lowercase, stemmed) is one of the goal's terms.
@@ -114,14 +205,39 @@ impl Query {
             return 0;
         }
         let mut mask = 0u64;
-        for_each_term(line, &mut |term| {
-            if let Some(&bit) = self.index.get(term) {
-                mask |= 1 << bit;
-            } else if let Some(&bit) = self.prefixes.get(term) {
-                mask |= 1 << (ABBREV + bit);
-            }
+        for_each_term(line, &mut |term| mask |= self.term_bit(term));
+        mask
+    }
+
+    /// [`Query::mask`] with a memo of identifiers already seen (code repeats its identifiers on
+    /// line after line, and splitting, lowercasing and stemming them is most of the work).
+    fn mask_memo<'t>(&self, line: &'t str, memo: &mut HashMap<&'t str, u64>) -> u64 {
+        if self.index.is_empty() || self.prefilter.as_ref().is_some_and(|p| !p.is_match(line)) {
+            return 0;
+        }
+        let (mut part, mut compound) = (String::new(), String::new());
+        let mut mask = 0u64;
+        for_each_identifier(line, &mut |ident| {
+            mask |= *memo.entry(ident).or_insert_with(|| {
+                let mut m = 0u64;
+                emit_identifier(ident, &mut part, &mut compound, &mut |term| {
+                    m |= self.term_bit(term)
+                });
+                m
+            });
         });
         mask
+    }
+
+    /// The bit of one term (exact or abbreviated), 0 when it is not a goal term.
+    fn term_bit(&self, term: &str) -> u64 {
+        if let Some(&bit) = self.index.get(term) {
+            1 << bit
+        } else if let Some(&bit) = self.prefixes.get(term) {
+            1 << (ABBREV + bit)
+        } else {
+            0
+        }
     }
 }
 
@@ -143,7 +259,11 @@ pub(crate) struct Matches {
 impl Matches {
     /// Matches every line against the goal and computes IDF over the non-blank lines.
     pub(crate) fn new(query: &Query, lines: &[&str]) -> Matches {
-        let masks: Vec<u64> = lines.iter().map(|l| query.mask(l)).collect();
+        let mut memo = HashMap::default();
+        let masks: Vec<u64> = lines
+            .iter()
+            .map(|l| query.mask_memo(l, &mut memo))
+            .collect();
         let docs = lines.iter().filter(|l| !l.trim().is_empty()).count() as f32;
         let mut df = [0u32; BITS];
         for &m in &masks {
@@ -277,9 +397,16 @@ impl Matches {
 /// stop words and one-letter parts dropped) and, for compound identifiers (`parse_header`,
 /// `parseHeader`, `parse-header`), the whole identifier as lowercase parts joined by `_`.
 pub(crate) fn for_each_term(text: &str, emit: &mut dyn FnMut(&str)) {
-    let bytes = text.as_bytes();
     let mut part = String::new();
     let mut compound = String::new();
+    for_each_identifier(text, &mut |ident| {
+        emit_identifier(ident, &mut part, &mut compound, emit)
+    });
+}
+
+/// Calls `emit` with each identifier of `text` (a run of word bytes, inner dashes included).
+fn for_each_identifier<'t>(text: &'t str, emit: &mut dyn FnMut(&'t str)) {
+    let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         if !is_word_byte(bytes[i]) {
@@ -295,7 +422,7 @@ pub(crate) fn for_each_term(text: &str, emit: &mut dyn FnMut(&str)) {
             }
             i += 1;
         }
-        emit_identifier(&text[start..i], &mut part, &mut compound, emit);
+        emit(&text[start..i]);
     }
 }
 
@@ -364,8 +491,14 @@ fn split_camel(piece: &str) -> Vec<&str> {
 }
 
 /// Stop words as a set (built once).
-static STOP_SET: LazyLock<HashSet<&'static str>> =
-    LazyLock::new(|| STOP_WORDS_EN.iter().chain(STOP_WORDS_FR).copied().collect());
+static STOP_SET: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+    STOP_WORDS_EN
+        .iter()
+        .chain(STOP_WORDS_FR)
+        .chain(STOP_WORDS_REPORT)
+        .copied()
+        .collect()
+});
 
 fn is_stop_word(word: &str) -> bool {
     STOP_SET.contains(word)
@@ -451,7 +584,10 @@ mod tests {
 
     #[test]
     fn stop_word_list_has_no_duplicates() {
-        assert_eq!(STOP_SET.len(), STOP_WORDS_EN.len() + STOP_WORDS_FR.len());
+        assert_eq!(
+            STOP_SET.len(),
+            STOP_WORDS_EN.len() + STOP_WORDS_FR.len() + STOP_WORDS_REPORT.len()
+        );
     }
 
     #[test]
