@@ -199,11 +199,16 @@ impl Query {
         self.index.is_empty()
     }
 
-    /// Mask of the goal terms that occur in `line`, exactly or abbreviated.
+    /// Mask of the goal terms that occur in `line`, exactly or abbreviated (the memoised,
+    /// prefiltered path every plan uses).
+    #[cfg(test)]
     pub(crate) fn mask(&self, line: &str) -> u64 {
-        if self.index.is_empty() {
-            return 0;
-        }
+        self.mask_memo(line, &mut HashMap::default())
+    }
+
+    /// The same mask, term by term, without memo or prefilter: the reference for tests.
+    #[cfg(test)]
+    fn mask_reference(&self, line: &str) -> u64 {
         let mut mask = 0u64;
         for_each_term(line, &mut |term| mask |= self.term_bit(term));
         mask
@@ -580,6 +585,32 @@ mod tests {
             terms("returns returned returning")[..],
             ["return", "return", "return"]
         );
+    }
+
+    #[test]
+    fn prefilter_and_memo_agree_with_the_reference() {
+        let goals = [
+            "why does parseHeader fail on HTTP/2 frames with len > 16384?",
+            "Fix DST issue in getOverlappingDaysInIntervals",
+            "serde_json escape \\u sequences in strings",
+            "io error on read_to_end",
+        ];
+        let lines = [
+            "fn parse_header(buf: &[u8]) -> Result<Header> {",
+            "    let LEN = buf.len(); // HTTP2 frames",
+            "PARSEHEADER HTTPServer getOverlappingDaysInIntervals(dst)",
+            "    read_to_end(&mut v)?; Io::Error",
+            "function escapeUnicodeSequences(str) { return str }",
+            "16384 frames, lengths, Intervals, days",
+            "nothing to see here",
+        ];
+        for g in goals {
+            let q = Query::new(g, true);
+            let mut memo = HashMap::default();
+            for l in lines {
+                assert_eq!(q.mask_memo(l, &mut memo), q.mask_reference(l), "{g} / {l}");
+            }
+        }
     }
 
     #[test]
