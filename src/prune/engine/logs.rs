@@ -201,6 +201,9 @@ pub(crate) fn level(line: &str) -> Level {
     {
         return Level::None;
     }
+    if is_test_runner_detail(t) {
+        return Level::Error;
+    }
     let mut found = Level::None;
     for w in words(line) {
         let lower = w.to_lowercase();
@@ -217,6 +220,16 @@ pub(crate) fn level(line: &str) -> Level {
         }
     }
     found
+}
+
+/// pytest's failure detail: `E   ` lines (the assertion and its diff, the exception) and the `> `
+/// line that points at the failing statement. They carry no alert word of their own.
+fn is_test_runner_detail(line: &str) -> bool {
+    let detail = |marker: &str| {
+        line.strip_prefix(marker)
+            .is_some_and(|rest| rest.starts_with(' ') || rest.is_empty())
+    };
+    detail("E") || detail(">")
 }
 
 /// Words of a line for alert matching: alphanumeric runs split at camel case; runs containing `_`
