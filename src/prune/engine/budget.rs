@@ -6,7 +6,7 @@
 //! Owns the order of budget removals. It must never remove a NO_PRUNE line, never judge relevance
 //! itself (it reads the strategies' scores), and never add a line back.
 
-use super::draft::{Draft, Reason};
+use super::draft::{Draft, Reason, is_blank};
 use std::ops::Range;
 
 /// A budget for the rendered text of a plan.
@@ -18,20 +18,33 @@ pub struct TextBudget {
     pub marker_bytes: usize,
 }
 
-/// Maximal runs of kept lines, as 0-based half-open ranges.
-fn kept_runs(keep: &[bool]) -> Vec<Range<usize>> {
+/// The kept lines of `draft` cut into blocks, 0-based half-open ranges in order: a block ends where
+/// a removed line, a blank line followed by a non-blank one (a paragraph or definition boundary,
+/// the blank lines staying with the block above), or a change between NO_PRUNE and other lines
+/// comes. Relevance is decided per block, so a kept run that spans several definitions (small
+/// bodies the plan kept because a marker would cost as much) is not one all-or-nothing unit.
+fn blocks(draft: &Draft, lines: &[&str]) -> Vec<Range<usize>> {
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < keep.len() {
-        if !keep[i] {
-            i += 1;
+    let mut start: Option<usize> = None;
+    for i in 0..lines.len() {
+        if !draft.keep[i] {
+            if let Some(s) = start.take() {
+                out.push(s..i);
+            }
             continue;
         }
-        let start = i;
-        while i < keep.len() && keep[i] {
-            i += 1;
+        if let Some(s) = start {
+            let paragraph = is_blank(lines[i - 1]) && !is_blank(lines[i]);
+            if paragraph || draft.must[i] != draft.must[i - 1] {
+                out.push(s..i);
+                start = Some(i);
+            }
+        } else {
+            start = Some(i);
         }
-        out.push(start..i);
+    }
+    if let Some(s) = start {
+        out.push(s..lines.len());
     }
     out
 }
@@ -52,69 +65,88 @@ fn rendered_bytes(draft: &Draft, lines: &[&str], marker_bytes: usize) -> usize {
     size
 }
 
+/// Removes the kept lines `r` (all kept) from `draft` and returns the new rendered size, from the
+/// old one: their bytes go, and the markers around them merge or appear.
+fn remove_range(
+    draft: &mut Draft,
+    lines: &[&str],
+    r: Range<usize>,
+    size: usize,
+    marker_bytes: usize,
+) -> usize {
+    let before = r.start > 0 && !draft.keep[r.start - 1];
+    let after = r.end < lines.len() && !draft.keep[r.end];
+    let bytes: usize = lines[r.clone()].iter().map(|l| l.len() + 1).sum();
+    for j in r {
+        draft.remove(j, Reason::Budget);
+    }
+    // Two neighbouring removed runs become one (a marker less); none makes a new one.
+    let markers_after = match (before, after) {
+        (true, true) => 0,
+        (true, false) | (false, true) => 1,
+        (false, false) => 2,
+    };
+    (size + markers_after * marker_bytes).saturating_sub(bytes + marker_bytes)
+}
+
 /// Removes the least relevant kept blocks of `draft` until its rendering fits `budget`.
 ///
-/// A block is a maximal run of kept lines; its relevance is the best score of its lines (the
-/// strategies score a kept definition, section or incident through all its lines). Ties go to the
-/// block farthest from the most relevant one, so what stays is the best block and its
-/// neighbourhood. NO_PRUNE lines always stay. If the most relevant block alone is still
-/// too big, its tail is removed (its head holds the signature or heading that names it).
-/// Returns whether anything was removed.
+/// Blocks are paragraphs of kept lines ([`blocks`]); a block's relevance is the best score of its
+/// lines (the strategies score a kept definition, section or incident through all its lines). Ties
+/// go to the block farthest from the most relevant one, so what stays is the best block and its
+/// neighbourhood. NO_PRUNE lines always stay. If the most relevant block alone is still too big,
+/// its tail is removed (its head holds the signature or heading that names it). Linear in the
+/// number of lines plus a sort of the blocks. Returns whether anything was removed.
 pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget) -> bool {
-    let mut size = rendered_bytes(draft, lines, budget.marker_bytes);
+    let mb = budget.marker_bytes;
+    let mut size = rendered_bytes(draft, lines, mb);
     if size <= budget.bytes {
         return false;
     }
-    let runs = kept_runs(&draft.keep);
-    let best_of = |r: &Range<usize>| {
-        draft.score[r.clone()]
-            .iter()
-            .copied()
-            .fold(f32::MIN, f32::max)
-    };
-    let scores: Vec<f32> = runs.iter().map(best_of).collect();
-    let Some(top) = (0..runs.len()).max_by(|&a, &b| {
-        scores[a].total_cmp(&scores[b]).then(b.cmp(&a)) // equal scores: the earlier block is the top one
-    }) else {
+    let blocks = blocks(draft, lines);
+    let scores: Vec<f32> = blocks
+        .iter()
+        .map(|r| {
+            draft.score[r.clone()]
+                .iter()
+                .copied()
+                .fold(f32::MIN, f32::max)
+        })
+        .collect();
+    let removable = |r: &Range<usize>| !draft.must[r.start];
+    let Some(top) = (0..blocks.len())
+        .filter(|&b| removable(&blocks[b]))
+        .max_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(b.cmp(&a)))
+    else {
         return false;
     };
-    let distance = |r: &Range<usize>| r.start.abs_diff(runs[top].start);
-    let mut order: Vec<usize> = (0..runs.len()).filter(|&i| i != top).collect();
+    let distance = |r: &Range<usize>| r.start.abs_diff(blocks[top].start);
+    let mut order: Vec<usize> = (0..blocks.len())
+        .filter(|&b| b != top && removable(&blocks[b]))
+        .collect();
     order.sort_by(|&a, &b| {
         scores[a]
             .total_cmp(&scores[b])
-            .then(distance(&runs[b]).cmp(&distance(&runs[a])))
+            .then(distance(&blocks[b]).cmp(&distance(&blocks[a])))
             .then(b.cmp(&a))
     });
     let mut changed = false;
-    for i in order {
+    for b in order {
         if size <= budget.bytes {
             break;
         }
-        // NO_PRUNE lines stay; the rest of their block goes.
-        for j in runs[i].clone() {
-            if !draft.must[j] {
-                draft.remove(j, Reason::Budget);
-                changed = true;
-            }
-        }
-        size = rendered_bytes(draft, lines, budget.marker_bytes);
+        size = remove_range(draft, lines, blocks[b].clone(), size, mb);
+        changed = true;
     }
-    if size > budget.bytes {
-        // The best block alone is too big: keep its head, remove the rest of it.
-        let r = runs[top].clone();
-        for j in r.clone().rev() {
-            if size <= budget.bytes || j == r.start {
-                break;
-            }
-            if draft.must[j] {
-                continue;
-            }
-            draft.remove(j, Reason::Budget);
-            changed = true;
-            size = rendered_bytes(draft, lines, budget.marker_bytes);
-        }
+    // The best block alone is too big: keep its head, remove the rest of it.
+    let r = blocks[top].clone();
+    let mut end = r.end;
+    while size > budget.bytes && end > r.start + 1 {
+        end -= 1;
+        size = remove_range(draft, lines, end..end + 1, size, mb);
+        changed = true;
     }
+    debug_assert_eq!(size, rendered_bytes(draft, lines, mb));
     changed
 }
 

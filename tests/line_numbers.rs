@@ -1,0 +1,164 @@
+//! Line numbers always mean original lines: for `read`, `bash` and `grep` with a focus question
+//! and for `prune_text`, over real files of this repository, several questions and response
+//! budgets, every marker names lines of the raw text behind its `prune_id`, and `recover_text` on
+//! that range returns exactly those raw lines. Also: a large file read with a question keeps its
+//! most relevant definition on the first page, and pruning never returns more tokens than raw.
+
+mod common;
+use common::*;
+use regex::Regex;
+use serde_json::{Value, json};
+
+const FILES: &[&str] = &[
+    "src/prune/pipeline.rs",
+    "src/tools/read.rs",
+    "src/prune/engine/logs.rs",
+    "src/transport/http.rs",
+];
+const QUESTIONS: &[&str] = &[
+    "how does the fallback work when the pruner times out?",
+    "where are Origin headers checked against DNS rebinding?",
+    "why is the error line not kept in the log?",
+];
+const BUDGETS: &[u64] = &[2048, 6000, 10240, 40000];
+
+/// Checks every marker of `text` against the raw `lines` (1-based ranges, via recover_text).
+fn check_markers(c: &mut StdioClient, text: &str, raw: &[&str], what: &str) -> usize {
+    let re = Regex::new(mcp_pruner::prune::render::MARKER_PATTERN).unwrap();
+    let mut n = 0;
+    for line in text.lines() {
+        let Some(m) = re.captures(line) else { continue };
+        let (id, a, b) = (
+            m["prune_id"].to_string(),
+            m["start"].parse::<usize>().unwrap(),
+            m["end"].parse::<usize>().unwrap(),
+        );
+        assert_eq!(
+            m["count"].parse::<usize>().unwrap(),
+            b + 1 - a,
+            "{what}: {line}"
+        );
+        let r = c.call(
+            "recover_text",
+            json!({"prune_id": id, "ranges": [{"start_line": a, "end_line": b}],
+                   "include_line_numbers": false, "max_output_bytes": 4_000_000}),
+        );
+        let got: Value = serde_json::from_str(text_of(&r)).unwrap();
+        let want: String = raw[a - 1..b].iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(got["raw_text"], want, "{what}: {line}");
+        n += 1;
+    }
+    n
+}
+
+fn text_of(r: &Value) -> &str {
+    text(&r["result"])
+}
+
+#[test]
+fn every_marker_cites_raw_lines_for_every_tool_and_budget() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = tempfile::tempdir().unwrap();
+    for f in FILES {
+        let dest = root.path().join(f.replace('/', "_"));
+        std::fs::copy(repo.join(f), dest).unwrap();
+    }
+    // Hundreds of calls: keep the (undrained) stderr log pipe from filling up.
+    let mut c = StdioClient::spawn(root.path(), &["--log-level", "error"]);
+    c.initialize();
+    let mut markers = 0;
+    for f in FILES {
+        let name = f.replace('/', "_");
+        let raw_text = std::fs::read_to_string(repo.join(f)).unwrap();
+        let raw: Vec<&str> = raw_text.lines().collect();
+        for q in QUESTIONS {
+            for &budget in BUDGETS {
+                let what = format!("{f} / {q} / {budget}");
+                let r = c.call(
+                    "read",
+                    json!({"path": name, "context_focus_question": q, "max_output_bytes": budget}),
+                );
+                let t = text_of(&r);
+                assert!(
+                    t.len() as u64 <= budget,
+                    "{what}: read text {} bytes",
+                    t.len()
+                );
+                markers += check_markers(&mut c, t, &raw, &format!("read {what}"));
+                let r = c.call(
+                    "bash",
+                    json!({"cmd": format!("cat {name}"), "context_focus_question": q, "max_output_bytes": budget}),
+                );
+                let t = text_of(&r);
+                assert!(
+                    t.len() as u64 <= budget,
+                    "{what}: bash text {} bytes",
+                    t.len()
+                );
+                markers += check_markers(&mut c, t, &raw, &format!("bash {what}"));
+                let r = c.call(
+                    "prune_text",
+                    json!({"text": raw_text, "goal_hint": q, "max_output_bytes": budget}),
+                );
+                assert!(text_of(&r).len() as u64 <= budget, "{what}: prune_text");
+                let v: Value = serde_json::from_str(text_of(&r)).unwrap();
+                let pruned = v["pruned_text"].as_str().unwrap();
+                markers += check_markers(&mut c, pruned, &raw, &format!("prune_text {what}"));
+                let before = mcp_pruner::tokens::count(&raw_text);
+                assert!(
+                    mcp_pruner::tokens::count(pruned) <= before,
+                    "{what}: more tokens out than in"
+                );
+            }
+        }
+    }
+    assert!(markers > 100, "only {markers} markers checked");
+}
+
+#[test]
+fn grep_with_a_question_keeps_the_matches_it_names() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut c = StdioClient::spawn(repo, &[]);
+    c.initialize();
+    let r = c.call(
+        "grep",
+        json!({"pattern": "fn ", "paths": ["src/prune"], "max_matches": 2000,
+               "context_focus_question": "where is the widest marker computed?"}),
+    );
+    assert_valid_result("grep", &r["result"]);
+    let t = text_of(&r);
+    assert!(t.contains("fn widest_marker("), "{t}");
+    assert!(t.len() <= 10240);
+}
+
+#[test]
+fn a_large_file_read_with_a_question_has_the_relevant_definition_on_its_first_page() {
+    // 400 generated functions (~60 KB), one of which is what the question is about.
+    let mut src = String::from("use std::collections::HashMap;\n\n");
+    for i in 0..400 {
+        if i == 287 {
+            src.push_str("/// Decodes a \\uXXXX escape sequence inside a JSON string.\npub fn decode_unicode_escape(input: &[u8], pos: &mut usize) -> Result<char, Error> {\n    let hex = &input[*pos..*pos + 4];\n    let code = u32::from_str_radix(std::str::from_utf8(hex)?, 16)?;\n    *pos += 4;\n    char::from_u32(code).ok_or(Error::InvalidEscape)\n}\n\n");
+        }
+        src.push_str(&format!(
+            "/// Handles case {i}.\npub fn handle_case_{i}(state: &mut State) -> usize {{\n    let value = state.counter + {i};\n    state.history.push(value);\n    state.total += value;\n    value\n}}\n\n"
+        ));
+    }
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("big.rs"), &src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let r = c.call(
+        "read",
+        json!({"path": "big.rs", "context_focus_question": "how are \\u escape sequences decoded in strings?"}),
+    );
+    let t = text_of(&r);
+    assert!(t.len() <= 10240);
+    assert!(
+        t.contains("u32::from_str_radix"),
+        "relevant body not on the first page:\n{t}"
+    );
+    let meta = &r["result"]["_meta"]["mcp-pruner/result"];
+    assert_eq!(meta["truncated"], false, "pruned to fit, not cut: {meta}");
+    let raw: Vec<&str> = src.lines().collect();
+    assert!(check_markers(&mut c, t, &raw, "big.rs") > 0);
+}
