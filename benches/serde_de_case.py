@@ -63,7 +63,8 @@ def main():
                            f"warnings {res['warnings']}")
             else:
                 shown = text
-                p = r["_meta"]["mcp-pruner/result"]["pruning"]
+                # `_meta` since schemaVersion 2; `structuredContent` in earlier builds.
+                p = (r.get("_meta", {}).get("mcp-pruner/result") or r.get("structuredContent"))["pruning"]
                 figures = (f"tokens {p.get('tokens_before')} -> {p.get('tokens_after')} "
                            f"({100 * (1 - p['tokens_after'] / p['tokens_before']):.1f}% fewer), applied {p['applied']}, "
                            f"{len(text)} bytes read by the model")
