@@ -1,12 +1,50 @@
 //! The recovery / artifact store: raw text kept under a `prune_id` so that anything pruned or cut
 //! from a response can be returned exactly (`recover_text`, `resources/read`). Bounded in bytes and
 //! entries, expires by TTL, evicts the least recently used entry first, and remembers why an id is
-//! gone so the error can say so. In memory only; never persisted, never sent anywhere.
+//! gone so the error can say so. Never persisted, never sent anywhere.
+//!
+//! Small texts live in memory. Texts over [`SPILL_THRESHOLD`] (written through a [`SpillWriter`])
+//! live in an unlinked temp file ([`disk`]), and a huge file's `read` artifact is the file itself
+//! (a referenced entry, valid while the file's identity — device, inode, length, mtime — holds).
+//! Either is read back by line through a sparse index, so neither the store nor a recovery ever
+//! holds a huge text in memory. Spill bytes count in the byte cap; a referenced file costs only its
+//! index. Must never read a whole disk entry into memory except through [`Entry::text_up_to`].
 
+mod disk;
+
+pub use disk::{
+    DiskText, FileKey, INDEX_STEP, LineIndex, LossyDecoder, ReadError, SPILL_THRESHOLD,
+    SpillWriter, Written, anonymous_file, find_newline,
+};
 use std::collections::HashMap;
+use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// Where an entry's text is.
+#[derive(Debug)]
+enum Body {
+    /// In memory, with the byte offset where each line starts (a line ends at the next start,
+    /// terminator included).
+    Memory {
+        text: String,
+        line_starts: Vec<usize>,
+    },
+    /// On disk (a spill file or a referenced file).
+    Disk(DiskText),
+}
+
+/// How a new output is recognised as one already stored (so its id is re-issued).
+#[derive(Debug, PartialEq, Eq)]
+enum Check {
+    /// Compare the in-memory text.
+    Text,
+    /// A spilled text's 128-bit content hash and length.
+    Hash(u128, u64),
+    /// A referenced file's identity.
+    File(FileKey),
+}
 
 /// One stored text with its line index.
 #[derive(Debug)]
@@ -17,34 +55,101 @@ pub struct Entry {
     pub origin: String,
     /// Short human label (file path, command), for listings.
     pub label: String,
-    /// The exact raw text.
-    pub text: String,
-    /// Byte offset where each line starts; a line ends at the next start (terminator included).
-    pub line_starts: Vec<usize>,
+    body: Body,
+    check: Check,
 }
 
 impl Entry {
     /// Number of lines (a final line without terminator counts; a trailing terminator opens none).
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        match &self.body {
+            Body::Memory { line_starts, .. } => line_starts.len(),
+            Body::Disk(d) => d.lines(),
+        }
+    }
+
+    /// Bytes of text.
+    pub fn len(&self) -> u64 {
+        match &self.body {
+            Body::Memory { text, .. } => text.len() as u64,
+            Body::Disk(d) => d.len(),
+        }
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the text is on disk (spilled or referenced) rather than in memory.
+    pub fn on_disk(&self) -> bool {
+        matches!(self.body, Body::Disk(_))
+    }
+
+    /// Bytes this entry costs against the store's byte cap.
+    fn cost(&self) -> usize {
+        match &self.body {
+            Body::Memory { text, .. } => text.len(),
+            Body::Disk(d) => d.cost(),
+        }
+    }
+
+    /// A reader of the text from the start of `line` (1-based; past the last line: at the end),
+    /// reading only what is consumed.
+    pub fn reader_at(&self, line: usize) -> Result<Box<dyn BufRead + Send + '_>, ReadError> {
+        match &self.body {
+            Body::Memory { text, line_starts } => {
+                let from = line_starts
+                    .get(line.max(1) - 1)
+                    .copied()
+                    .unwrap_or(text.len());
+                Ok(Box::new(&text.as_bytes()[from..]))
+            }
+            Body::Disk(d) => d.reader_at(line),
+        }
+    }
+
+    /// The whole text if it is at most `max` bytes.
+    pub fn text_up_to(&self, max: usize) -> Result<Option<String>, ReadError> {
+        if self.len() > max as u64 {
+            return Ok(None);
+        }
+        match &self.body {
+            Body::Memory { text, .. } => Ok(Some(text.clone())),
+            Body::Disk(d) => {
+                let mut out = String::new();
+                d.reader_at(1)?.read_to_string(&mut out)?;
+                Ok(Some(out))
+            }
+        }
     }
 
     /// Exact bytes of lines `start..=end` (1-based, clamped), terminators included, so that
-    /// consecutive ranges concatenate to the original text.
-    pub fn lines(&self, start: usize, end: usize) -> &str {
+    /// consecutive ranges concatenate to the original text. Reads the whole range: for small
+    /// ranges (page through [`Entry::reader_at`] otherwise).
+    pub fn lines(&self, start: usize, end: usize) -> Result<String, ReadError> {
         let n = self.line_count();
         if n == 0 || start > n || start > end {
-            return "";
+            return Ok(String::new());
         }
-        let end = end.min(n);
-        let from = self.line_starts[start - 1];
-        let to = if end == n {
-            self.text.len()
-        } else {
-            self.line_starts[end]
-        };
-        &self.text[from..to]
+        let mut reader = self.reader_at(start)?;
+        let mut out = Vec::new();
+        for _ in start..=end.min(n) {
+            if reader.read_until(b'\n', &mut out)? == 0 {
+                break;
+            }
+        }
+        Ok(String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
+}
+
+/// The `by_content` key of a stored output.
+fn content_key(what: &impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    what.hash(&mut h);
+    h.finish()
 }
 
 /// Byte offsets of line starts in `text`.
@@ -116,7 +221,7 @@ struct Inner {
 pub struct Stats {
     /// Live entries.
     pub entries: usize,
-    /// Bytes of live text.
+    /// Bytes counted against the cap: texts in memory or spilled, referenced files' indexes.
     pub bytes: usize,
 }
 
@@ -165,26 +270,75 @@ impl Store {
     /// it already has (recency and TTL refreshed). A text larger than the byte cap is still stored
     /// alone (everything else is evicted) so that recovery never silently fails for one big output.
     pub fn put(&self, origin: &str, label: &str, text: String) -> String {
-        let content = {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            (origin, label, &text).hash(&mut h);
-            h.finish()
+        let content = content_key(&(origin, label, &text));
+        let same = |e: &Entry| matches!(&e.body, Body::Memory { text: t, .. } if *t == text);
+        if let Some(id) = self.reissue(content, origin, same) {
+            return id;
+        }
+        let body = Body::Memory {
+            line_starts: line_starts(&text),
+            text,
         };
-        {
-            let tick = self.clock.fetch_add(1, Ordering::Relaxed);
-            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            self.expire(&mut inner);
-            if let Some(id) = inner.by_content.get(&content).cloned()
-                && let Some(slot) = inner.slots.get_mut(&id)
-                && slot.entry.text == text
-                && slot.entry.origin == origin
-            {
-                slot.last_used = tick;
-                slot.issued = Instant::now();
-                return id;
+        self.insert(content, origin, label, body, Check::Text)
+    }
+
+    /// Stores what a [`SpillWriter`] wrote (in memory or spilled) and returns its id; an identical
+    /// text from the same origin and label re-issues its id, as [`Store::put`] does.
+    pub fn put_written(&self, origin: &str, label: &str, written: Written) -> String {
+        match written {
+            Written::Memory(text) => self.put(origin, label, text),
+            Written::Disk(disk, hash) => {
+                let check = Check::Hash(hash, disk.len());
+                let content = content_key(&(origin, label, "spill", hash));
+                if let Some(id) = self.reissue(content, origin, |e| e.check == check) {
+                    return id;
+                }
+                self.insert(content, origin, label, Body::Disk(disk), check)
             }
         }
+    }
+
+    /// The id of the live referenced-file entry for this file identity, if any (re-issued).
+    pub fn reissue_file(&self, origin: &str, label: &str, key: FileKey) -> Option<String> {
+        let content = content_key(&(origin, label, "file", key));
+        self.reissue(content, origin, |e| e.check == Check::File(key))
+    }
+
+    /// Stores a referenced file (the file itself is the artifact, valid while `key` holds; its
+    /// text must be valid UTF-8) with the index a scan built, and returns its id.
+    pub fn put_file(
+        &self,
+        origin: &str,
+        label: &str,
+        path: std::path::PathBuf,
+        key: FileKey,
+        index: LineIndex,
+    ) -> String {
+        if let Some(id) = self.reissue_file(origin, label, key) {
+            return id;
+        }
+        let content = content_key(&(origin, label, "file", key));
+        let body = Body::Disk(DiskText::referenced(path, key, index));
+        self.insert(content, origin, label, body, Check::File(key))
+    }
+
+    /// Re-issues the live id stored under `content` if `same` recognises its entry.
+    fn reissue(&self, content: u64, origin: &str, same: impl Fn(&Entry) -> bool) -> Option<String> {
+        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        self.expire(&mut inner);
+        let id = inner.by_content.get(&content).cloned()?;
+        let slot = inner.slots.get_mut(&id)?;
+        if !(slot.entry.origin == origin && same(&slot.entry)) {
+            return None;
+        }
+        slot.last_used = tick;
+        slot.issued = Instant::now();
+        Some(id)
+    }
+
+    /// Inserts a new entry under a new id, evicting least recently used entries to make room.
+    fn insert(&self, content: u64, origin: &str, label: &str, body: Body, check: Check) -> String {
         let id = format!(
             "prn_{}_{}",
             self.epoch,
@@ -194,10 +348,10 @@ impl Store {
             id: id.clone(),
             origin: origin.into(),
             label: label.chars().take(200).collect(),
-            line_starts: line_starts(&text),
-            text,
+            body,
+            check,
         });
-        let size = entry.text.len();
+        let size = entry.cost();
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         self.expire(&mut inner);
@@ -276,7 +430,7 @@ impl Store {
 
     fn remove(&self, inner: &mut Inner, id: &str, why: Missing) {
         if let Some(slot) = inner.slots.remove(id) {
-            inner.bytes -= slot.entry.text.len();
+            inner.bytes -= slot.entry.cost();
             if inner.by_content.get(&slot.content).is_some_and(|i| i == id) {
                 inner.by_content.remove(&slot.content);
             }
@@ -301,9 +455,11 @@ mod tests {
             let s = Store::new(1 << 20, 10, Duration::from_secs(60));
             let id = s.put("t", "", text.to_string());
             let e = s.get(&id).unwrap();
-            let all: String = (1..=e.line_count()).map(|i| e.lines(i, i)).collect();
+            let all: String = (1..=e.line_count())
+                .map(|i| e.lines(i, i).unwrap())
+                .collect();
             assert_eq!(all, text);
-            assert_eq!(e.lines(1, usize::MAX), text);
+            assert_eq!(e.lines(1, usize::MAX).unwrap(), text);
         }
     }
 
@@ -339,7 +495,7 @@ mod tests {
         assert_eq!(s.get(&a).unwrap_err(), Missing::Evicted);
         let again = s.put("t", "", "aaaa".into());
         assert_ne!(again, a);
-        assert_eq!(s.get(&again).unwrap().text, "aaaa");
+        assert_eq!(s.get(&again).unwrap().lines(1, 1).unwrap(), "aaaa");
     }
 
     #[test]
@@ -359,5 +515,38 @@ mod tests {
         std::thread::sleep(Duration::from_millis(40));
         assert_eq!(s.get(&a).unwrap_err(), Missing::Expired);
         assert_eq!(s.stats().bytes, 0);
+    }
+
+    #[test]
+    fn spilled_entries_are_counted_reissued_and_evicted() {
+        let write = |text: &str| {
+            let mut w = SpillWriter::with_threshold(16);
+            w.push_str(text).unwrap();
+            w.finish().unwrap()
+        };
+        let s = Store::new(100, 10, Duration::from_secs(60));
+        let text = "0123456789\n".repeat(5);
+        let a = s.put_written("grep", "p", write(&text));
+        let e = s.get(&a).unwrap();
+        assert!(e.on_disk());
+        assert_eq!((e.line_count(), e.len()), (5, 55));
+        assert_eq!(e.lines(2, 3).unwrap(), "0123456789\n0123456789\n");
+        assert_eq!(s.stats().bytes, 55);
+        assert_eq!(
+            s.put_written("grep", "p", write(&text)),
+            a,
+            "same text, same id"
+        );
+        assert_eq!(s.stats().entries, 1);
+        let small = s.put_written("grep", "p", write("small"));
+        assert!(!s.get(&small).unwrap().on_disk());
+        // Another big one: the first is evicted and its file goes with its last handle.
+        let b = s.put_written("grep", "q", write(&"x".repeat(60)));
+        assert_eq!(s.get(&a).unwrap_err(), Missing::Evicted);
+        assert_eq!(
+            s.get(&b).unwrap().text_up_to(100).unwrap().unwrap(),
+            "x".repeat(60)
+        );
+        assert_eq!(s.get(&b).unwrap().text_up_to(10).unwrap(), None);
     }
 }

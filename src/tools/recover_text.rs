@@ -2,6 +2,10 @@
 //! order of the requested ranges, paged by an opaque cursor when they exceed the budget, so that
 //! every byte of a pruned or cut output can be had back exactly. Errors follow seed 001 section 8:
 //! -32004 `prune_id_not_found`, -32005 `invalid_range`.
+//!
+//! A page reads only what it shows (plus a few bytes to know there is more) from the store entry,
+//! whatever the size of the entry or of the ranges: the cursor names the range, line and byte
+//! where the next page starts. Must never assemble all requested lines in memory.
 
 use super::{ToolCtx, ToolOutput};
 use crate::budget;
@@ -10,7 +14,8 @@ use crate::contract::types::{
     RecoverTextResultMetadataLineNumbering, RpcError, RpcErrorData,
 };
 use crate::rpc::message;
-use crate::store::Entry;
+use crate::store::{Entry, ReadError, find_newline};
+use std::io::BufRead;
 use std::num::NonZeroU64;
 
 /// Seed 001 section 8 names line numbers below 1 `invalid_range` (-32005), while its schema says
@@ -95,17 +100,44 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
         }
     }
     let numbered = input.include_line_numbers.unwrap_or(true);
-    let full = assemble(&entry, &ranges, numbered);
     let fp = fingerprint(&input.prune_id, &ranges, numbered);
-    let offset = match &input.cursor {
-        None => 0,
-        Some(c) => decode_cursor(c, fp).filter(|o| *o <= full.len() && full.is_char_boundary(*o)).ok_or_else(|| message::invalid_field("/arguments/cursor", "not a cursor from a previous recover_text with the same prune_id, ranges and include_line_numbers"))?,
+    let pos = match &input.cursor {
+        None => Pos {
+            range: 0,
+            line: ranges[0].0,
+            skip: 0,
+            offset: 0,
+        },
+        Some(c) => decode_cursor(c, fp)
+            .filter(|p| {
+                ranges.get(p.range).is_some_and(|&(s, e)| {
+                    p.line >= s && p.line <= e.min(total).max(s).saturating_add(1)
+                })
+            })
+            .ok_or_else(|| message::invalid_field("/arguments/cursor", "not a cursor from a previous recover_text with the same prune_id, ranges and include_line_numbers"))?,
     };
     let budget = budget::for_call(
         &ctx.app.config,
         input.max_output_bytes.as_ref().map(|m| m.0),
     );
-    let rest = &full[offset..];
+    // The page is at most `budget` bytes of text: a few more tell whether there is more.
+    let mut pulled = pull(&entry, &ranges, numbered, pos, budget + 4)
+        .map_err(|e| read_error(&input.prune_id, e))?;
+    let (rest, done) = match String::from_utf8(std::mem::take(&mut pulled.bytes)) {
+        Ok(s) => (s, pulled.done),
+        Err(e) if e.utf8_error().error_len().is_none() => {
+            // Cut inside a character: the rest of it belongs to the next page.
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            (String::from_utf8(bytes).expect("valid prefix"), false)
+        }
+        Err(e) => (
+            String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            pulled.done,
+        ),
+    };
+    let rest = rest.as_str();
     let clamped: Vec<LineRange> = ranges
         .iter()
         .map(|&(s, e)| LineRange {
@@ -115,13 +147,11 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
         .collect();
     let build = |n: usize| -> ToolOutput {
         let chunk = &rest[..n];
-        let next = offset + n;
-        let has_more = next < full.len();
+        let has_more = n < rest.len() || !done;
         let r = RecoverTextResult {
             summary: budget::summary(&format!(
-                "{} of {} bytes from {} ({} lines){}",
+                "{} bytes from {} ({} lines){}",
                 chunk.len(),
-                full.len(),
                 input.prune_id,
                 total,
                 if has_more { ", more pages" } else { "" }
@@ -132,10 +162,10 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
                 ranges: clamped.clone(),
                 line_numbering: RecoverTextResultMetadataLineNumbering::Original,
                 total_lines: total as u64,
-                total_bytes: entry.text.len() as u64,
+                total_bytes: entry.len(),
             },
             has_more,
-            next_cursor: has_more.then(|| encode_cursor(next, fp)),
+            next_cursor: has_more.then(|| encode_cursor(pulled.position_after(n), fp)),
         };
         // Seed 001: content[0].text is the serialized JSON of the result.
         ToolOutput::json(&r)
@@ -157,21 +187,173 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
     Ok(build(n))
 }
 
-/// The requested ranges, concatenated; exact bytes, or `N│ line` rows when `numbered`.
-fn assemble(entry: &Entry, ranges: &[(usize, usize)], numbered: bool) -> String {
-    let mut out = String::new();
-    for &(s, e) in ranges {
-        if !numbered {
-            out.push_str(entry.lines(s, e));
-            continue;
-        }
-        for n in s..=e.min(entry.line_count()) {
-            let line = entry.lines(n, n);
-            let line = line.strip_suffix('\n').unwrap_or(line);
-            out.push_str(&format!("{n}│ {line}\n"));
+/// A store read failure as the client sees it: a referenced file that changed is gone
+/// (-32004 with the reason), anything else is internal.
+fn read_error(id: &str, e: ReadError) -> RpcError {
+    let code = match e {
+        ReadError::Changed(_) => message::PRUNE_ID_NOT_FOUND,
+        ReadError::Io(_) => message::INTERNAL_ERROR,
+    };
+    message::rpc_error(
+        code,
+        if code == message::PRUNE_ID_NOT_FOUND {
+            "prune_id_not_found"
+        } else {
+            "internal error"
+        },
+        Some(RpcErrorData {
+            code: (code == message::PRUNE_ID_NOT_FOUND).then(|| "prune_id_not_found".into()),
+            prune_id: Some(id.into()),
+            hint: Some(e.to_string()),
+            ..Default::default()
+        }),
+    )
+}
+
+/// Where a page starts in the concatenation of the requested ranges: a range, a line of it, and
+/// how many bytes of that line's row (`N│ ` prefix included when numbered) were already returned;
+/// `offset` counts the bytes returned before it (for the cursor only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pos {
+    range: usize,
+    line: usize,
+    skip: usize,
+    offset: u64,
+}
+
+/// Up to `want` bytes of the concatenation from some position.
+struct Pulled {
+    bytes: Vec<u8>,
+    /// Where each row starts in `bytes` and its position (the last one: where `bytes` ends, if
+    /// the concatenation ends there).
+    rows: Vec<(usize, Pos)>,
+    /// Whether the concatenation ends within `bytes`.
+    done: bool,
+}
+
+impl Pulled {
+    /// The position right after the first `n` bytes.
+    fn position_after(&self, n: usize) -> Pos {
+        let (at, row) = self
+            .rows
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= n)
+            .copied()
+            .unwrap_or((0, self.rows[0].1));
+        Pos {
+            skip: row.skip + (n - at),
+            offset: row.offset + (n - at) as u64,
+            ..row
         }
     }
-    out
+}
+
+/// Reads rows of the requested ranges from `pos` until `want` bytes are in hand: exact bytes, or
+/// `N│ line` rows when `numbered`. Reads the entry only as far as it goes.
+fn pull(
+    entry: &Entry,
+    ranges: &[(usize, usize)],
+    numbered: bool,
+    pos: Pos,
+    want: usize,
+) -> Result<Pulled, ReadError> {
+    let total = entry.line_count();
+    let mut out: Vec<u8> = Vec::new();
+    let mut rows = Vec::new();
+    let mut p = pos;
+    while p.range < ranges.len() {
+        let end = ranges[p.range].1.min(total);
+        if p.line <= end {
+            let mut reader = entry.reader_at(p.line)?;
+            while p.line <= end {
+                let row = Pos {
+                    offset: pos.offset + out.len() as u64,
+                    ..p
+                };
+                // Recorded first, so that a page ending right before this row resumes at it.
+                rows.push((out.len(), row));
+                if out.len() >= want {
+                    return Ok(Pulled {
+                        bytes: out,
+                        rows,
+                        done: false,
+                    });
+                }
+                let prefix = if numbered {
+                    format!("{}│ ", p.line)
+                } else {
+                    String::new()
+                };
+                let mut skip = p.skip;
+                if skip < prefix.len() {
+                    out.extend_from_slice(&prefix.as_bytes()[skip..]);
+                    skip = 0;
+                } else {
+                    skip -= prefix.len();
+                }
+                discard(&mut reader, skip)?;
+                loop {
+                    let room = want.saturating_sub(out.len());
+                    if room == 0 {
+                        return Ok(Pulled {
+                            bytes: out,
+                            rows,
+                            done: false,
+                        });
+                    }
+                    let buf = reader.fill_buf()?;
+                    if buf.is_empty() {
+                        if numbered {
+                            out.push(b'\n');
+                        }
+                        break;
+                    }
+                    let take = &buf[..buf.len().min(room)];
+                    match find_newline(take) {
+                        Some(i) => {
+                            out.extend_from_slice(&take[..if numbered { i } else { i + 1 }]);
+                            if numbered {
+                                out.push(b'\n');
+                            }
+                            reader.consume(i + 1);
+                            break;
+                        }
+                        None => {
+                            let n = take.len();
+                            out.extend_from_slice(take);
+                            reader.consume(n);
+                        }
+                    }
+                }
+                p.line += 1;
+                p.skip = 0;
+            }
+        }
+        p.range += 1;
+        p.line = ranges.get(p.range).map_or(0, |r| r.0);
+        p.skip = 0;
+    }
+    let offset = pos.offset + out.len() as u64;
+    rows.push((out.len(), Pos { offset, ..p }));
+    Ok(Pulled {
+        bytes: out,
+        rows,
+        done: true,
+    })
+}
+
+/// Consumes `n` bytes of `reader`.
+fn discard(reader: &mut impl BufRead, mut n: usize) -> std::io::Result<()> {
+    while n > 0 {
+        let got = reader.fill_buf()?.len().min(n);
+        if got == 0 {
+            break;
+        }
+        reader.consume(got);
+        n -= got;
+    }
+    Ok(())
 }
 
 fn fingerprint(id: &str, ranges: &[(usize, usize)], numbered: bool) -> u64 {
@@ -181,16 +363,94 @@ fn fingerprint(id: &str, ranges: &[(usize, usize)], numbered: bool) -> u64 {
     h.finish() & 0xffff_ffff
 }
 
-fn encode_cursor(offset: usize, fp: u64) -> String {
-    format!("r1.{offset:x}.{fp:x}")
+fn encode_cursor(p: Pos, fp: u64) -> String {
+    format!(
+        "r2.{:x}.{:x}.{:x}.{:x}.{fp:x}",
+        p.range, p.line, p.skip, p.offset
+    )
 }
 
-fn decode_cursor(cursor: &str, fp: u64) -> Option<usize> {
+fn decode_cursor(cursor: &str, fp: u64) -> Option<Pos> {
     let mut parts = cursor.split('.');
-    if parts.next()? != "r1" {
+    if parts.next()? != "r2" {
         return None;
     }
-    let offset = usize::from_str_radix(parts.next()?, 16).ok()?;
+    let mut num = || usize::from_str_radix(parts.next()?, 16).ok();
+    let (range, line, skip, offset) = (num()?, num()?, num()?, num()?);
     let got = u64::from_str_radix(parts.next()?, 16).ok()?;
-    (got == fp && parts.next().is_none()).then_some(offset)
+    (got == fp && parts.next().is_none()).then_some(Pos {
+        range,
+        line,
+        skip,
+        offset: offset as u64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{SpillWriter, Store};
+    use std::time::Duration;
+
+    /// Pages of `want` bytes, each resumed from the previous one's end position.
+    fn paged(entry: &Entry, ranges: &[(usize, usize)], numbered: bool, want: usize) -> String {
+        let mut pos = Pos {
+            range: 0,
+            line: ranges[0].0,
+            skip: 0,
+            offset: 0,
+        };
+        let mut out = Vec::new();
+        for _ in 0..100_000 {
+            let p = pull(entry, ranges, numbered, pos, want).unwrap();
+            // Cut a little short of what was pulled, as the budget fitting does.
+            let n = if p.done {
+                p.bytes.len()
+            } else {
+                p.bytes.len() - p.bytes.len() / 3
+            };
+            out.extend_from_slice(&p.bytes[..n]);
+            if p.done {
+                return String::from_utf8(out).unwrap();
+            }
+            pos = p.position_after(n);
+            assert_eq!(pos.offset as usize, out.len());
+        }
+        panic!("paging never ended");
+    }
+
+    #[test]
+    fn pages_resume_exactly_in_memory_and_spilled() {
+        let text = "a\nbb\n\nlong line ccccccccccccccc\r\nd\nlast without newline";
+        let s = Store::new(1 << 20, 10, Duration::from_secs(60));
+        let mem = s.put("t", "m", text.to_string());
+        let mut w = SpillWriter::with_threshold(4);
+        w.push_str(text).unwrap();
+        let disk = s.put_written("t", "d", w.finish().unwrap());
+        for id in [mem, disk] {
+            let e = s.get(&id).unwrap();
+            let ranges = [(2, 4), (1, 1), (5, 99)];
+            for numbered in [false, true] {
+                let mut expected = String::new();
+                for &(a, b) in &ranges {
+                    for n in a..=b.min(e.line_count()) {
+                        let line = e.lines(n, n).unwrap();
+                        if numbered {
+                            let line = line.strip_suffix('\n').unwrap_or(&line);
+                            expected.push_str(&format!("{n}│ {line}\n"));
+                        } else {
+                            expected.push_str(&line);
+                        }
+                    }
+                }
+                for want in [1, 2, 3, 5, 8, 13, 1000] {
+                    assert_eq!(
+                        paged(&e, &ranges, numbered, want),
+                        expected,
+                        "{id} numbered={numbered} want={want}"
+                    );
+                }
+            }
+        }
+    }
 }

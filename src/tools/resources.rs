@@ -1,6 +1,7 @@
 //! MCP resources over the recovery store: every stored output is `prune://<prune_id>`, listed by
 //! `resources/list` and readable in full by `resources/read` (seed 002's artifact references).
-//! Read-only.
+//! Read-only. A text over [`READ_MAX`] (a spilled or referenced artifact) is not returned whole:
+//! the error says to page it with `recover_text`.
 
 use crate::app::App;
 use crate::contract::types::RpcError;
@@ -10,6 +11,8 @@ use serde_json::{Value, json};
 /// URI scheme of stored outputs.
 pub const SCHEME: &str = "prune://";
 const PAGE: usize = 100;
+/// Largest stored text `resources/read` returns whole.
+pub const READ_MAX: usize = 16 * 1024 * 1024;
 
 /// `resources/list`, paged by an offset cursor.
 pub fn list(app: &App, params: &Value) -> Value {
@@ -30,7 +33,7 @@ pub fn list(app: &App, params: &Value) -> Value {
                 "name": e.id,
                 "title": format!("{}: {}", e.origin, e.label),
                 "mimeType": "text/plain",
-                "size": e.text.len()
+                "size": e.len()
             })
         })
         .collect();
@@ -67,5 +70,28 @@ pub fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
             }),
         )
     })?;
-    Ok(json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": entry.text }] }))
+    let text = entry
+        .text_up_to(READ_MAX)
+        .map_err(|e| {
+            message::rpc_error(
+                message::PRUNE_ID_NOT_FOUND,
+                "prune_id_not_found",
+                Some(crate::contract::types::RpcErrorData {
+                    code: Some("prune_id_not_found".into()),
+                    prune_id: Some(id.into()),
+                    hint: Some(e.to_string()),
+                    ..Default::default()
+                }),
+            )
+        })?
+        .ok_or_else(|| {
+            message::invalid_field(
+                "/uri",
+                format!(
+                    "{id} holds {} bytes, more than resources/read returns ({READ_MAX}); page it with recover_text prune_id={id}",
+                    entry.len()
+                ),
+            )
+        })?;
+    Ok(json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": text }] }))
 }
