@@ -2,6 +2,13 @@
 //! (`ignore` for the walk and its .gitignore rules, `grep-searcher`/`grep-regex` for matching).
 //! Matches come back sorted by path and line, paged with an opaque cursor, cut to the budget, and
 //! all of them stay recoverable as an artifact. Owns the search and its result shape.
+//!
+//! Memory stays bounded whatever the number of matches: walker threads render each file's matches
+//! into a small buffer flushed (every [`FLUSH_BYTES`]) to an unlinked temp file, keeping per file
+//! only its path, match count and where its rows are. After the walk the files are sorted by path
+//! (within a file, matches come in line order), and one pass over the temp file writes the sorted
+//! artifact through a [`SpillWriter`] (spilled past [`crate::store::SPILL_THRESHOLD`]) while
+//! keeping only the requested page's matches. Must never collect every match in memory.
 
 use super::{Failure, ToolCtx, ToolOutput, ms_since, paths};
 use crate::budget;
@@ -10,9 +17,13 @@ use crate::contract::types::{
 };
 use crate::prune::Job;
 use crate::rpc::message;
+use crate::store::{SpillWriter, anonymous_file};
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder, sinks::Lossy};
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,6 +31,8 @@ use std::time::{Duration, Instant};
 
 /// Default `max_matches` (seed 000).
 pub const DEFAULT_MAX_MATCHES: usize = 500;
+/// A walker thread flushes a file's rendered matches to the temp file past this many bytes.
+pub const FLUSH_BYTES: usize = 1024 * 1024;
 
 /// Runs `grep`.
 pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
@@ -132,10 +145,26 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let cancel = ctx.cancel.clone();
     let root2 = root.clone();
     let search = tokio::task::spawn_blocking(move || {
-        search(&matcher, &resolved, &root2, start + timeout, &cancel)
+        let found = search(&matcher, &resolved, &root2, start + timeout, &cancel)?;
+        let sorted = if found.stopped.is_none() {
+            Some(assemble(&found, skip, page_size)?)
+        } else {
+            None
+        };
+        Ok::<_, std::io::Error>((found, sorted))
     });
-    let found = match search.await {
-        Ok(f) => f,
+    let (found, sorted) = match search.await {
+        Ok(Ok(f)) => f,
+        Ok(Err(e)) => {
+            return Ok(done(
+                ctx,
+                fail(
+                    ErrorReason::IoError,
+                    format!("writing matches to a temp file: {e}"),
+                ),
+                start,
+            ));
+        }
         Err(e) => {
             return Ok(done(
                 ctx,
@@ -152,7 +181,7 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 "search timed out after {} ms ({} files searched, {} matches so far)",
                 timeout.as_millis(),
                 found.files,
-                found.matches.len()
+                found.total
             ),
         )
         .hint("raise timeout_ms or search fewer paths");
@@ -167,11 +196,11 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             start,
         ));
     }
-    let total = found.matches.len();
+    let total = found.total;
+    let (raw_page, all) = sorted.expect("assembled when not stopped");
     crate::events::exec_ok(&ctx.request_id, "grep", ms_since(start), total as u64);
 
     // The page this cursor asks for, then pruning over it.
-    let raw_page = &found.matches[skip.min(total)..skip.saturating_add(page_size).min(total)];
     let page: Vec<GrepMatch> = raw_page.iter().map(clip_line).collect();
     let rendered: String = page.iter().map(render_line).collect();
     let question = input.context_focus_question.as_deref().map(String::as_str);
@@ -210,13 +239,7 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let needs_artifact = total > page.len()
         || clipped
         || budget::json_len(&serde_json::to_value(&page).unwrap_or_default()) * 2 > budget;
-    let artifact = needs_artifact.then(|| {
-        ctx.app.store.put(
-            "grep",
-            &input.pattern,
-            found.matches.iter().map(render_line).collect(),
-        )
-    });
+    let artifact = needs_artifact.then(|| ctx.app.store.put_written("grep", &input.pattern, all));
 
     let duration_ms = ms_since(start);
     let build = |k: usize| -> ToolOutput {
@@ -323,25 +346,39 @@ fn render_line(m: &GrepMatch) -> String {
     }
 }
 
-/// One searched file's display path and its matches.
-type FileMatches = (String, Vec<GrepMatch>);
+/// One searched file with matches: its display path, and where its rendered rows are in the
+/// temp file (offset, bytes, rows), in line order.
+struct FileRows {
+    path: String,
+    chunks: Vec<(u64, usize, usize)>,
+}
+
+/// The temp file walker threads append rendered rows to, with its length.
+struct Rows {
+    file: File,
+    len: u64,
+}
 
 struct Found {
-    matches: Vec<GrepMatch>,
+    /// Files with matches, sorted by path.
+    per_file: Vec<FileRows>,
+    rows: File,
+    total: usize,
     files: usize,
     files_matched: usize,
     stopped: Option<ErrorReason>,
 }
 
 /// Walks `paths` in parallel (ripgrep's rules: .gitignore, hidden files skipped, binary files
-/// skipped) and returns every match sorted by path then line.
+/// skipped), writing every match's row to a temp file, and returns where each file's rows are,
+/// files sorted by path.
 fn search(
     matcher: &grep_regex::RegexMatcher,
     paths: &[PathBuf],
     root: &std::path::Path,
     deadline: Instant,
     cancel: &tokio_util::sync::CancellationToken,
-) -> Found {
+) -> std::io::Result<Found> {
     let mut builder = ignore::WalkBuilder::new(&paths[0]);
     for p in &paths[1..] {
         builder.add(p);
@@ -352,21 +389,31 @@ fn search(
             .unwrap_or(2)
             .min(8),
     );
-    let per_file: Arc<Mutex<Vec<FileMatches>>> = Arc::default();
+    let rows = Arc::new(Mutex::new(Rows {
+        file: anonymous_file()?,
+        len: 0,
+    }));
+    let per_file: Arc<Mutex<Vec<FileRows>>> = Arc::default();
     let files = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let total = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let stop: Arc<Mutex<Option<ErrorReason>>> = Arc::default();
+    let write_error: Arc<Mutex<Option<std::io::Error>>> = Arc::default();
     let halted = Arc::new(AtomicBool::new(false));
     builder.build_parallel().run(|| {
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(0))
             .line_number(true)
             .build();
-        let (per_file, files, stop, halted) = (
+        let (rows, per_file, files, total, stop, write_error, halted) = (
+            rows.clone(),
             per_file.clone(),
             files.clone(),
+            total.clone(),
             stop.clone(),
+            write_error.clone(),
             halted.clone(),
         );
+        let mut buf = String::new();
         Box::new(move |entry| {
             if halted.load(Ordering::Relaxed) {
                 return ignore::WalkState::Quit;
@@ -391,7 +438,23 @@ fn search(
             }
             files.fetch_add(1, Ordering::Relaxed);
             let shown = paths::display(root, entry.path());
-            let mut found = Vec::new();
+            let mut this = FileRows {
+                path: shown,
+                chunks: Vec::new(),
+            };
+            let mut in_buf = 0;
+            let mut failed = None;
+            let mut flush = |buf: &mut String, in_buf: &mut usize, this: &mut FileRows| {
+                let mut rows = rows.lock().unwrap_or_else(|e| e.into_inner());
+                let at = rows.len;
+                if let Err(e) = rows.file.write_all(buf.as_bytes()) {
+                    failed = Some(e);
+                }
+                rows.len += buf.len() as u64;
+                this.chunks.push((at, buf.len(), *in_buf));
+                buf.clear();
+                *in_buf = 0;
+            };
             let _ = searcher.search_path(
                 matcher,
                 entry.path(),
@@ -403,35 +466,114 @@ fn search(
                         .ok()
                         .flatten()
                         .map(|m| std::num::NonZeroU64::new(m.start() as u64 + 1).expect("+1"));
-                    found.push(GrepMatch {
-                        path: shown.clone(),
+                    let m = GrepMatch {
+                        path: this.path.clone(),
                         line: std::num::NonZeroU64::new(lnum.max(1)).expect("max(1)"),
                         column,
                         text: budget::clip_with_count(line, budget::MAX_STORED_LINE_BYTES)
                             .unwrap_or_else(|| line.to_string()),
-                    });
+                    };
+                    buf.push_str(&render_line(&m));
+                    in_buf += 1;
+                    if buf.len() >= FLUSH_BYTES {
+                        flush(&mut buf, &mut in_buf, &mut this);
+                    }
                     Ok(true)
                 }),
             );
-            if !found.is_empty() {
+            if in_buf > 0 {
+                flush(&mut buf, &mut in_buf, &mut this);
+            }
+            if let Some(e) = failed {
+                *write_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                halted.store(true, Ordering::Relaxed);
+                return ignore::WalkState::Quit;
+            }
+            if !this.chunks.is_empty() {
+                let n: usize = this.chunks.iter().map(|c| c.2).sum();
+                total.fetch_add(n, Ordering::Relaxed);
                 per_file
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push((shown, found));
+                    .push(this);
             }
             ignore::WalkState::Continue
         })
     });
+    if let Some(e) = write_error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(e);
+    }
     let mut per_file = std::mem::take(&mut *per_file.lock().unwrap_or_else(|e| e.into_inner()));
-    per_file.sort_by(|a, b| a.0.cmp(&b.0));
+    per_file.sort_by(|a, b| a.path.cmp(&b.path));
     let files_matched = per_file.len();
     let stopped = *stop.lock().unwrap_or_else(|e| e.into_inner());
-    Found {
-        matches: per_file.into_iter().flat_map(|(_, m)| m).collect(),
+    let rows = Arc::try_unwrap(rows)
+        .map_err(|_| std::io::Error::other("walker threads still hold the rows file"))?
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    Ok(Found {
+        per_file,
+        rows: rows.file,
+        total: total.load(Ordering::Relaxed),
         files: files.load(Ordering::Relaxed),
         files_matched,
         stopped,
+    })
+}
+
+/// One pass over the rows in sorted order: the matches `skip..skip + page_size` (as stored, not
+/// yet clipped for display) and every row written to the artifact.
+fn assemble(
+    found: &Found,
+    skip: usize,
+    page_size: usize,
+) -> std::io::Result<(Vec<GrepMatch>, crate::store::Written)> {
+    let mut page = Vec::new();
+    let mut all = SpillWriter::new();
+    let mut index = 0usize;
+    let want = skip..skip.saturating_add(page_size);
+    let mut bytes = Vec::new();
+    for f in &found.per_file {
+        for &(at, len, n) in &f.chunks {
+            bytes.resize(len, 0);
+            found.rows.read_exact_at(&mut bytes, at)?;
+            let text = std::str::from_utf8(&bytes).map_err(std::io::Error::other)?;
+            all.push_str(text)?;
+            if index < want.end && index + n > want.start {
+                for (k, row) in text.split_inclusive('\n').enumerate() {
+                    if want.contains(&(index + k)) {
+                        page.push(parse_row(&f.path, row).ok_or_else(|| {
+                            std::io::Error::other(format!("unreadable match row {row:?}"))
+                        })?);
+                    }
+                }
+            }
+            index += n;
+        }
     }
+    Ok((page, all.finish()?))
+}
+
+/// The match a `path:line:col: text` (or `path:line: text`) row was rendered from.
+fn parse_row(path: &str, row: &str) -> Option<GrepMatch> {
+    let rest = row
+        .strip_suffix('\n')?
+        .strip_prefix(path)?
+        .strip_prefix(':')?;
+    let (line, rest) = rest.split_once(':')?;
+    let (column, text) = match rest.strip_prefix(' ') {
+        Some(text) => (None, text),
+        None => {
+            let (col, text) = rest.split_once(": ")?;
+            (Some(col.parse().ok()?), text)
+        }
+    };
+    Some(GrepMatch {
+        path: path.to_string(),
+        line: line.parse().ok()?,
+        column,
+        text: text.to_string(),
+    })
 }
 
 /// A hash of everything that determines the match list, so a cursor cannot be replayed on
