@@ -1,6 +1,17 @@
 //! `read`: a UTF-8 text file under the root, paged by lines (`offset`/`limit`), optionally pruned
 //! to a focus question, always within the response budget. Owns file access checks and paging;
 //! pruning is [`crate::prune`], fitting arithmetic is [`crate::budget`].
+//!
+//! Memory stays bounded whatever the file size. A file up to [`STREAM_ABOVE`] bytes is read
+//! whole, as before. A larger one is never loaded: one streaming pass in [`SCAN_CHUNK`] chunks
+//! counts its lines (so `total_lines` stays exact), checks it is valid UTF-8, builds the sparse
+//! line index of its artifact, and keeps only the page's window, clipped to what the page can
+//! use (the response budget, or `--max-prune-input-bytes` with a question, plus a few bytes to know
+//! there is more). When such a page is cut, its artifact is the file itself (a referenced store
+//! entry, recovered by line through the index and refused once the file changes), not a copy; a
+//! huge file with invalid UTF-8 is instead copied, decoded, into a spilled entry in a second
+//! streaming pass, so that its recovered lines match the page's replacement characters.
+//! Must never read a file over [`STREAM_ABOVE`] into memory.
 
 use super::{Failure, ToolCtx, ToolOutput, ms_since, paths};
 use crate::budget;
@@ -9,8 +20,15 @@ use crate::contract::types::{
 };
 use crate::prune::Job;
 use crate::rpc::message;
-use crate::store::line_starts;
+use crate::store::{FileKey, LineIndex, LossyDecoder, SpillWriter, line_starts};
+use std::io::Read;
+use std::path::Path;
 use std::time::Instant;
+
+/// Files over this many bytes are streamed rather than read whole.
+pub const STREAM_ABOVE: u64 = 8 * 1024 * 1024;
+/// Read size of the streaming pass.
+pub const SCAN_CHUNK: usize = 256 * 1024;
 
 /// Runs `read`.
 pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
@@ -98,8 +116,27 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             start,
         ));
     }
-    let bytes = match tokio::fs::read(&real).await {
-        Ok(b) => b,
+    let offset = input.offset.map(|o| o.get() as usize).unwrap_or(1);
+    let limit = input.limit.map(|l| l.get() as usize).unwrap_or(usize::MAX);
+    let question = input.context_focus_question.as_deref().map(String::as_str);
+    let loaded = if meta.len() <= STREAM_ABOVE {
+        tokio::fs::read(&real)
+            .await
+            .map(|bytes| whole(bytes, offset, limit))
+    } else {
+        // What the page can use: the budget's worth of text, or the pruner's input limit.
+        let cap = if question.is_some() {
+            budget.max(cfg.max_prune_input_bytes)
+        } else {
+            budget
+        } + 8;
+        let path = real.clone();
+        tokio::task::spawn_blocking(move || scan(&path, offset, limit, cap))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+    };
+    let loaded = match loaded {
+        Ok(l) => l,
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
             return Ok(done(
                 ctx,
@@ -118,39 +155,22 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             ));
         }
     };
-    let file_bytes = bytes.len() as u64;
-    let (text, replaced) = match String::from_utf8(bytes) {
-        Ok(s) => (s, false),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
-    };
+    let Loaded {
+        selected,
+        window_bytes,
+        total_lines,
+        first,
+        last,
+        file_bytes,
+        replaced,
+        artifact: source,
+    } = loaded;
+    let selected = selected.as_str();
     crate::events::exec_ok(&ctx.request_id, "read", ms_since(start), file_bytes);
 
-    // Line window.
-    let starts = line_starts(&text);
-    let total_lines = starts.len();
-    let offset = input.offset.map(|o| o.get() as usize).unwrap_or(1);
-    let limit = input.limit.map(|l| l.get() as usize).unwrap_or(usize::MAX);
-    let first = offset.min(total_lines + 1);
-    let last = first
-        .saturating_add(limit)
-        .saturating_sub(1)
-        .min(total_lines);
-    let from = if first <= total_lines {
-        starts[first - 1]
-    } else {
-        text.len()
-    };
-    let to = if last >= total_lines {
-        text.len()
-    } else {
-        starts[last]
-    };
-    let selected = &text[from..to];
-
     let display_path = paths::display(root, &real);
-    let source = crate::prune::detect_source(selected, Some(&display_path));
-    let question = input.context_focus_question.as_deref().map(String::as_str);
-    let pruned = ctx
+    let source_type = crate::prune::detect_source(selected, Some(&display_path));
+    let mut pruned = ctx
         .app
         .pruner
         .apply(
@@ -159,12 +179,16 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 tool: "read",
                 text: selected,
                 question,
-                source,
+                source: source_type,
                 label: &display_path,
                 budget: Some(budget::for_pruned_text(budget)),
             },
         )
         .await;
+    if window_bytes > selected.len() as u64 {
+        // The window was clipped to what the page can use: report its real size.
+        pruned.metadata.raw_bytes = window_bytes;
+    }
     let body: &str = pruned.text.as_deref().unwrap_or(selected);
 
     let mut result = ReadResult {
@@ -230,7 +254,16 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             applied,
         ) {
             (Some(id), true) => id.clone(),
-            _ => ctx.app.store.put("read", &display_path, text.clone()),
+            _ => match store_artifact(ctx, &display_path, &real, source).await {
+                Ok(id) => id,
+                Err(e) => {
+                    return Ok(done(
+                        ctx,
+                        fail(ErrorReason::IoError, format!("{}: {e}", input.path)),
+                        start,
+                    ));
+                }
+            },
         };
         result.artifact_ref = Some(artifact.clone());
         result.has_more = Some(true);
@@ -289,6 +322,191 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         }
     };
     Ok(finish(ctx, out, start, applied))
+}
+
+/// A file's page window and what is known of the whole file.
+struct Loaded {
+    /// The window's text (lines `first..=last`), clipped for a streamed file.
+    selected: String,
+    /// Bytes of the window in the file (more than `selected` when clipped).
+    window_bytes: u64,
+    total_lines: usize,
+    /// First line of the window (`offset`, or `total_lines + 1` past the end).
+    first: usize,
+    /// Last line of the window (`first - 1` when empty).
+    last: usize,
+    file_bytes: u64,
+    /// Whether the file has invalid UTF-8 (replaced in what is shown and stored).
+    replaced: bool,
+    artifact: Source,
+}
+
+/// What the artifact of a cut page is made from.
+enum Source {
+    /// The whole (decoded) text of a small file.
+    Text(String),
+    /// A streamed file: its identity and line index (valid UTF-8), or just its identity when it
+    /// needs a decoded copy.
+    Scanned {
+        key: FileKey,
+        index: Option<LineIndex>,
+    },
+}
+
+/// The window of a file read whole.
+fn whole(bytes: Vec<u8>, offset: usize, limit: usize) -> Loaded {
+    let file_bytes = bytes.len() as u64;
+    let (text, replaced) = match String::from_utf8(bytes) {
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    };
+    let starts = line_starts(&text);
+    let total_lines = starts.len();
+    let (first, last) = line_window(offset, limit, total_lines);
+    let from = if first <= total_lines {
+        starts[first - 1]
+    } else {
+        text.len()
+    };
+    let to = if last >= total_lines {
+        text.len()
+    } else {
+        starts[last]
+    };
+    let selected = text[from..to].to_string();
+    Loaded {
+        window_bytes: selected.len() as u64,
+        selected,
+        total_lines,
+        first,
+        last,
+        file_bytes,
+        replaced,
+        artifact: Source::Text(text),
+    }
+}
+
+/// First and last line of the window `offset`, `limit` in a file of `total_lines`.
+fn line_window(offset: usize, limit: usize, total_lines: usize) -> (usize, usize) {
+    let first = offset.min(total_lines + 1);
+    let last = first
+        .saturating_add(limit)
+        .saturating_sub(1)
+        .min(total_lines);
+    (first, last)
+}
+
+/// One streaming pass over a large file: line count, UTF-8 validity, line index, and the bytes
+/// of lines `offset..offset + limit` up to `cap` (the window's full size is counted).
+fn scan(path: &Path, offset: usize, limit: usize, cap: usize) -> std::io::Result<Loaded> {
+    let file = std::fs::File::open(path)?;
+    let key = FileKey::of(&file.metadata()?);
+    // Only the bytes the identity covers: an append during the scan makes the entry stale, not
+    // inconsistent.
+    let mut file = file.take(key.len);
+    let wanted_last = offset.saturating_add(limit).saturating_sub(1);
+    let mut index = LineIndex::new();
+    let mut buf = vec![0u8; SCAN_CHUNK + 4];
+    let mut carry = 0usize;
+    let mut valid = true;
+    let mut line = 1usize;
+    let mut window: Vec<u8> = Vec::new();
+    let mut window_bytes = 0u64;
+    loop {
+        let n = match file.read(&mut buf[carry..carry + SCAN_CHUNK]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let chunk = &buf[carry..carry + n];
+        index.feed(chunk);
+        // Lines of this chunk: keep the window's bytes.
+        let mut from = 0;
+        while from < chunk.len() && line <= wanted_last {
+            let end =
+                crate::store::find_newline(&chunk[from..]).map_or(chunk.len(), |i| from + i + 1);
+            if line >= offset {
+                window_bytes += (end - from) as u64;
+                let room = cap.saturating_sub(window.len());
+                window.extend_from_slice(&chunk[from..end.min(from + room)]);
+            }
+            if chunk[end - 1] == b'\n' {
+                line += 1;
+            }
+            from = end;
+        }
+        // UTF-8, with an incomplete sequence at the end carried into the next read.
+        let filled = carry + n;
+        carry = 0;
+        if valid && let Err(e) = std::str::from_utf8(&buf[..filled]) {
+            if e.error_len().is_none() {
+                let start = e.valid_up_to();
+                buf.copy_within(start..filled, 0);
+                carry = filled - start;
+            } else {
+                valid = false;
+            }
+        }
+    }
+    if carry > 0 {
+        valid = false;
+    }
+    let total_lines = index.lines;
+    let (first, last) = line_window(offset, limit, total_lines);
+    let clipped = window_bytes > window.len() as u64;
+    let selected = LossyDecoder::default().decode(&window, !clipped);
+    Ok(Loaded {
+        selected,
+        window_bytes,
+        total_lines,
+        first,
+        last,
+        file_bytes: key.len,
+        replaced: !valid,
+        artifact: Source::Scanned {
+            key,
+            index: valid.then_some(index),
+        },
+    })
+}
+
+/// Stores the artifact of a cut raw page and returns its id: the whole text of a small file, the
+/// file itself for a large valid one, a decoded copy (spilled) for a large invalid one.
+async fn store_artifact(
+    ctx: &ToolCtx,
+    label: &str,
+    path: &Path,
+    source: Source,
+) -> std::io::Result<String> {
+    let store = &ctx.app.store;
+    match source {
+        Source::Text(text) => Ok(store.put("read", label, text)),
+        Source::Scanned {
+            key,
+            index: Some(index),
+        } => Ok(store.put_file("read", label, path.to_path_buf(), key, index)),
+        Source::Scanned { key, index: None } => {
+            let path = path.to_path_buf();
+            let written = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
+                let mut file = std::fs::File::open(&path)?.take(key.len);
+                let mut decoder = LossyDecoder::default();
+                let mut out = SpillWriter::new();
+                let mut buf = vec![0u8; SCAN_CHUNK];
+                loop {
+                    let n = file.read(&mut buf)?;
+                    out.push_str(&decoder.decode(&buf[..n], n == 0))?;
+                    if n == 0 {
+                        break;
+                    }
+                }
+                out.finish()
+            })
+            .await
+            .map_err(std::io::Error::other)??;
+            Ok(store.put_written("read", label, written))
+        }
+    }
 }
 
 /// Whether pruning was applied to this result's text.
