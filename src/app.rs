@@ -33,6 +33,8 @@ impl App {
     /// Builds the state from a validated configuration.
     pub fn new(config: Config) -> Arc<App> {
         let config = Arc::new(config);
+        // Every result reports tokens: build the o200k encoder now, not on the first call.
+        crate::tokens::warm_up();
         Arc::new(App {
             store: Store::new(
                 config.store_max_bytes,
