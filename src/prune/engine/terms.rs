@@ -126,6 +126,9 @@ pub(crate) struct Query {
     /// (stemming only shortens a word's end, an abbreviation is at least three characters).
     /// `None` when a term is not ASCII (lowercasing would then need the slow path).
     prefilter: Option<aho_corasick::AhoCorasick>,
+    /// A term is a stop word quoted as code (`` `Fixed` ``): lines then emit stop words too, so it
+    /// can match (otherwise they are dropped, as noise and as work).
+    quoted_stop_words: bool,
 }
 
 impl Query {
@@ -134,12 +137,18 @@ impl Query {
     /// `length`): useful for code identifiers, noise in prose (`com` is not `comparison`).
     pub(crate) fn new(goal: &str, abbreviations: bool) -> Query {
         let mut index = HashMap::default();
-        for_each_term(goal, &mut |term| {
-            if index.len() < MAX_TERMS && !index.contains_key(term) {
-                let next = index.len();
-                index.insert(term.to_owned(), next);
-            }
-        });
+        let mut quoted_stop_words = false;
+        // Inside backticks the goal quotes code: `Fixed`, `is_empty` are names, not stop words.
+        for (k, segment) in goal.split('`').enumerate() {
+            let quoted = k % 2 == 1;
+            for_each_term_keeping(segment, quoted, &mut |term| {
+                if index.len() < MAX_TERMS && !index.contains_key(term) {
+                    quoted_stop_words |= quoted && is_stop_word(term);
+                    let next = index.len();
+                    index.insert(term.to_owned(), next);
+                }
+            });
+        }
         let mut terms: Vec<(&String, &usize)> = index.iter().collect();
         terms.sort_by_key(|(_, t)| **t);
         let mut prefixes = HashMap::default();
@@ -173,6 +182,7 @@ impl Query {
             index,
             prefixes,
             prefilter,
+            quoted_stop_words,
         }
     }
 
@@ -210,7 +220,9 @@ impl Query {
     #[cfg(test)]
     fn mask_reference(&self, line: &str) -> u64 {
         let mut mask = 0u64;
-        for_each_term(line, &mut |term| mask |= self.term_bit(term));
+        for_each_term_keeping(line, self.quoted_stop_words, &mut |term| {
+            mask |= self.term_bit(term)
+        });
         mask
     }
 
@@ -225,9 +237,13 @@ impl Query {
         for_each_identifier(line, &mut |ident| {
             mask |= *memo.entry(ident).or_insert_with(|| {
                 let mut m = 0u64;
-                emit_identifier(ident, &mut part, &mut compound, &mut |term| {
-                    m |= self.term_bit(term)
-                });
+                emit_identifier(
+                    ident,
+                    &mut part,
+                    &mut compound,
+                    self.quoted_stop_words,
+                    &mut |term| m |= self.term_bit(term),
+                );
                 m
             });
         });
@@ -402,10 +418,16 @@ impl Matches {
 /// stop words and one-letter parts dropped) and, for compound identifiers (`parse_header`,
 /// `parseHeader`, `parse-header`), the whole identifier as lowercase parts joined by `_`.
 pub(crate) fn for_each_term(text: &str, emit: &mut dyn FnMut(&str)) {
+    for_each_term_keeping(text, false, emit);
+}
+
+/// [`for_each_term`], keeping stop words when `keep_stop_words` (code quoted in a goal: `Fixed`,
+/// `is_empty`; and lines, when the goal has such terms).
+fn for_each_term_keeping(text: &str, keep_stop_words: bool, emit: &mut dyn FnMut(&str)) {
     let mut part = String::new();
     let mut compound = String::new();
     for_each_identifier(text, &mut |ident| {
-        emit_identifier(ident, &mut part, &mut compound, emit)
+        emit_identifier(ident, &mut part, &mut compound, keep_stop_words, emit)
     });
 }
 
@@ -441,6 +463,7 @@ fn emit_identifier(
     ident: &str,
     part: &mut String,
     compound: &mut String,
+    keep_stop_words: bool,
     emit: &mut dyn FnMut(&str),
 ) {
     compound.clear();
@@ -453,7 +476,10 @@ fn emit_identifier(
         }
         compound.push_str(part);
         parts += 1;
-        if part.chars().count() < 2 || is_stop_word(part) || is_short_number(part) {
+        if part.chars().count() < 2
+            || (!keep_stop_words && is_stop_word(part))
+            || is_short_number(part)
+        {
             continue;
         }
         stem(part);
@@ -611,6 +637,14 @@ mod tests {
                 assert_eq!(q.mask_memo(l, &mut memo), q.mask_reference(l), "{g} / {l}");
             }
         }
+    }
+
+    #[test]
+    fn code_quoted_in_a_goal_is_never_a_stop_word() {
+        let q = Query::new("Mark `format::Fixed` as non_exhaustive, fixed", true);
+        assert_ne!(q.mask("pub enum Fixed {"), 0, "the quoted name matches");
+        let q = Query::new("fixed the crash", true);
+        assert_eq!(q.mask("pub enum Fixed {"), 0, "an unquoted report word does not");
     }
 
     #[test]
