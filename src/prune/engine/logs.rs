@@ -229,7 +229,25 @@ fn is_test_runner_detail(line: &str) -> bool {
         line.strip_prefix(marker)
             .is_some_and(|rest| rest.starts_with(' ') || rest.is_empty())
     };
-    detail("E") || detail(">")
+    detail("E") || detail(">") || is_frame_location(line)
+}
+
+/// A pytest traceback frame location, `src/pkg/mod.py:402: in define`: where the failure went
+/// through, the log's equivalent of a stack trace line.
+fn is_frame_location(line: &str) -> bool {
+    let Some((location, function)) = line.split_once(": in ") else {
+        return false;
+    };
+    let Some((path, number)) = location.rsplit_once(':') else {
+        return false;
+    };
+    !path.is_empty()
+        && !path.contains(char::is_whitespace)
+        && (path.contains('/') || path.contains('.'))
+        && !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && !function.is_empty()
+        && !function.trim_end().contains(char::is_whitespace)
 }
 
 /// Words of a line for alert matching: alphanumeric runs split at camel case; runs containing `_`
@@ -368,6 +386,16 @@ mod tests {
         assert_eq!(level("warning: unused variable `x`"), Level::Warning);
         assert_eq!(level("ERROR disk full, warning sent"), Level::Error);
         assert_eq!(level("all good"), Level::None);
+    }
+
+    #[test]
+    fn pytest_failure_details() {
+        assert_eq!(level("E       SyntaxError: invalid syntax"), Level::Error);
+        assert_eq!(level("E         - expected"), Level::Error);
+        assert_eq!(level(">       assert output == expected"), Level::Error);
+        assert_eq!(level("src/attr/_make.py:1403: in attrs"), Level::Error);
+        assert_eq!(level("Every line: in short"), Level::None);
+        assert_eq!(level("Each item: in stock"), Level::None);
     }
 
     #[test]
