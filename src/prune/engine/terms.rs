@@ -644,7 +644,11 @@ mod tests {
         let q = Query::new("Mark `format::Fixed` as non_exhaustive, fixed", true);
         assert_ne!(q.mask("pub enum Fixed {"), 0, "the quoted name matches");
         let q = Query::new("fixed the crash", true);
-        assert_eq!(q.mask("pub enum Fixed {"), 0, "an unquoted report word does not");
+        assert_eq!(
+            q.mask("pub enum Fixed {"),
+            0,
+            "an unquoted report word does not"
+        );
     }
 
     #[test]
