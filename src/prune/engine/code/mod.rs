@@ -92,12 +92,13 @@ fn unit_scores(
         .sum::<f32>()
         / units.len().max(1) as f32;
     let test_weight = if goal_about_tests { 1.0 } else { TEST_WEIGHT };
+    let tests = test_containers(lines, o);
     units
         .iter()
         .map(|u| {
             let mut score = code.bm25(u.sig.start..u.body.end, avg, LENGTH_NORM)
                 + SIG_BONUS * code.span(u.sig.clone());
-            if is_test(lines, o, u) {
+            if !goal_about_tests && is_test(lines, &tests, u) {
                 score *= test_weight;
             }
             if is_data(lines[u.sig.start]) {
@@ -125,8 +126,23 @@ fn is_data(sig: &str) -> bool {
     }
 }
 
-/// A test: marked as one, named as one, or inside a test module or class.
-fn is_test(lines: &[&str], o: &outline::Outline, u: &Unit) -> bool {
+/// The containers that are test modules or classes (found once per plan, not once per unit).
+fn test_containers(lines: &[&str], o: &outline::Outline) -> Vec<std::ops::Range<usize>> {
+    o.containers
+        .iter()
+        .filter(|c| {
+            let h = lines[c.start];
+            h.contains("mod tests")
+                || h.contains("mod test ")
+                || h.contains("mod test{")
+                || h.contains("class Test")
+        })
+        .cloned()
+        .collect()
+}
+
+/// A test: marked as one, named as one, or inside a test module or class (`tests`).
+fn is_test(lines: &[&str], tests: &[std::ops::Range<usize>], u: &Unit) -> bool {
     let marked = lines[u.pre.clone()].iter().any(|l| {
         let t = l.trim();
         t.starts_with("#[test")
@@ -144,14 +160,7 @@ fn is_test(lines: &[&str], o: &outline::Outline, u: &Unit) -> bool {
     ]
     .iter()
     .any(|p| sig.contains(p));
-    let inside = o.containers.iter().any(|c| {
-        let h = lines[c.start];
-        c.contains(&u.sig.start)
-            && (h.contains("mod tests")
-                || h.contains("mod test ")
-                || h.contains("mod test{")
-                || h.contains("class Test"))
-    });
+    let inside = tests.iter().any(|c| c.contains(&u.sig.start));
     marked || named || inside
 }
 
