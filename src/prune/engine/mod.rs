@@ -133,7 +133,7 @@ pub fn plan_within(
         match source {
             SourceType::Logs => logs::plan(lines, &query, &m, &mut draft),
             SourceType::Code if !query.is_empty() => {
-                code::plan(lines, &m, query.has("test"), &mut draft)
+                code::plan(lines, &m, query.has("test"), budget.is_some(), &mut draft)
             }
             SourceType::Docs if !query.is_empty() => docs::plan(lines, &m, &mut draft),
             SourceType::Code | SourceType::Docs => {}

@@ -32,14 +32,29 @@ const REL_OF_BEST: f32 = 0.35;
 const MIN_UNITS: usize = 5;
 /// ...while the others must fit, together with them, in this fraction of the text's lines.
 const BUDGET: f32 = 0.15;
+/// With a response budget, relevance decides what fills it: more definitions are candidates
+/// (those scoring at least this fraction of the best, ...)
+const REL_OF_BEST_BUDGETED: f32 = 0.2;
+/// ...within this fraction of the text's lines...
+const BUDGET_BUDGETED: f32 = 0.3;
+/// ...and at least this many), and the budget fitting (`engine::budget`) then drops the least
+/// relevant blocks until the text fits.
+const MIN_UNITS_BUDGETED: usize = 8;
 /// A loose paragraph is kept when it scores this fraction of the best definition's score.
 const LOOSE_OF_BEST: f32 = 0.5;
 
-/// Decides every line of a source file. `goal_about_tests` keeps tests from being ranked down.
-pub(crate) fn plan(lines: &[&str], m: &Matches, goal_about_tests: bool, draft: &mut Draft) {
+/// Decides every line of a source file. `goal_about_tests` keeps tests from being ranked down;
+/// `budgeted` (a response budget will be fitted) keeps more definitions as candidates.
+pub(crate) fn plan(
+    lines: &[&str],
+    m: &Matches,
+    goal_about_tests: bool,
+    budgeted: bool,
+    draft: &mut Draft,
+) {
     let o = outline(lines);
     let scores = unit_scores(lines, &o, m, goal_about_tests);
-    let relevant = select(&o.units, &scores, lines.len());
+    let relevant = select(&o.units, &scores, lines.len(), budgeted);
     let best = scores.iter().copied().fold(0.0, f32::max);
     for u in &o.units {
         if let Some(close) = u.close {
@@ -166,19 +181,24 @@ fn is_test(lines: &[&str], tests: &[std::ops::Range<usize>], u: &Unit) -> bool {
 
 /// Which definitions are kept whole: the best ones first, as long as they score at least a
 /// fraction of the best and their lines fit in a budget (the best one always fits).
-fn select(units: &[Unit], scores: &[f32], total_lines: usize) -> Vec<bool> {
+fn select(units: &[Unit], scores: &[f32], total_lines: usize, budgeted: bool) -> Vec<bool> {
     let best = scores.iter().copied().fold(0.0, f32::max);
-    let floor = REL_OF_BEST * best;
+    let (rel, share, min_units) = if budgeted {
+        (REL_OF_BEST_BUDGETED, BUDGET_BUDGETED, MIN_UNITS_BUDGETED)
+    } else {
+        (REL_OF_BEST, BUDGET, MIN_UNITS)
+    };
+    let floor = rel * best;
     let mut order: Vec<usize> = (0..units.len())
         .filter(|&u| scores[u] > 0.0 && scores[u] >= floor)
         .collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-    let budget = (BUDGET * total_lines as f32) as usize;
+    let budget = (share * total_lines as f32) as usize;
     let mut used = 0;
     let mut keep = vec![false; units.len()];
     for (rank, &u) in order.iter().enumerate() {
         let size = units[u].body.end - units[u].pre.start;
-        if rank >= MIN_UNITS && used + size > budget {
+        if rank >= min_units && used + size > budget {
             continue;
         }
         used += size;
@@ -237,7 +257,7 @@ mod tests {
         let lines: Vec<&str> = src.lines().collect();
         let m = Matches::new(&Query::new(goal, true), &lines);
         let mut d = Draft::keep_all(lines.len());
-        plan(&lines, &m, false, &mut d);
+        plan(&lines, &m, false, false, &mut d);
         lines
             .iter()
             .zip(&d.keep)
