@@ -46,7 +46,7 @@ def main():
     binary, path = sys.argv[1], sys.argv[2]
     raw = open(path, encoding="utf-8").read()
     raw_lines = raw.split("\n")
-    wanted = [i + 1 for i, l in enumerate(raw_lines) if "escape" in l.lower() or "fn deserialize_str" in l]
+    wanted = [i + 1 for i, l in enumerate(raw_lines) if "escape" in l.lower() or "fn deserialize_str<" in l or "fn deserialize_string<" in l]
     root = tempfile.mkdtemp()
     shutil.copy(path, f"{root}/de.rs")
     c = Client(binary, root)
