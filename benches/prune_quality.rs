@@ -43,7 +43,7 @@ const TOOL_BUDGET: usize = 10_240;
 /// The engine's text budget inside a tool budget of `bytes` (what `read` gives the pruner).
 fn text_budget(bytes: usize, lines: usize) -> TextBudget {
     TextBudget {
-        bytes: mcp_pruner::budget::for_pruned_text(bytes),
+        bytes: mcp_pruner::budget::for_pruned_text(bytes, false),
         marker_bytes: mcp_pruner::prune::widest_marker(PRUNE_ID, lines),
     }
 }

@@ -10,8 +10,15 @@ use serde_json::Value;
 /// hints, the bash status line): the pruned text is fitted to the rest.
 pub const NOTES_RESERVE: usize = 512;
 
-/// The bytes a pruned text may take within a tool budget of `budget` bytes.
-pub fn for_pruned_text(budget: usize) -> usize {
+/// The bytes a pruned text may take within a tool budget of `budget` bytes. With output schemas
+/// the budget counts the `structuredContent` JSON, where newlines, quotes and backslashes take two
+/// bytes: 85% of the budget leaves room for that escaping on source code.
+pub fn for_pruned_text(budget: usize, output_schemas: bool) -> usize {
+    let budget = if output_schemas {
+        budget / 100 * 85
+    } else {
+        budget
+    };
     budget.saturating_sub(NOTES_RESERVE)
 }
 

@@ -356,7 +356,7 @@ pub fn detect_source(text: &str, path: Option<&str>) -> SourceType {
 
 /// Bytes of the widest marker line a text of `n` lines can get (with its newline).
 pub fn widest_marker(prune_id: &str, n: usize) -> usize {
-    render::marker(prune_id, n, n, n, "corps hors focus").len() + 1
+    render::marker(prune_id, n, n, n, engine::widest_reason()).len() + 1
 }
 
 /// Folds the metadata of a second pruned stream (bash stderr) into the first.

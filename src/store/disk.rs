@@ -405,12 +405,16 @@ impl LossyDecoder {
         let mut bytes = std::mem::take(&mut self.carry);
         bytes.extend_from_slice(chunk);
         if !last {
-            // Keep an incomplete sequence at the end (at most 3 bytes) for the next chunk.
-            if let Err(e) = std::str::from_utf8(&bytes[bytes.len().saturating_sub(4)..]) {
-                let tail_start = bytes.len().saturating_sub(4) + e.valid_up_to();
-                if e.error_len().is_none() {
-                    self.carry = bytes.split_off(tail_start);
-                }
+            // Keep an incomplete sequence at the end (at most 3 bytes) for the next chunk: check
+            // from the last byte that starts a character (not a continuation byte 10xxxxxx).
+            let from = (bytes.len().saturating_sub(4)..bytes.len())
+                .rev()
+                .find(|&k| bytes[k] & 0xC0 != 0x80)
+                .unwrap_or(bytes.len());
+            if let Err(e) = std::str::from_utf8(&bytes[from..])
+                && e.error_len().is_none()
+            {
+                self.carry = bytes.split_off(from + e.valid_up_to());
             }
         }
         String::from_utf8_lossy(&bytes).into_owned()
@@ -425,6 +429,20 @@ mod tests {
         let mut s = String::new();
         d.reader_at(line).unwrap().read_to_string(&mut s).unwrap();
         s
+    }
+
+    #[test]
+    fn characters_split_across_chunks_decode_whole() {
+        let text = "€漢字€ abc €".repeat(50);
+        for cut in 1..12 {
+            let mut d = LossyDecoder::default();
+            let mut out = String::new();
+            let chunks: Vec<&[u8]> = text.as_bytes().chunks(cut).collect();
+            for (i, c) in chunks.iter().enumerate() {
+                out.push_str(&d.decode(c, i + 1 == chunks.len()));
+            }
+            assert_eq!(out, text, "chunks of {cut} bytes");
+        }
     }
 
     #[test]

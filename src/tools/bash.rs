@@ -192,7 +192,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         &stderr,
         if prunable { question } else { None },
         &label,
-        budget::for_pruned_text(budget),
+        budget::for_pruned_text(budget, cfg.output_schemas),
     )
     .await;
 

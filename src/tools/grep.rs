@@ -215,7 +215,7 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 question,
                 source: SourceType::Logs,
                 label: &input.pattern,
-                budget: Some(budget::for_pruned_text(budget)),
+                budget: Some(budget::for_pruned_text(budget, cfg.output_schemas)),
             },
         )
         .await;

@@ -190,7 +190,7 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 question,
                 source: source_type,
                 label: &display_path,
-                budget: Some(budget::for_pruned_text(budget)),
+                budget: Some(budget::for_pruned_text(budget, cfg.output_schemas)),
             },
         )
         .await;

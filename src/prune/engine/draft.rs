@@ -26,6 +26,25 @@ pub(crate) enum Reason {
 }
 
 impl Reason {
+    /// Every reason.
+    const ALL: [Reason; 6] = [
+        Reason::OffFocus,
+        Reason::Body,
+        Reason::Doc,
+        Reason::Log,
+        Reason::Repeated,
+        Reason::Budget,
+    ];
+
+    /// The longest reason text in bytes (what a marker's width is estimated with).
+    pub(crate) fn widest() -> &'static str {
+        Reason::ALL
+            .iter()
+            .map(|r| r.text())
+            .max_by_key(|t| t.len())
+            .unwrap_or("")
+    }
+
     /// The reason as written in annotations and markers.
     pub(crate) fn text(self) -> &'static str {
         match self {
@@ -186,16 +205,8 @@ pub(crate) fn runs(keep: &[bool]) -> Vec<Range<usize>> {
 
 /// The most frequent reason (ties: the smallest, i.e. the most generic).
 fn majority(reasons: &[Reason]) -> Reason {
-    let all = [
-        Reason::OffFocus,
-        Reason::Body,
-        Reason::Doc,
-        Reason::Log,
-        Reason::Repeated,
-        Reason::Budget,
-    ];
     let mut best = (0, Reason::OffFocus);
-    for r in all {
+    for r in Reason::ALL {
         let count = reasons.iter().filter(|x| **x == r).count();
         if count > best.0 {
             best = (count, r);

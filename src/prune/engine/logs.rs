@@ -225,9 +225,11 @@ pub(crate) fn level(line: &str) -> Level {
 /// pytest's failure detail: `E   ` lines (the assertion and its diff, the exception) and the `> `
 /// line that points at the failing statement. They carry no alert word of their own.
 fn is_test_runner_detail(line: &str) -> bool {
+    // pytest aligns its detail under the code: `E` or `>` then at least three spaces (Gradle's
+    // `> Task :app` and npm's `> app@1.0 build` have one).
     let detail = |marker: &str| {
         line.strip_prefix(marker)
-            .is_some_and(|rest| rest.starts_with(' ') || rest.is_empty())
+            .is_some_and(|rest| rest.starts_with("   ") || rest.trim().is_empty())
     };
     detail("E") || detail(">") || is_frame_location(line)
 }
@@ -396,6 +398,8 @@ mod tests {
         assert_eq!(level("src/attr/_make.py:1403: in attrs"), Level::Error);
         assert_eq!(level("Every line: in short"), Level::None);
         assert_eq!(level("Each item: in stock"), Level::None);
+        assert_eq!(level("> Task :app:compileJava"), Level::None);
+        assert_eq!(level("> my-app@1.0.0 build"), Level::None);
     }
 
     #[test]

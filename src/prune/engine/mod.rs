@@ -31,6 +31,11 @@ mod terms;
 pub use budget::TextBudget;
 pub use detect::detect_source_type;
 
+/// The longest reason the builtin engine writes in a marker (for marker-width estimates).
+pub fn widest_reason() -> &'static str {
+    draft::Reason::widest()
+}
+
 /// `true` for every line inside a NO_PRUNE block (directive lines included): what no backend may
 /// remove.
 pub fn protected_lines(lines: &[&str]) -> Vec<bool> {

@@ -171,7 +171,7 @@ impl Query {
             .keys()
             .all(|t| t.is_ascii())
             .then(|| {
-                let heads: Vec<&str> = index.keys().map(|t| &t[..t.len().min(3)]).collect();
+                let heads: Vec<String> = index.keys().flat_map(|t| prefilter_heads(t)).collect();
                 aho_corasick::AhoCorasick::builder()
                     .ascii_case_insensitive(true)
                     .build(heads)
@@ -254,7 +254,11 @@ impl Query {
     fn term_bit(&self, term: &str) -> u64 {
         if let Some(&bit) = self.index.get(term) {
             1 << bit
-        } else if let Some(&bit) = self.prefixes.get(term) {
+        } else if let Some(&bit) = self.prefixes.get(term)
+            // Stop words a line emits only because one was quoted: exact matches, never
+            // abbreviations (`for` is not `format`).
+            && !(self.quoted_stop_words && is_stop_word(term))
+        {
             1 << (ABBREV + bit)
         } else {
             0
@@ -412,6 +416,19 @@ impl Matches {
             })
             .sum()
     }
+}
+
+/// What a line must contain (ASCII case aside) to hold term `t`: its first three characters, or
+/// its first part's when it is a compound (`is_a` also occurs as `isA`); and when stemming turned
+/// `-ies` into a `y` among those (`tries` -> `try`), the `i` spelling too.
+fn prefilter_heads(t: &str) -> Vec<String> {
+    let first = t.split('_').find(|p| !p.is_empty()).unwrap_or(t);
+    let head: String = first.chars().take(3).collect();
+    let mut heads = vec![head.clone()];
+    if head.ends_with('y') {
+        heads.push(format!("{}i", &head[..head.len() - 1]));
+    }
+    heads
 }
 
 /// Calls `emit` with every normalised term of `text`: each identifier part (lowercase, stemmed,
@@ -620,6 +637,9 @@ mod tests {
             "Fix DST issue in getOverlappingDaysInIntervals",
             "serde_json escape \\u sequences in strings",
             "io error on read_to_end",
+            "too many tries when flies spy",
+            "`is_a` check",
+            "`is_empty` wrong in formatter",
         ];
         let lines = [
             "fn parse_header(buf: &[u8]) -> Result<Header> {",
@@ -629,6 +649,8 @@ mod tests {
             "function escapeUnicodeSequences(str) { return str }",
             "16384 frames, lengths, Intervals, days",
             "nothing to see here",
+            "if tries > limit { fly(); isA(x) }",
+            "for x in v { format!(\"{x}\") }",
         ];
         for g in goals {
             let q = Query::new(g, true);
@@ -637,6 +659,17 @@ mod tests {
                 assert_eq!(q.mask_memo(l, &mut memo), q.mask_reference(l), "{g} / {l}");
             }
         }
+    }
+
+    #[test]
+    fn quoted_stop_words_match_exactly_never_as_abbreviations() {
+        let q = Query::new("`is_empty` wrong in formatter", true);
+        assert_eq!(
+            q.mask("for x in v {"),
+            0,
+            "`for` is not an abbreviation of `formatter`"
+        );
+        assert_ne!(q.mask("if v.is_empty() {"), 0);
     }
 
     #[test]
