@@ -144,8 +144,16 @@ fn scan_line(b: &[u8], mut state: State, quotes: bool, depth: &mut i32, low: &mu
 fn char_literal_end(b: &[u8], i: usize) -> Option<usize> {
     let next = *b.get(i + 1)?;
     if next == b'\\' {
-        let close = (i + 3..(i + 14).min(b.len())).find(|&k| b[k] == b'\'')?;
-        return Some(close);
+        // Escapes inside are skipped, so an escaped quote (`'\''`, `'don\'t'`) does not close it.
+        let mut j = i + 1;
+        while j < b.len().min(i + 14) {
+            match b[j] {
+                b'\\' => j += 2,
+                b'\'' => return Some(j),
+                _ => j += 1,
+            }
+        }
+        return None;
     }
     if next == b'\'' {
         return None;
@@ -249,6 +257,16 @@ mod tests {
                 (1, 0)
             ]
         );
+    }
+
+    #[test]
+    fn escaped_quotes_inside_single_quoted_literals() {
+        // Python: the `{` is inside the string, not a block.
+        let d = depths("def f():\n    s = '\\\\n don\\'t {'\n    return s\n");
+        assert!(d.iter().all(|&(b, a)| b == 0 && a == 0), "{d:?}");
+        // Rust: escaped quote and backslash literals.
+        let d = depths("fn a() {\n    let q = '\\''; let b = '\\\\';\n}\n");
+        assert_eq!(d.last(), Some(&(1, 0)));
     }
 
     #[test]
