@@ -127,6 +127,21 @@ pub fn invalid_params(field_errors: Vec<FieldError>) -> RpcError {
     )
 }
 
+/// -32004 `prune_id_not_found` for `prune_id`, with a hint saying why (unknown, expired, evicted,
+/// or a referenced file that changed) — seed 001 section 8.
+pub fn prune_id_not_found(prune_id: &str, hint: impl Into<String>) -> RpcError {
+    rpc_error(
+        PRUNE_ID_NOT_FOUND,
+        "prune_id_not_found",
+        Some(RpcErrorData {
+            code: Some("prune_id_not_found".into()),
+            prune_id: Some(prune_id.into()),
+            hint: Some(hint.into()),
+            ..Default::default()
+        }),
+    )
+}
+
 /// -32602 for a single field.
 pub fn invalid_field(field: &str, message: impl Into<String>) -> RpcError {
     invalid_params(vec![FieldError {

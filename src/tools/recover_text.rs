@@ -56,18 +56,11 @@ pub fn range_error(arguments: &serde_json::Value, errors: &[FieldError]) -> Opti
 
 /// Runs `recover_text`.
 pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
-    let entry = ctx.app.store.get(&input.prune_id).map_err(|why| {
-        message::rpc_error(
-            message::PRUNE_ID_NOT_FOUND,
-            "prune_id_not_found",
-            Some(RpcErrorData {
-                code: Some("prune_id_not_found".into()),
-                prune_id: Some(input.prune_id.clone()),
-                hint: Some(why.explain().into()),
-                ..Default::default()
-            }),
-        )
-    })?;
+    let entry = ctx
+        .app
+        .store
+        .get(&input.prune_id)
+        .map_err(|why| message::prune_id_not_found(&input.prune_id, why.explain()))?;
     let total = entry.line_count();
     let ranges: Vec<(usize, usize)> = if input.ranges.is_empty() {
         vec![(1, total.max(1))]
@@ -190,24 +183,18 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
 /// A store read failure as the client sees it: a referenced file that changed is gone
 /// (-32004 with the reason), anything else is internal.
 fn read_error(id: &str, e: ReadError) -> RpcError {
-    let code = match e {
-        ReadError::Changed(_) => message::PRUNE_ID_NOT_FOUND,
-        ReadError::Io(_) => message::INTERNAL_ERROR,
-    };
-    message::rpc_error(
-        code,
-        if code == message::PRUNE_ID_NOT_FOUND {
-            "prune_id_not_found"
-        } else {
-            "internal error"
-        },
-        Some(RpcErrorData {
-            code: (code == message::PRUNE_ID_NOT_FOUND).then(|| "prune_id_not_found".into()),
-            prune_id: Some(id.into()),
-            hint: Some(e.to_string()),
-            ..Default::default()
-        }),
-    )
+    match e {
+        ReadError::Changed(_) => message::prune_id_not_found(id, e.to_string()),
+        ReadError::Io(_) => message::rpc_error(
+            message::INTERNAL_ERROR,
+            "internal error",
+            Some(RpcErrorData {
+                prune_id: Some(id.into()),
+                hint: Some(e.to_string()),
+                ..Default::default()
+            }),
+        ),
+    }
 }
 
 /// Where a page starts in the concatenation of the requested ranges: a range, a line of it, and

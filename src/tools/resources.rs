@@ -58,26 +58,13 @@ pub fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
     let id = uri.strip_prefix(SCHEME).ok_or_else(|| {
         message::invalid_field("/uri", format!("expected a {SCHEME}<prune_id> URI"))
     })?;
-    // -32004 with a hint saying why (unknown, expired, evicted, or a referenced file that changed).
-    let not_found = |hint: String| {
-        message::rpc_error(
-            message::PRUNE_ID_NOT_FOUND,
-            "prune_id_not_found",
-            Some(crate::contract::types::RpcErrorData {
-                code: Some("prune_id_not_found".into()),
-                prune_id: Some(id.into()),
-                hint: Some(hint),
-                ..Default::default()
-            }),
-        )
-    };
     let entry = app
         .store
         .get(id)
-        .map_err(|why| not_found(why.explain().into()))?;
+        .map_err(|why| message::prune_id_not_found(id, why.explain()))?;
     let text = entry
         .text_up_to(READ_MAX)
-        .map_err(|e| not_found(e.to_string()))?
+        .map_err(|e| message::prune_id_not_found(id, e.to_string()))?
         .ok_or_else(|| {
             message::invalid_field(
                 "/uri",
