@@ -111,7 +111,7 @@ impl Pruner {
         // What the model would read for the raw output: the text, or its JSON string when
         // output schemas put it in structuredContent (Claude Code and Codex read that).
         let tokens_before = if app.config.output_schemas {
-            tokens::count(&serde_json::Value::from(job.text).to_string()) as u64
+            tokens::count(&serde_json::to_string(job.text).expect("a str serializes")) as u64
         } else {
             raw_tokens
         };

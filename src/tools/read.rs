@@ -43,6 +43,14 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         .map_err(|m| message::invalid_field("/arguments/path", m))?;
     let budget = budget::for_call(cfg, input.max_output_bytes.as_ref().map(|m| m.0));
     let fail = |reason, msg: String| Failure::new(ToolName::Read, reason, msg, 0);
+    // Any I/O failure on the file, named with the path as the client gave it.
+    let io_failed = |e: &dyn std::fmt::Display| {
+        done(
+            ctx,
+            fail(ErrorReason::IoError, format!("{}: {e}", input.path)),
+            start,
+        )
+    };
 
     let real = match paths::resolve(root, &lexical) {
         Ok(p) => p,
@@ -82,11 +90,7 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             ));
         }
         Err(paths::ResolveError::Io(e)) => {
-            return Ok(done(
-                ctx,
-                fail(ErrorReason::IoError, format!("{}: {e}", input.path)),
-                start,
-            ));
+            return Ok(io_failed(&e));
         }
     };
     // A stat is microseconds: done inline rather than through the blocking pool (two thread
@@ -94,11 +98,7 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let meta = match std::fs::metadata(&real) {
         Ok(m) => m,
         Err(e) => {
-            return Ok(done(
-                ctx,
-                fail(ErrorReason::IoError, format!("{}: {e}", input.path)),
-                start,
-            ));
+            return Ok(io_failed(&e));
         }
     };
     if !meta.is_file() {
@@ -157,11 +157,7 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             ));
         }
         Err(e) => {
-            return Ok(done(
-                ctx,
-                fail(ErrorReason::IoError, format!("{}: {e}", input.path)),
-                start,
-            ));
+            return Ok(io_failed(&e));
         }
     };
     let Loaded {
@@ -223,7 +219,7 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     } else {
         format!("lines {first}-{last} of {total_lines}")
     };
-    let applied = pruned_applied(&result);
+    let applied = result.pruning.as_ref().is_some_and(|p| p.applied);
 
     // Fit the body to the budget: whole lines first, a clipped line if not even one fits.
     let body_starts = line_starts(body);
@@ -266,11 +262,7 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             _ => match store_artifact(ctx, &display_path, &real, source).await {
                 Ok(id) => id,
                 Err(e) => {
-                    return Ok(done(
-                        ctx,
-                        fail(ErrorReason::IoError, format!("{}: {e}", input.path)),
-                        start,
-                    ));
+                    return Ok(io_failed(&e));
                 }
             },
         };
@@ -516,11 +508,6 @@ async fn store_artifact(
             Ok(store.put_written("read", label, written))
         }
     }
-}
-
-/// Whether pruning was applied to this result's text.
-fn pruned_applied(result: &ReadResult) -> bool {
-    result.pruning.as_ref().is_some_and(|p| p.applied)
 }
 
 /// A note after pruned output saying how to get the rest.
