@@ -74,28 +74,25 @@ fn every_marker_cites_raw_lines_for_every_tool_and_budget() {
         for q in QUESTIONS {
             for &budget in BUDGETS {
                 let what = format!("{f} / {q} / {budget}");
-                let r = c.call(
-                    "read",
-                    json!({"path": name, "context_focus_question": q, "max_output_bytes": budget}),
-                );
-                let t = text_of(&r);
-                assert!(
-                    t.len() as u64 <= budget,
-                    "{what}: read text {} bytes",
-                    t.len()
-                );
-                markers += check_markers(&mut c, t, &raw, &format!("read {what}"));
-                let r = c.call(
-                    "bash",
-                    json!({"cmd": format!("cat {name}"), "context_focus_question": q, "max_output_bytes": budget}),
-                );
-                let t = text_of(&r);
-                assert!(
-                    t.len() as u64 <= budget,
-                    "{what}: bash text {} bytes",
-                    t.len()
-                );
-                markers += check_markers(&mut c, t, &raw, &format!("bash {what}"));
+                for (tool, args) in [
+                    (
+                        "read",
+                        json!({"path": name, "context_focus_question": q, "max_output_bytes": budget}),
+                    ),
+                    (
+                        "bash",
+                        json!({"cmd": format!("cat {name}"), "context_focus_question": q, "max_output_bytes": budget}),
+                    ),
+                ] {
+                    let r = c.call(tool, args);
+                    let t = text_of(&r);
+                    assert!(
+                        t.len() as u64 <= budget,
+                        "{what}: {tool} text {} bytes",
+                        t.len()
+                    );
+                    markers += check_markers(&mut c, t, &raw, &format!("{tool} {what}"));
+                }
                 let r = c.call(
                     "prune_text",
                     json!({"text": raw_text, "goal_hint": q, "max_output_bytes": budget}),

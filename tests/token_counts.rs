@@ -21,7 +21,8 @@ fn check(label: &str, text: &str) {
     );
 }
 
-/// Every file under `dir` with one of `exts`, sorted (deterministic).
+/// Every file under `dir` with one of `exts`, sorted (deterministic); installed packages
+/// (`node_modules`) and hidden directories (`.venv`) are not the project's text.
 fn files(dir: &Path, exts: &[&str], out: &mut Vec<std::path::PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -29,8 +30,11 @@ fn files(dir: &Path, exts: &[&str], out: &mut Vec<std::path::PathBuf>) {
     let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if p.is_dir() {
-            files(&p, exts, out);
+            if name != "node_modules" && !name.starts_with('.') {
+                files(&p, exts, out);
+            }
         } else if p
             .extension()
             .and_then(|e| e.to_str())
