@@ -509,9 +509,8 @@ pub fn render_widget_N(w: &Widget) -> String {
     assert!(r.pruned_text.contains("split_header(line)"));
     let before = mcp_pruner::tokens::count(&text);
     let after = mcp_pruner::tokens::count(&r.pruned_text);
-    // Every definition keeps its signature and costs one ~40-token marker, so 40% is what an
-    // irrelevant majority of 14-line functions allows.
-    assert!(after * 10 < before * 6, "only {before} -> {after} tokens");
+    // Unrelated definitions go whole, signature included: a run of them costs one marker.
+    assert!(after * 10 < before * 4, "only {before} -> {after} tokens");
     // The engine would remove every widget body; max_prune_ratio 0.8 brings the first ones back
     // (and the closing brace of a body brought back in part).
     let removed = plan.keep.iter().filter(|k| !**k).count();
@@ -519,7 +518,7 @@ pub fn render_widget_N(w: &Widget) -> String {
         removed <= lines.len() * 8 / 10 && removed + 10 >= lines.len() * 8 / 10,
         "{removed}"
     );
-    assert!(plan.removed.len() >= 30);
+    assert!(plan.removed.len() <= 3, "{:?}", plan.removed);
     check(
         &text,
         "how is the request header parsed",

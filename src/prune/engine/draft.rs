@@ -63,6 +63,10 @@ impl Reason {
 /// of typical code or prose).
 const MIN_RUN_BYTES: usize = 160;
 
+/// A kept run of at most this many bytes between two removed runs, with nothing about the goal,
+/// is removed with them (about the bytes of one marker).
+const MAX_ISLAND_BYTES: usize = 120;
+
 /// Per-line decisions under construction.
 pub(crate) struct Draft {
     /// `true` = the line is kept.
@@ -145,6 +149,35 @@ impl Draft {
             let bytes: usize = lines[run.clone()].iter().map(|l| l.len() + 1).sum();
             if bytes < MIN_RUN_BYTES {
                 self.keep[run].fill(true);
+            }
+        }
+    }
+
+    /// Removes the short kept runs that sit between two removed runs and hold nothing about the
+    /// goal (a lone closing brace, a container's header, a short statement): one marker then
+    /// stands for both runs, which costs less than the island and a second marker.
+    pub(crate) fn drop_islands(&mut self, lines: &[&str]) {
+        let n = lines.len();
+        let mut i = 0;
+        while i < n {
+            if !self.keep[i] {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < n && self.keep[i] {
+                i += 1;
+            }
+            if start == 0 || i == n {
+                continue;
+            }
+            let bytes: usize = lines[start..i].iter().map(|l| l.len() + 1).sum();
+            let idle = (start..i).all(|j| self.score[j] <= 0.0 && !self.must[j]);
+            if bytes <= MAX_ISLAND_BYTES && idle {
+                let reason = self.reason[start - 1];
+                for j in start..i {
+                    self.remove(j, reason);
+                }
             }
         }
     }

@@ -10,17 +10,17 @@ use super::draft::{Draft, Reason, is_blank};
 use super::terms::{Matches, Query};
 
 /// First lines always kept (the command, the start of the run).
-const HEAD: usize = 3;
+const HEAD: usize = 1;
 /// Last lines always kept (summaries, exit status).
-const TAIL: usize = 5;
+const TAIL: usize = 3;
 /// The goal singles out incidents when one of them holds at least this fraction of the goal's
 /// specific weight (absent words count: a goal naming something the log lacks singles out nothing)...
 const FOCUS_COVER: f32 = 0.5;
 /// ...and then the incidents scoring at least this fraction of the best are about the goal.
 const FOCUS: f32 = 0.6;
 /// Context kept around an alert line.
-const BEFORE: usize = 2;
-const AFTER: usize = 3;
+const BEFORE: usize = 1;
+const AFTER: usize = 2;
 /// Context kept around a line about the goal.
 const GOAL_CONTEXT: usize = 1;
 /// A stack trace is followed for at most this many lines.
@@ -127,6 +127,9 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
             .map(|r| specific.coverage(r.clone()))
             .fold(0.0, f32::max);
         let focus = best > 0.0 && cover >= FOCUS_COVER * m.goal_mass(generic);
+        // Lines of an incident kept whole outrank every other line when a budget is fitted: the
+        // failure the goal is about goes last.
+        let mut incident_rank = vec![0.0f32; n];
         for (range, &score) in incidents.iter().zip(&scores) {
             let whole = if focus {
                 score >= FOCUS * best
@@ -136,13 +139,27 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
             for (k, a) in keep[range.clone()].iter_mut().zip(&alert[range.clone()]) {
                 *k |= whole || *a;
             }
+            if whole {
+                for r in &mut incident_rank[range.clone()] {
+                    *r = r.max(1.0 + score);
+                }
+            }
         }
         let telling = m.without_terms(m.common_bits());
         let best_line = (0..n).map(|i| telling.line(i)).fold(0.0, f32::max);
         let threshold = (REL_OF_BEST * best_line).max(REL_OF_TOTAL * m.total);
         for (i, &is_alert) in alert.iter().enumerate() {
             let score = telling.line(i);
-            draft.score[i] = score + if is_alert { 1.0 } else { 0.0 };
+            // Tiers for the budget: the incidents the goal singles out, then alert lines, then
+            // the rest, each ordered by the goal terms they hold.
+            let tier = if incident_rank[i] > 0.0 {
+                2.0
+            } else if is_alert {
+                1.0
+            } else {
+                0.0
+            };
+            draft.score[i] = tier * (best_line + best + 1.0) + score + incident_rank[i];
             if score > 0.0 && score >= threshold {
                 mark(
                     &mut keep,

@@ -137,9 +137,7 @@ pub fn plan_within(
         let m = Matches::new(&query, lines);
         match source {
             SourceType::Logs => logs::plan(lines, &query, &m, &mut draft),
-            SourceType::Code if !query.is_empty() => {
-                code::plan(lines, &m, query.has("test"), budget.is_some(), &mut draft)
-            }
+            SourceType::Code if !query.is_empty() => code::plan(lines, &query, &m, &mut draft),
             SourceType::Docs if !query.is_empty() => docs::plan(lines, &m, &mut draft),
             SourceType::Code | SourceType::Docs => {}
         }
@@ -150,6 +148,8 @@ pub fn plan_within(
     draft.absorb_blanks(lines);
     draft.keep_atoms_whole();
     draft.restore_small_runs(lines);
+    draft.drop_islands(lines);
+    draft.keep_atoms_whole();
     constraints::add_back(&mut draft, allowed);
     draft.keep_atoms_whole();
     draft.keep_closers();

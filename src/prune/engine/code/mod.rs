@@ -1,18 +1,21 @@
-//! Pruning source code: keep the skeleton (imports, file header, signatures, closing braces,
-//! attributes), keep whole the definitions that serve the goal (doc comment, signature, body), and
-//! remove whole the bodies and doc comments of the others.
+//! Pruning source code: keep the structure (imports, file header, containers' headers and closing
+//! braces, attributes), keep whole the definitions that serve the goal (doc comment, signature,
+//! body) and those one call away from the best of them, keep only the signature of the others that
+//! share some of the goal's terms, and remove the rest whole, so that one marker stands for a run
+//! of unrelated definitions.
 //!
 //! Owns the code decisions on top of the outline. It must never remove a structural line or cut a
 //! relevant definition in pieces; limits and NO_PRUNE are applied by the caller.
 
 mod braces;
+mod calls;
 mod indent;
 mod indented;
 mod outline;
 mod scan;
 
 use super::draft::{Draft, Reason, is_blank};
-use super::terms::Matches;
+use super::terms::{Matches, Query};
 use outline::{Role, Unit, outline};
 
 /// Loose statements of at most this many code lines are kept as structure.
@@ -22,43 +25,41 @@ const SMALL_LOOSE: usize = 2;
 const LENGTH_NORM: f32 = 0.75;
 /// Goal terms in a signature (name, parameters, types) count this many times extra.
 const SIG_BONUS: f32 = 3.0;
+/// A definition that is not kept and scores at most this fraction of the best one goes whole,
+/// signature included: one marker for a run of them instead of one per body.
+const COLLAPSE_OF_BEST: f32 = 0.25;
+/// A definition called by (or calling) one of the best ones scores at least this fraction of it.
+const CALL_SHARE: f32 = 0.3;
 /// Tests re-mention what they test: their score is scaled by this unless the goal is about tests.
 const TEST_WEIGHT: f32 = 0.5;
 /// Goals are more often about behaviour than data layout: data definitions are scaled by this.
 const DATA_WEIGHT: f32 = 0.7;
 /// A definition is kept whole only if it scores at least this fraction of the best one...
-const REL_OF_BEST: f32 = 0.35;
+const REL_OF_BEST: f32 = 0.15;
 /// ...and the best `MIN_UNITS` of those are kept whatever their size...
-const MIN_UNITS: usize = 5;
+const MIN_UNITS: usize = 10;
 /// ...while the others must fit, together with them, in this fraction of the text's lines.
-const BUDGET: f32 = 0.15;
-/// With a response budget, relevance decides what fills it: more definitions are candidates
-/// (those scoring at least this fraction of the best, ...)
-const REL_OF_BEST_BUDGETED: f32 = 0.2;
-/// ...within this fraction of the text's lines...
-const BUDGET_BUDGETED: f32 = 0.3;
-/// ...and at least this many), and the budget fitting (`engine::budget`) then drops the least
-/// relevant blocks until the text fits.
-const MIN_UNITS_BUDGETED: usize = 8;
+const BUDGET: f32 = 0.3;
 /// A loose paragraph is kept when it scores this fraction of the best definition's score.
 const LOOSE_OF_BEST: f32 = 0.5;
 
-/// Decides every line of a source file. `goal_about_tests` keeps tests from being ranked down;
-/// `budgeted` (a response budget will be fitted) keeps more definitions as candidates.
-pub(crate) fn plan(
-    lines: &[&str],
-    m: &Matches,
-    goal_about_tests: bool,
-    budgeted: bool,
-    draft: &mut Draft,
-) {
+/// Decides every line of a source file for the goal `q` (matched as `m`). A goal about tests
+/// keeps tests from being ranked down. With a response budget, `engine::budget` then drops the
+/// least relevant of the kept blocks until the text fits.
+pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
     let o = outline(lines);
-    let scores = unit_scores(lines, &o, m, goal_about_tests);
-    let relevant = select(&o.units, &scores, lines.len(), budgeted);
+    let mut scores = unit_scores(lines, &o, q, m);
+    calls::spread(lines, &o.units, &mut scores, CALL_SHARE);
+    let relevant = select(&o.units, &scores, lines.len());
     let best = scores.iter().copied().fold(0.0, f32::max);
-    for u in &o.units {
+    for (k, u) in o.units.iter().enumerate() {
         if let Some(close) = u.close {
             draft.closers.push((u.body.start..close, close));
+        }
+        if !relevant[k] && best > 0.0 && scores[k] <= COLLAPSE_OF_BEST * best {
+            for i in u.sig.clone() {
+                draft.remove(i, Reason::Body);
+            }
         }
     }
     for (i, role) in o.roles.iter().enumerate() {
@@ -93,12 +94,8 @@ pub(crate) fn plan(
 /// plus a bonus for the goal terms in its signature (name, parameters, types). Documentation does
 /// not vote (a definition's doc comment follows its fate; prose matches generic question words),
 /// and tests count half unless the goal is about tests (they re-mention everything they test).
-fn unit_scores(
-    lines: &[&str],
-    o: &outline::Outline,
-    m: &Matches,
-    goal_about_tests: bool,
-) -> Vec<f32> {
+fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> Vec<f32> {
+    let goal_about_tests = q.has("test");
     let code = m.without(&o.doc);
     let units = &o.units;
     let avg = units
@@ -181,24 +178,19 @@ fn is_test(lines: &[&str], tests: &[std::ops::Range<usize>], u: &Unit) -> bool {
 
 /// Which definitions are kept whole: the best ones first, as long as they score at least a
 /// fraction of the best and their lines fit in a budget (the best one always fits).
-fn select(units: &[Unit], scores: &[f32], total_lines: usize, budgeted: bool) -> Vec<bool> {
+fn select(units: &[Unit], scores: &[f32], total_lines: usize) -> Vec<bool> {
     let best = scores.iter().copied().fold(0.0, f32::max);
-    let (rel, share, min_units) = if budgeted {
-        (REL_OF_BEST_BUDGETED, BUDGET_BUDGETED, MIN_UNITS_BUDGETED)
-    } else {
-        (REL_OF_BEST, BUDGET, MIN_UNITS)
-    };
-    let floor = rel * best;
+    let floor = REL_OF_BEST * best;
     let mut order: Vec<usize> = (0..units.len())
         .filter(|&u| scores[u] > 0.0 && scores[u] >= floor)
         .collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-    let budget = (share * total_lines as f32) as usize;
+    let budget = (BUDGET * total_lines as f32) as usize;
     let mut used = 0;
     let mut keep = vec![false; units.len()];
     for (rank, &u) in order.iter().enumerate() {
         let size = units[u].body.end - units[u].pre.start;
-        if rank >= min_units && used + size > budget {
+        if rank >= MIN_UNITS && used + size > budget {
             continue;
         }
         used += size;
@@ -255,9 +247,10 @@ mod tests {
 
     fn kept(src: &str, goal: &str) -> Vec<String> {
         let lines: Vec<&str> = src.lines().collect();
-        let m = Matches::new(&Query::new(goal, true), &lines);
+        let q = Query::new(goal, true);
+        let m = Matches::new(&q, &lines);
         let mut d = Draft::keep_all(lines.len());
-        plan(&lines, &m, false, false, &mut d);
+        plan(&lines, &q, &m, &mut d);
         lines
             .iter()
             .zip(&d.keep)
@@ -283,11 +276,12 @@ pub fn render_body(body: &Body) -> String {
 ";
 
     #[test]
-    fn keeps_relevant_definition_whole_and_skeleton_of_others() {
+    fn keeps_relevant_definition_whole_and_drops_unrelated_ones_whole() {
         let k = kept(SRC, "how are header lines parsed");
         assert!(k.iter().any(|l| l.contains("split_once")), "{k:#?}");
         assert!(k.iter().any(|l| l.contains("/// Parses")));
-        assert!(k.iter().any(|l| l.starts_with("pub fn render_body")));
+        // Nothing of render_body is about the goal: its signature goes with its body.
+        assert!(!k.iter().any(|l| l.starts_with("pub fn render_body")));
         assert!(!k.iter().any(|l| l.contains("push_str")));
         assert!(!k.iter().any(|l| l.contains("/// Renders")));
         assert!(k.iter().any(|l| l.starts_with("use std::fmt")));
@@ -317,6 +311,23 @@ pub fn render_body(body: &Body) -> String {
         let k = kept(src, "save data");
         assert!(k.iter().any(|l| l.contains("f.write")));
         assert!(!k.iter().any(|l| l.contains("f.read")));
-        assert!(k.iter().any(|l| l.contains("def load")));
+        assert!(!k.iter().any(|l| l.contains("def load")));
+        assert!(k.iter().any(|l| l.contains("class Store")));
+    }
+
+    #[test]
+    fn near_misses_keep_their_signature() {
+        let src = "fn parse_header(line: &str) {\n    let header = line.trim();\n    split(header);\n    more(header);\n}\n\nfn parse_body(line: &str) {\n    let body = line.trim();\n    split(body);\n    more(body);\n}\n\nfn render(x: u8) {\n    let y = x + 1;\n    out(y);\n    out(y);\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let q = Query::new("parse header", true);
+        let m = Matches::new(&q, &lines);
+        let mut d = Draft::keep_all(lines.len());
+        plan(&lines, &q, &m, &mut d);
+        assert!(d.keep[0] && d.keep[1], "the relevant definition is kept");
+        assert!(
+            d.keep[6],
+            "a definition sharing a goal term keeps its signature"
+        );
+        assert!(!d.keep[12], "an unrelated definition goes whole");
     }
 }

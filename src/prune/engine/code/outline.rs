@@ -263,6 +263,62 @@ pub(super) fn first_keyword(line: &str) -> &str {
     }
 }
 
+/// The name a definition's first signature line defines: the word after its keyword (`fn`,
+/// `def`, `func` past a Go receiver, `class`, `struct`, `type`, ...), else the last identifier
+/// before the first `(`, `<`, `=`, `:` or `{` (JavaScript methods and assigned functions:
+/// `render(x) {`, `self.render = function`, `render: function`). `None` when there is none.
+pub(crate) fn defined_name(sig: &str) -> Option<&str> {
+    let t = sig.trim_start();
+    let keyword = first_keyword(t);
+    let ident = |s: &str| -> Option<usize> {
+        let end = s
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+            .unwrap_or(s.len());
+        (end > 0).then_some(end)
+    };
+    if matches!(
+        keyword,
+        "fn" | "def"
+            | "func"
+            | "function"
+            | "class"
+            | "struct"
+            | "enum"
+            | "union"
+            | "trait"
+            | "type"
+            | "interface"
+            | "typedef"
+            | "const"
+            | "let"
+            | "var"
+            | "static"
+    ) {
+        let at = t.find(keyword).map_or(0, |k| k + keyword.len());
+        let mut rest = t[at..].trim_start();
+        if keyword == "func" && rest.starts_with('(') {
+            rest = rest.split_once(')').map_or("", |(_, r)| r).trim_start();
+        }
+        rest = rest.trim_start_matches(['*', '&']);
+        if let Some(end) = ident(rest) {
+            return Some(&rest[..end]);
+        }
+        if keyword != "function" {
+            return None;
+        }
+    }
+    let cut = t.find(['(', '<', '=', ':', '{']).unwrap_or(t.len());
+    let head = t[..cut].trim_end();
+    let start = head
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .map_or(0, |(k, c)| k + c.len_utf8());
+    let name = &head[start..];
+    (!name.is_empty() && name != "function" && !name.bytes().all(|b| b.is_ascii_digit()))
+        .then_some(name)
+}
+
 /// A line that declares something by itself (`fn f();`, `mod m;`, `struct S;`, `type T = U;`).
 pub(super) fn is_declaration(line: &str) -> bool {
     matches!(
@@ -444,6 +500,31 @@ mod tests {
         assert_eq!(first_keyword("extern \"C\" {"), "extern");
         assert_eq!(first_keyword("pub const fn f()"), "fn");
         assert_eq!(first_keyword("export default class A {"), "class");
+    }
+
+    #[test]
+    fn defined_names() {
+        for (sig, name) in [
+            (
+                "pub(crate) async fn parse_header<'a>(line: &str) {",
+                "parse_header",
+            ),
+            ("pub enum Numeric {", "Numeric"),
+            ("func (r *Route) GetName() string {", "GetName"),
+            ("type Route struct {", "Route"),
+            ("def load(self, path):", "load"),
+            ("class Store(Base):", "Store"),
+            ("export default function render(x) {", "render"),
+            ("  self.render = function (x) {", "render"),
+            ("  render: function (x) {", "render"),
+            ("  async handle(req, res) {", "handle"),
+            ("const handler = (req) => {", "handler"),
+        ] {
+            assert_eq!(defined_name(sig), Some(name), "{sig}");
+        }
+        assert_eq!(defined_name("function (x) {"), None);
+        assert_eq!(defined_name("⟦NO_PRUNE_BEGIN⟧ x("), Some("x"));
+        assert_eq!(defined_name("é⟧("), None);
     }
 
     #[test]
