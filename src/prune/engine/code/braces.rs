@@ -10,6 +10,11 @@ use super::outline::{
 };
 use super::scan::LineScan;
 
+/// A definition body of at least this many lines...
+const BIG_BODY: usize = 150;
+/// ...that opens at least this many functions of its own is outlined as a container.
+const MIN_NESTED: usize = 3;
+
 /// Outline of brace languages.
 pub(super) struct Braces<'a> {
     pub(super) lines: &'a [&'a str],
@@ -44,7 +49,10 @@ impl Braces<'_> {
             let close = (i + 1..hi).find(|&j| self.s[j].after <= d);
             let end = close.map_or(hi, |j| j + 1);
             let start = self.sig_start(o, i, lo);
-            let kind = classify(self.lines[start]);
+            let mut kind = classify(self.lines[start]);
+            if kind == Kind::Unit && self.holds_definitions(i + 1, close.unwrap_or(hi), d + 1) {
+                kind = Kind::Container;
+            }
             match kind {
                 Kind::Import => o.roles[start..end].fill(Role::Import),
                 Kind::Container => {
@@ -88,6 +96,27 @@ impl Braces<'_> {
             }
             i = end;
         }
+    }
+
+    /// True when the body `lo..hi` (at depth `d`) is long and defines functions of its own (a
+    /// JavaScript module pattern, a constructor function assigning methods, a Go function full of
+    /// closures): it is then outlined as a container, so that its members are judged one by one.
+    fn holds_definitions(&self, lo: usize, hi: usize, d: i32) -> bool {
+        if hi.saturating_sub(lo) < BIG_BODY {
+            return false;
+        }
+        let nested = (lo..hi)
+            .filter(|&k| {
+                let s = self.s[k];
+                let t = self.lines[k];
+                s.before == d
+                    && s.after > d
+                    && !s.in_string
+                    && !s.comment
+                    && (t.contains("function") || t.contains("=>") || t.contains("func("))
+            })
+            .count();
+        nested >= MIN_NESTED
     }
 
     /// First line of the signature whose body opens on line `i`.
