@@ -215,7 +215,13 @@ impl Draft {
 
 /// A line with nothing but whitespace.
 pub(crate) fn is_blank(line: &str) -> bool {
-    line.trim().is_empty()
+    // ASCII fast path: the first byte that is not ASCII whitespace decides, unless it starts a
+    // multi-byte character (which may be Unicode whitespace).
+    match line.bytes().find(|b| !b.is_ascii_whitespace()) {
+        None => true,
+        Some(b) if b.is_ascii() => false,
+        Some(_) => line.trim().is_empty(),
+    }
 }
 
 /// Maximal runs of `false` in `keep`, as 0-based half-open ranges.

@@ -73,25 +73,25 @@ pub(super) fn spread(lines: &[&str], units: &[Unit], scores: &mut [f32], share: 
 }
 
 /// Calls `emit` with every identifier of `lines` directly followed by `(` (spaces allowed).
+/// Walks back from each `(`, so the cost is the parentheses, not every identifier.
 fn for_each_call<'t>(lines: &[&'t str], emit: &mut dyn FnMut(&'t str)) {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     for line in lines {
         let b = line.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            if !(b[i].is_ascii_alphabetic() || b[i] == b'_') {
-                i += 1;
-                continue;
+        let mut from = 0;
+        while let Some(k) = b[from..].iter().position(|&c| c == b'(') {
+            let paren = from + k;
+            from = paren + 1;
+            let mut end = paren;
+            while end > 0 && b[end - 1] == b' ' {
+                end -= 1;
             }
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
+            let mut start = end;
+            while start > 0 && ident(b[start - 1]) {
+                start -= 1;
             }
-            let mut j = i;
-            while j < b.len() && b[j] == b' ' {
-                j += 1;
-            }
-            if j < b.len() && b[j] == b'(' && i - start >= MIN_NAME {
-                emit(&line[start..i]);
+            if end - start >= MIN_NAME && !b[start].is_ascii_digit() {
+                emit(&line[start..end]);
             }
         }
     }

@@ -66,19 +66,22 @@ pub(super) const MAX_SIG_LINES: usize = 12;
 
 /// Outlines `lines`, choosing indentation mode when `:`-opened blocks outnumber `{`-opened ones.
 pub(crate) fn outline(lines: &[&str]) -> Outline {
-    let braces = lines.iter().filter(|l| l.trim_end().ends_with('{')).count();
-    let colons = lines.iter().filter(|l| is_py_opener(l.trim())).count();
+    let (mut braces, mut colons) = (0, 0);
+    let roles = lines
+        .iter()
+        .map(|l| {
+            let t = l.trim();
+            braces += usize::from(t.ends_with('{'));
+            colons += usize::from(is_py_opener(t));
+            if t.is_empty() {
+                Role::Blank
+            } else {
+                Role::Loose
+            }
+        })
+        .collect();
     let mut o = Outline {
-        roles: lines
-            .iter()
-            .map(|l| {
-                if l.trim().is_empty() {
-                    Role::Blank
-                } else {
-                    Role::Loose
-                }
-            })
-            .collect(),
+        roles,
         units: Vec::new(),
         containers: Vec::new(),
         doc: vec![false; lines.len()],

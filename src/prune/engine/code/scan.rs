@@ -71,6 +71,9 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
 /// Whether the `'` of this line (outside double-quoted strings and comments) come in pairs: then
 /// they delimit strings or character literals; otherwise they are Rust lifetimes or apostrophes.
 fn single_quotes_pair(b: &[u8], start: State) -> bool {
+    if !b.contains(&b'\'') {
+        return true;
+    }
     let mut state = start;
     let mut count = 0;
     let mut i = 0;
