@@ -64,16 +64,13 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 start,
             ));
         }
-        Err(paths::ResolveError::OutsideRoot(real)) => {
+        Err(paths::ResolveError::OutsideRoot) => {
             return Ok(fail(
                 ctx,
                 Failure::new(
                     ToolName::Bash,
                     ErrorReason::InvalidCwd,
-                    format!(
-                        "cwd resolves outside the root (to {}) through a symlink",
-                        real.display()
-                    ),
+                    "cwd resolves outside the root through a symlink".to_string(),
                     0,
                 ),
                 start,

@@ -10,7 +10,7 @@
 //! artifact through a [`SpillWriter`] (spilled past [`crate::store::SPILL_THRESHOLD`]) while
 //! keeping only the requested page's matches. Must never collect every match in memory.
 
-use super::{Failure, ToolCtx, ToolOutput, ms_since, paths};
+use super::{Failure, ToolCtx, ToolOutput, beneath, ms_since, paths};
 use crate::budget;
 use crate::contract::types::{
     ErrorReason, GrepInput, GrepMatch, GrepResult, GrepResultTool, RpcError, SourceType, ToolName,
@@ -104,15 +104,12 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                     start,
                 ));
             }
-            Err(paths::ResolveError::OutsideRoot(real)) => {
+            Err(paths::ResolveError::OutsideRoot) => {
                 return Ok(done(
                     ctx,
                     fail(
                         ErrorReason::InvalidPath,
-                        format!(
-                            "{raw} resolves outside the root (to {}) through a symlink",
-                            real.display()
-                        ),
+                        format!("{raw} resolves outside the root through a symlink"),
                     ),
                     start,
                 ));
@@ -455,9 +452,14 @@ fn search(
                 buf.clear();
                 *in_buf = 0;
             };
-            let _ = searcher.search_path(
+            // Opened beneath the root and searched through the handle: a file swapped for a
+            // link (or a FIFO) after the walk saw it is skipped, never followed out.
+            let Ok(opened) = beneath::open_file(root, entry.path()) else {
+                return ignore::WalkState::Continue;
+            };
+            let _ = searcher.search_file(
                 matcher,
-                entry.path(),
+                &opened.file,
                 Lossy(|lnum, line| {
                     let line = line.strip_suffix('\n').unwrap_or(line);
                     let line = line.strip_suffix('\r').unwrap_or(line);

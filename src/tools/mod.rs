@@ -3,6 +3,7 @@
 //! (seed 003 code + seed 000 reason) and the MCP result envelope. Transports are never visible here.
 
 pub mod bash;
+pub mod beneath;
 pub mod grep;
 pub mod health;
 pub mod paths;

@@ -48,8 +48,8 @@ pub fn lexical(root: &Path, base: &Path, raw: &str) -> Result<PathBuf, String> {
 pub enum ResolveError {
     /// Nothing there.
     NotFound,
-    /// Exists, but a symlink leads outside the root.
-    OutsideRoot(PathBuf),
+    /// A symlink leads outside the root (whether or not its target exists: which is not told).
+    OutsideRoot,
     /// Not readable.
     PermissionDenied,
     /// Any other I/O failure.
@@ -60,13 +60,28 @@ pub enum ResolveError {
 pub fn resolve(root: &Path, path: &Path) -> Result<PathBuf, ResolveError> {
     match std::fs::canonicalize(path) {
         Ok(real) if real.starts_with(root) => Ok(real),
-        Ok(real) => Err(ResolveError::OutsideRoot(real)),
+        Ok(_) => Err(ResolveError::OutsideRoot),
+        Err(e) if e.kind() == io::ErrorKind::NotFound && dangles_out(root, path) => {
+            Err(ResolveError::OutsideRoot)
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => Err(ResolveError::NotFound),
         Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
             Err(ResolveError::PermissionDenied)
         }
         Err(e) => Err(ResolveError::Io(e)),
     }
+}
+
+/// True when `path` is a symlink whose target, read lexically, is outside `root`: a dangling link
+/// out of the root is refused as leaving it, not reported missing (that would tell what exists
+/// outside).
+fn dangles_out(root: &Path, path: &Path) -> bool {
+    let Ok(target) = std::fs::read_link(path) else {
+        return false;
+    };
+    let base = path.parent().unwrap_or(root);
+    let raw = target.to_string_lossy();
+    lexical(Path::new("/"), base, &raw).is_ok_and(|t| !t.starts_with(root))
 }
 
 /// `path` relative to `root` for display (`.` for the root itself).

@@ -13,7 +13,7 @@
 //! streaming pass, so that its recovered lines match the page's replacement characters.
 //! Must never read a file over [`STREAM_ABOVE`] into memory.
 
-use super::{Failure, ToolCtx, ToolOutput, ms_since, paths};
+use super::{Failure, ToolCtx, ToolOutput, beneath, ms_since, paths};
 use crate::budget;
 use crate::contract::types::{
     ErrorReason, ReadInput, ReadResult, ReadResultEncoding, ReadResultTool, RpcError, ToolName,
@@ -52,9 +52,13 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         )
     };
 
-    let real = match paths::resolve(root, &lexical) {
-        Ok(p) => p,
-        Err(paths::ResolveError::NotFound) => {
+    // Opened once, beneath the root (no check-then-open race); every read below goes through this
+    // handle, never through the path again. A stat and an open are microseconds: done inline
+    // rather than through the blocking pool (two thread hand-offs were most of a small read's
+    // latency).
+    let beneath::Opened { file, meta, real } = match beneath::open_file(root, &lexical) {
+        Ok(o) => o,
+        Err(beneath::OpenError::NotFound) => {
             return Ok(done(
                 ctx,
                 fail(
@@ -65,21 +69,17 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 start,
             ));
         }
-        Err(paths::ResolveError::OutsideRoot(real)) => {
+        Err(beneath::OpenError::OutsideRoot) => {
             return Ok(done(
                 ctx,
                 fail(
                     ErrorReason::InvalidPath,
-                    format!(
-                        "{} resolves outside the root (to {}) through a symlink",
-                        input.path,
-                        real.display()
-                    ),
+                    format!("{} resolves outside the root through a symlink", input.path),
                 ),
                 start,
             ));
         }
-        Err(paths::ResolveError::PermissionDenied) => {
+        Err(beneath::OpenError::PermissionDenied) => {
             return Ok(done(
                 ctx,
                 fail(
@@ -89,48 +89,40 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 start,
             ));
         }
-        Err(paths::ResolveError::Io(e)) => {
+        Err(beneath::OpenError::NotRegular { dir }) => {
+            let (what, hint) = if dir {
+                (
+                    "a directory",
+                    "list it with bash (ls) or search it with grep",
+                )
+            } else {
+                ("not a regular file", "read only regular files")
+            };
+            return Ok(done(
+                ctx,
+                fail(
+                    ErrorReason::InvalidPath,
+                    format!("{} is {what}", input.path),
+                )
+                .hint(hint),
+                start,
+            ));
+        }
+        Err(beneath::OpenError::Io(e)) => {
             return Ok(io_failed(&e));
         }
     };
-    // A stat is microseconds: done inline rather than through the blocking pool (two thread
-    // hand-offs were most of a small read's latency).
-    let meta = match std::fs::metadata(&real) {
-        Ok(m) => m,
-        Err(e) => {
-            return Ok(io_failed(&e));
-        }
-    };
-    if !meta.is_file() {
-        let what = if meta.is_dir() {
-            "a directory"
-        } else {
-            "not a regular file"
-        };
-        let hint = if meta.is_dir() {
-            "list it with bash (ls) or search it with grep"
-        } else {
-            "read only regular files"
-        };
-        return Ok(done(
-            ctx,
-            fail(
-                ErrorReason::InvalidPath,
-                format!("{} is {what}", input.path),
-            )
-            .hint(hint),
-            start,
-        ));
-    }
     let offset = input.offset.map(|o| o.get() as usize).unwrap_or(1);
     let limit = input.limit.map(|l| l.get() as usize).unwrap_or(usize::MAX);
     let question = input.context_focus_question.as_deref().map(String::as_str);
     let loaded = if meta.len() <= INLINE_READ_MAX {
-        // Small files (most source files) are read inline, like the stat above.
-        std::fs::read(&real).map(|bytes| whole(bytes, offset, limit))
+        // Small files (most source files) are read inline, like the open above.
+        read_all(file, meta.len()).map(|bytes| whole(bytes, offset, limit))
     } else if meta.len() <= STREAM_ABOVE {
-        tokio::fs::read(&real)
+        let len = meta.len();
+        tokio::task::spawn_blocking(move || read_all(file, len))
             .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)))
             .map(|bytes| whole(bytes, offset, limit))
     } else {
         // What the page can use: the budget's worth of text, or the pruner's input limit.
@@ -139,8 +131,7 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         } else {
             budget
         } + 8;
-        let path = real.clone();
-        tokio::task::spawn_blocking(move || scan(&path, offset, limit, cap))
+        tokio::task::spawn_blocking(move || scan(file, offset, limit, cap))
             .await
             .unwrap_or_else(|e| Err(std::io::Error::other(e)))
     };
@@ -397,10 +388,16 @@ fn line_window(offset: usize, limit: usize, total_lines: usize) -> (usize, usize
     (first, last)
 }
 
+/// The whole of an open file (`len`: its size when opened, a capacity hint).
+fn read_all(mut file: std::fs::File, len: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// One streaming pass over a large file: line count, UTF-8 validity, line index, and the bytes
 /// of lines `offset..offset + limit` up to `cap` (the window's full size is counted).
-fn scan(path: &Path, offset: usize, limit: usize, cap: usize) -> std::io::Result<Loaded> {
-    let file = std::fs::File::open(path)?;
+fn scan(file: std::fs::File, offset: usize, limit: usize, cap: usize) -> std::io::Result<Loaded> {
     let key = FileKey::of(&file.metadata()?);
     // Only the bytes the identity covers: an append during the scan makes the entry stale, not
     // inconsistent.
@@ -488,9 +485,15 @@ async fn store_artifact(
             index: Some(index),
         } => Ok(store.put_file("read", label, path.to_path_buf(), key, index)),
         Source::Scanned { key, index: None } => {
-            let path = path.to_path_buf();
+            let (root, path) = (ctx.app.config.root.clone(), path.to_path_buf());
             let written = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
-                let mut file = std::fs::File::open(&path)?.take(key.len);
+                // Reopened beneath the root, and only if it is still the file just scanned.
+                let opened = beneath::open_file(&root, &path)
+                    .map_err(|e| std::io::Error::other(format!("{e:?}")))?;
+                if FileKey::of(&opened.meta) != key {
+                    return Err(std::io::Error::other("the file changed while it was read"));
+                }
+                let mut file = opened.file.take(key.len);
                 let mut decoder = LossyDecoder::default();
                 let mut out = SpillWriter::new();
                 let mut buf = vec![0u8; SCAN_CHUNK];
