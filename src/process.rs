@@ -1,7 +1,10 @@
-//! Running a command the way `bash` needs it: in its own process group, stdout and stderr captured
-//! under a hard memory cap, a timeout, cancellation, and a tree kill (SIGTERM to the group, a grace
-//! period, then SIGKILL) so that no descendant outlives a timed-out or cancelled call (seed 003
-//! part 2). Owns spawning and signals; never interprets the output.
+//! Running a command the way `bash` needs it: in its own session (and process group), stdout and
+//! stderr captured under a hard memory cap, a timeout, cancellation, and a tree kill (SIGTERM to
+//! the group, the session and every descendant, a grace period, then SIGKILL) so that no
+//! descendant outlives a timed-out or cancelled call (seed 003 part 2), not even one that moved
+//! to another group (`set -m`) or session (`setsid`) while its parent lived. After a command
+//! succeeds, what it left in its group is terminated too; a daemon detached on purpose (`setsid`,
+//! or `set -m` job control) survives. Owns spawning and signals; never interprets the output.
 
 use std::io;
 use std::path::PathBuf;
@@ -92,8 +95,18 @@ pub async fn run(
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
+    // Its own session (and so its own process group, of the same id): a descendant that moves
+    // to another group (`set -m`, `setpgid`) stays in the session, and is found by it.
+    // SAFETY: setsid(2) is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     let mut child = cmd.spawn()?;
     let pgid = child.id().expect("a just-spawned child has a pid") as i32;
     // If this future is dropped mid-run (an HTTP client went away), the group still gets the tree
@@ -200,9 +213,17 @@ impl Drop for GroupGuard {
         // The leader got `kill_on_drop`; tokio reaps it, so only the rest of the group counts.
         match tokio::runtime::Handle::try_current() {
             Ok(rt) => {
-                rt.spawn(terminate_group(pgid, grace, || true));
+                rt.spawn(terminate_tree(pgid, grace, || true));
             }
-            Err(_) => signal_group(pgid, libc::SIGKILL),
+            Err(_) => {
+                signal_group(pgid, libc::SIGKILL);
+                for pid in tree_members(pgid) {
+                    // SAFETY: kill(2) on a pid; no memory is involved.
+                    unsafe {
+                        libc::kill(pid, libc::SIGKILL);
+                    }
+                }
+            }
         }
     }
 }
@@ -238,17 +259,109 @@ async fn pump(
     }
 }
 
-/// SIGTERM to the whole group, wait up to `grace` for it to empty, then SIGKILL.
-/// Returns whether SIGKILL was needed.
+/// SIGTERM to the command's whole tree ([`tree_members`]: its group, its session, and every
+/// descendant of those), wait up to `grace` for it to empty, then SIGKILL whatever is left, again
+/// until nothing is (a member may fork while it dies). Returns whether SIGKILL was needed.
 async fn kill_group(child: &mut tokio::process::Child, pgid: i32, grace: Duration) -> bool {
     let mut leader_reaped = false;
-    terminate_group(pgid, grace, || {
+    let reaped = move || {
         if !leader_reaped {
             leader_reaped = matches!(child.try_wait(), Ok(Some(_)));
         }
         leader_reaped
-    })
-    .await
+    };
+    terminate_tree(pgid, grace, reaped).await
+}
+
+/// [`terminate_group`] for a command run in its own session `leader`: every member of the tree
+/// gets the signals, not only those still in the group.
+async fn terminate_tree(
+    leader: i32,
+    grace: Duration,
+    mut reap_leader: impl FnMut() -> bool,
+) -> bool {
+    // Every member ever seen stays a target: once its parent dies, an orphan that left the
+    // session is reparented and no scan would find it again.
+    let mut known: std::collections::HashSet<i32> = std::collections::HashSet::new();
+    let mut signal_all = |sig: i32| {
+        // Scanned before signalling: a parent killed first would orphan its children out of
+        // the tree before they are seen.
+        known.extend(tree_members(leader));
+        known.retain(|&pid| pid_alive(pid));
+        signal_group(leader, sig);
+        for &pid in known.iter() {
+            // SAFETY: kill(2) on a pid; no memory is involved.
+            unsafe {
+                libc::kill(pid, sig);
+            }
+        }
+        known.is_empty()
+    };
+    signal_all(libc::SIGTERM);
+    signal_all(libc::SIGCONT);
+    let deadline = Instant::now() + grace;
+    loop {
+        if reap_leader() && signal_all(0) {
+            return false;
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    for _ in 0..200 {
+        if signal_all(libc::SIGKILL) && reap_leader() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    true
+}
+
+/// The running processes of the tree of a command that leads session and group `leader`: those
+/// in its group or its session, and every descendant of them (a child that called `setsid` is
+/// still found through its parent). Zombies do not count. One pass over `/proc`.
+pub fn tree_members(leader: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    // (pid, ppid, pgrp, session, alive)
+    let procs: Vec<(i32, i32, i32, i32, bool)> = dir
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid pgrp session ...`
+            let (_, rest) = stat.rsplit_once(") ")?;
+            let mut f = rest.split(' ');
+            let state = f.next()?;
+            let ppid = f.next()?.parse().ok()?;
+            let pgrp = f.next()?.parse().ok()?;
+            let session = f.next()?.parse().ok()?;
+            Some((pid, ppid, pgrp, session, state != "Z" && state != "X"))
+        })
+        .collect();
+    let mut member: std::collections::HashSet<i32> = procs
+        .iter()
+        .filter(|p| p.0 == leader || p.2 == leader || p.3 == leader)
+        .map(|p| p.0)
+        .collect();
+    loop {
+        let before = member.len();
+        for p in &procs {
+            if member.contains(&p.1) {
+                member.insert(p.0);
+            }
+        }
+        if member.len() == before {
+            break;
+        }
+    }
+    procs
+        .iter()
+        .filter(|p| p.4 && member.contains(&p.0))
+        .map(|p| p.0)
+        .collect()
 }
 
 /// SIGTERM (and SIGCONT, so a stopped member can act on it) to group `pgid`, wait up to `grace`
@@ -374,6 +487,29 @@ mod tests {
         .unwrap();
         assert_eq!((o.stdout.len(), o.stdout_total), (1000, 100_000));
         assert!(o.capture_truncated());
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_children_that_left_the_group_or_the_session() {
+        let o = run(
+            spec(
+                "set -m; (trap '' TERM; sleep 30) & echo $!; set +m; \
+                 setsid bash -c 'echo $$; trap \"\" TERM; sleep 30' & sleep 30",
+                500,
+                1024,
+            ),
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!(o.ending, Ending::TimedOut);
+        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        let pids: Vec<i32> = out.split_whitespace().map(|p| p.parse().unwrap()).collect();
+        assert_eq!(pids.len(), 2, "{out}");
+        for pid in pids {
+            assert!(!pid_alive(pid), "descendant {pid} survived the timeout");
+        }
     }
 
     #[tokio::test]

@@ -239,6 +239,26 @@ fn bash_timeout_kills_background_children() {
 }
 
 #[test]
+fn bash_timeout_kills_descendants_that_left_the_group() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &["--kill-grace-ms", "300"]);
+    c.initialize();
+    // One child moves to its own process group (`set -m` job control), one to its own session
+    // (`setsid`); both ignore SIGTERM. The call times out while they run.
+    let cmd = "set -m; (trap '' TERM; sleep 60) & echo $! > pgid-child.pid; set +m; \
+               setsid bash -c 'echo $$ > sid-child.pid; trap \"\" TERM; sleep 60' & \
+               sleep 60";
+    let r = c.call("bash", json!({"cmd": cmd, "timeout_ms": 700}))["result"].clone();
+    assert_eq!(structured(&r)["error"]["reason"], json!("timeout"), "{r}");
+    common::assert_processes_gone(
+        root.path(),
+        &["pgid-child.pid", "sid-child.pid"],
+        Duration::from_secs(3),
+        "the timeout",
+    );
+}
+
+#[test]
 fn cancellation_and_progress_over_stdio() {
     let root = fixture_root();
     let mut c = StdioClient::spawn(root.path(), &["--kill-grace-ms", "300"]);
