@@ -173,3 +173,32 @@ fn special_files_and_links_out_are_refused_quickly_without_naming_the_outside() 
     assert_eq!(a, b);
     client.close();
 }
+
+#[test]
+fn grep_keeps_its_timeout_inside_one_huge_file() {
+    let root_dir = tempfile::tempdir().unwrap();
+    let root = root_dir.path().canonicalize().unwrap();
+    {
+        use std::io::Write;
+        let mut f = std::io::BufWriter::new(std::fs::File::create(root.join("big.log")).unwrap());
+        let line = "2026-11-24 12:00:00 INFO worker processed a request without trouble\n";
+        for _ in 0..(120 << 20) / line.len() {
+            f.write_all(line.as_bytes()).unwrap();
+        }
+    }
+    let mut client = StdioClient::spawn(&root, &["--log-level", "error"]);
+    client.initialize();
+    let started = std::time::Instant::now();
+    let r = client.call(
+        "grep",
+        json!({"pattern": "INFO", "paths": ["big.log"], "timeout_ms": 100}),
+    )["result"]
+        .clone();
+    let took = started.elapsed();
+    assert_eq!(structured(&r)["error"]["reason"], json!("timeout"), "{r}");
+    assert!(
+        took < std::time::Duration::from_millis(100 + 750),
+        "grep with timeout_ms 100 answered after {took:?}"
+    );
+    client.close();
+}

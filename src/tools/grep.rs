@@ -457,9 +457,16 @@ fn search(
             let Ok(opened) = beneath::open_file(root, entry.path()) else {
                 return ignore::WalkState::Continue;
             };
-            let _ = searcher.search_file(
+            let mut tripped = None;
+            let reader = Watched {
+                inner: opened.file,
+                deadline,
+                cancel,
+                tripped: &mut tripped,
+            };
+            let _ = searcher.search_reader(
                 matcher,
-                &opened.file,
+                reader,
                 Lossy(|lnum, line| {
                     let line = line.strip_suffix('\n').unwrap_or(line);
                     let line = line.strip_suffix('\r').unwrap_or(line);
@@ -486,6 +493,15 @@ fn search(
             if in_buf > 0 {
                 flush(&mut buf, &mut in_buf, &mut this);
             }
+            // The deadline or a cancel stopped this file mid-way: keep what it matched so far,
+            // and stop the walk.
+            let quit = if let Some(w) = tripped {
+                *stop.lock().unwrap_or_else(|e| e.into_inner()) = Some(w);
+                halted.store(true, Ordering::Relaxed);
+                true
+            } else {
+                false
+            };
             if let Some(e) = failed {
                 *write_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                 halted.store(true, Ordering::Relaxed);
@@ -498,6 +514,9 @@ fn search(
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .push(this);
+            }
+            if quit {
+                return ignore::WalkState::Quit;
             }
             ignore::WalkState::Continue
         })
@@ -521,6 +540,36 @@ fn search(
         files_matched,
         stopped,
     })
+}
+
+/// A file read that stops once the call's deadline passes or it is cancelled, so one huge file
+/// cannot hold `grep` past its `timeout_ms` (the walk checks both only between files).
+struct Watched<'a> {
+    /// The open file.
+    inner: std::fs::File,
+    /// The call's deadline.
+    deadline: Instant,
+    /// The call's cancellation.
+    cancel: &'a tokio_util::sync::CancellationToken,
+    /// Set to why the read was stopped.
+    tripped: &'a mut Option<ErrorReason>,
+}
+
+impl std::io::Read for Watched<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let why = if self.cancel.is_cancelled() {
+            Some(ErrorReason::Cancelled)
+        } else if Instant::now() > self.deadline {
+            Some(ErrorReason::Timeout)
+        } else {
+            None
+        };
+        if let Some(w) = why {
+            *self.tripped = Some(w);
+            return Err(std::io::Error::other("grep stopped: deadline or cancel"));
+        }
+        self.inner.read(buf)
+    }
 }
 
 /// One pass over the rows in sorted order: the matches `skip..skip + page_size` (as stored, not
