@@ -140,6 +140,11 @@ fn cases() -> Vec<(&'static str, Value, Expect)> {
             Rpc(-32602, "/arguments/env"),
         ),
         (
+            "bash: cmd with NUL",
+            call("bash", json!({"cmd":"echo a\u{0}b"})),
+            Rpc(-32602, "/arguments/cmd"),
+        ),
+        (
             "bash: env value with NUL",
             call("bash", json!({"cmd":"true","env":{"X":"a\u{0}b"}})),
             Rpc(-32602, "/arguments/env/X"),

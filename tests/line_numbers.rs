@@ -63,7 +63,6 @@ fn every_marker_cites_raw_lines_for_every_tool_and_budget() {
         let dest = root.path().join(f.replace('/', "_"));
         std::fs::copy(repo.join(f), dest).unwrap();
     }
-    // Hundreds of calls: keep the (undrained) stderr log pipe from filling up.
     let mut c = StdioClient::spawn(root.path(), &["--log-level", "error"]);
     c.initialize();
     let mut markers = 0;

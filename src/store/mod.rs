@@ -175,6 +175,9 @@ pub enum Missing {
     Expired,
     /// Evicted to stay within the byte or entry cap.
     Evicted,
+    /// Issued by this process and since evicted or expired; which one is no longer remembered
+    /// (only the last ids that left are).
+    Gone,
 }
 
 impl Missing {
@@ -189,6 +192,9 @@ impl Missing {
             }
             Missing::Evicted => {
                 "prune_id evicted to keep the recovery store within its byte/entry cap; re-run the tool call"
+            }
+            Missing::Gone => {
+                "prune_id no longer stored (evicted or expired since this server issued it); re-run the tool call"
             }
         }
     }
@@ -390,8 +396,24 @@ impl Store {
                 slot.last_used = tick;
                 Ok(slot.entry.clone())
             }
-            None => Err(inner.gone.get(id).copied().unwrap_or(Missing::Unknown)),
+            None => Err(inner.gone.get(id).copied().unwrap_or_else(|| {
+                if self.issued_here(id) {
+                    Missing::Gone
+                } else {
+                    Missing::Unknown
+                }
+            })),
         }
+    }
+
+    /// Whether this process issued `id` (its epoch, a sequence number already given out): ids
+    /// are never reused, so such an id that is not live has left the store.
+    fn issued_here(&self, id: &str) -> bool {
+        id.strip_prefix("prn_")
+            .and_then(|rest| rest.strip_prefix(self.epoch.as_str()))
+            .and_then(|rest| rest.strip_prefix('_'))
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|n| n >= 1 && n < self.next_id.load(Ordering::Relaxed))
     }
 
     /// Live entries, most recent first (for `resources/list`).
@@ -477,6 +499,23 @@ mod tests {
         let ids: Vec<_> = (0..3).map(|i| s.put("t", "", format!("{i}"))).collect();
         assert_eq!(s.get(&ids[0]).unwrap_err(), Missing::Evicted);
         assert_eq!(s.stats().entries, 2);
+    }
+
+    #[test]
+    fn ids_evicted_beyond_the_remembered_ones_are_gone_not_unknown() {
+        let s = Store::new(100, 1, Duration::from_secs(60));
+        let first = s.put("t", "", "first".into());
+        for i in 0..GONE_MEMORY + 5 {
+            s.put("t", "", format!("{i}"));
+        }
+        assert_eq!(s.get(&first).unwrap_err(), Missing::Gone);
+        // An id of this process never given out, and one of another process, are unknown.
+        let (prefix, _) = first.rsplit_once('_').unwrap();
+        assert_eq!(
+            s.get(&format!("{prefix}_999999999")).unwrap_err(),
+            Missing::Unknown
+        );
+        assert_eq!(s.get("prn_00000000_1").unwrap_err(), Missing::Unknown);
     }
 
     #[test]

@@ -26,6 +26,13 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let start = Instant::now();
     let cfg = &ctx.app.config;
     let root = &cfg.root;
+    if input.cmd.contains('\0') {
+        // An argument cannot hold a NUL: the command could never be run as written.
+        return Err(message::invalid_field(
+            "/arguments/cmd",
+            "command contains a NUL byte",
+        ));
+    }
     let cwd_lex = match &input.cwd {
         Some(c) => paths::lexical(root, root, c)
             .map_err(|m| message::invalid_field("/arguments/cwd", m))?,

@@ -131,6 +131,12 @@ impl StdioClient {
             cmd.env(k, v);
         }
         let mut child = cmd.spawn().unwrap();
+        // The server logs to stderr: drained so that a long test never blocks it on a full pipe.
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            let mut sink = std::io::sink();
+            let _ = std::io::copy(&mut BufReader::new(stderr), &mut sink);
+        });
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = channel();
         std::thread::spawn(move || {
