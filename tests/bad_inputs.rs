@@ -568,3 +568,50 @@ fn bearer_token_is_enforced_when_configured() {
         200
     );
 }
+
+/// JSON-RPC ids come back byte for byte as sent (integers of any size, `-0`); ids JSON-RPC does
+/// not allow (fractions, exponents, booleans, objects, arrays) are -32600 with a null id. Raw
+/// lines in, raw lines out over stdio.
+#[test]
+fn ids_are_echoed_exactly_and_bad_ids_refused() {
+    use std::io::{BufRead, Write};
+    let root = fixture_root();
+    let mut child = std::process::Command::new(common::bin())
+        .args(["stdio", "--log-level", "error", "--root"])
+        .arg(root.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let refused = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: `id` must be a string or an integer (no fraction or exponent)"}}"#;
+    let not_scalar = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: `id` must be a string or an integer"}}"#;
+    for (id, expected) in [
+        (
+            "123456789012345678901234567890",
+            r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}"#,
+        ),
+        (
+            "18446744073709551616",
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}"#,
+        ),
+        ("-0", r#"{"jsonrpc":"2.0","id":-0,"result":{}}"#),
+        ("-7", r#"{"jsonrpc":"2.0","id":-7,"result":{}}"#),
+        (r#""x""#, r#"{"jsonrpc":"2.0","id":"x","result":{}}"#),
+        ("1.5", refused),
+        ("1e3", refused),
+        ("1.0", refused),
+        ("true", not_scalar),
+        (r#"{"a":1}"#, not_scalar),
+        ("[1]", not_scalar),
+    ] {
+        writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).unwrap();
+        stdin.flush().unwrap();
+        let got = lines.next().unwrap().unwrap();
+        assert_eq!(got, expected, "id {id}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

@@ -7,6 +7,47 @@ use mcp_pruner::contract::contract;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
+/// A JSON value as insta can serialize it. The crate keeps numbers as written
+/// (`arbitrary_precision`, so that JSON-RPC ids are echoed exactly), which serde sees as a private
+/// struct; here numbers go out as the integers or floats they are, so snapshots read as before.
+struct Plain<'a>(&'a Value);
+
+impl serde::Serialize for Plain<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    s.serialize_u64(u)
+                } else if let Some(i) = n.as_i64() {
+                    s.serialize_i64(i)
+                } else if let Some(f) = n.as_f64() {
+                    s.serialize_f64(f)
+                } else {
+                    s.serialize_str(&n.to_string())
+                }
+            }
+            Value::String(t) => s.serialize_str(t),
+            Value::Array(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for v in a {
+                    seq.serialize_element(&Plain(v))?;
+                }
+                seq.end()
+            }
+            Value::Object(o) => {
+                let mut map = s.serialize_map(Some(o.len()))?;
+                for (k, v) in o {
+                    map.serialize_entry(k, &Plain(v))?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 fn snapshots_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots")
 }
@@ -24,7 +65,7 @@ fn settings() -> insta::Settings {
 fn assert_frozen(dir: &std::path::Path, name: &str, version: u64, surface: &Value) {
     let mut s = settings();
     s.set_snapshot_path(dir);
-    s.bind(|| insta::assert_json_snapshot!(snapshot_name(name, version), surface));
+    s.bind(|| insta::assert_json_snapshot!(snapshot_name(name, version), Plain(surface)));
 }
 
 /// What a schemaVersion freezes for one tool: arguments, result shape, error shape (with the
@@ -141,7 +182,7 @@ fn app() -> std::sync::Arc<mcp_pruner::app::App> {
 #[test]
 fn tools_list_snapshot() {
     let list = mcp_pruner::rpc::dispatch::tools_list(&app());
-    settings().bind(|| insta::assert_json_snapshot!("tools-list", list, { ".tools[].toolingVersion" => "[toolingVersion]" }));
+    settings().bind(|| insta::assert_json_snapshot!("tools-list", Plain(&list), { ".tools[].toolingVersion" => "[toolingVersion]" }));
 }
 
 #[tokio::test]
@@ -153,5 +194,5 @@ async fn initialize_snapshot() {
     let resp = mcp_pruner::rpc::handle(&app, &session, msg, tx)
         .await
         .unwrap();
-    settings().bind(|| insta::assert_json_snapshot!("initialize", resp, { ".result.serverInfo.version" => "[version]" }));
+    settings().bind(|| insta::assert_json_snapshot!("initialize", Plain(&resp), { ".result.serverInfo.version" => "[version]" }));
 }

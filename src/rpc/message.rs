@@ -85,14 +85,27 @@ pub fn classify(msg: Value) -> Result<Incoming, Value> {
     };
     match obj.remove("id") {
         None => Ok(Incoming::Notification { method, params }),
+        Some(Value::Number(n)) if !is_integer_literal(&n) => Err(error_response(
+            Value::Null,
+            invalid("`id` must be a string or an integer (no fraction or exponent)"),
+        )),
+        // Numbers keep their text (`arbitrary_precision`): the id goes back exactly as sent,
+        // `123456789012345678901234567890` and `-0` included.
         Some(id @ (Value::String(_) | Value::Number(_))) => {
             Ok(Incoming::Request { id, method, params })
         }
         Some(_) => Err(error_response(
             Value::Null,
-            invalid("`id` must be a string or a number"),
+            invalid("`id` must be a string or an integer"),
         )),
     }
+}
+
+/// A number written as an integer: an optional `-` and digits, nothing else.
+fn is_integer_literal(n: &serde_json::Number) -> bool {
+    let text = n.to_string();
+    let digits = text.strip_prefix('-').unwrap_or(&text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A JSON-RPC error object.
