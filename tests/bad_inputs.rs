@@ -615,3 +615,82 @@ fn ids_are_echoed_exactly_and_bad_ids_refused() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// The Host/Origin check fails closed (issue 15): each request is written raw to the socket, so
+/// missing, repeated and non-UTF-8 headers reach the server exactly as listed.
+#[test]
+fn host_and_origin_are_parsed_strictly() {
+    use std::io::{Read, Write};
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &[]);
+    let status = |head: &[u8]| -> u16 {
+        let mut c = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        c.write_all(b"GET /healthz HTTP/1.1\r\n").unwrap();
+        c.write_all(head).unwrap();
+        c.write_all(b"Connection: close\r\n\r\n").unwrap();
+        let mut out = Vec::new();
+        c.read_to_end(&mut out).unwrap();
+        let line = String::from_utf8_lossy(&out);
+        line.split(' ').nth(1).unwrap().parse().unwrap()
+    };
+    let host = format!("Host: localhost:{}\r\n", s.port);
+    let ok_origin = format!("Origin: http://127.0.0.1:{}\r\n", s.port);
+    let cases: Vec<(&str, Vec<u8>, u16)> = vec![
+        ("loopback Host", host.clone().into_bytes(), 200),
+        (
+            "loopback Host and Origin",
+            format!("{host}{ok_origin}").into_bytes(),
+            200,
+        ),
+        (
+            "IPv6 Host",
+            format!("Host: [::1]:{}\r\n", s.port).into_bytes(),
+            200,
+        ),
+        ("no Host", Vec::new(), 400),
+        ("two Hosts", format!("{host}{host}").into_bytes(), 400),
+        (
+            "Host not UTF-8",
+            [b"Host: local\xffhost\r\n".as_slice()].concat(),
+            400,
+        ),
+        (
+            "Host with userinfo",
+            format!("Host: localhost:{}@evil.com\r\n", s.port).into_bytes(),
+            400,
+        ),
+        (
+            "Host with empty port",
+            b"Host: localhost:\r\n".to_vec(),
+            400,
+        ),
+        (
+            "two Origins",
+            format!("{host}{ok_origin}{ok_origin}").into_bytes(),
+            400,
+        ),
+        (
+            "Origin not UTF-8",
+            [host.as_bytes(), b"Origin: http://local\xffhost\r\n"].concat(),
+            400,
+        ),
+        (
+            "Origin with userinfo",
+            format!("{host}Origin: http://localhost:80@evil.com\r\n").into_bytes(),
+            403,
+        ),
+        (
+            "Origin of a name after an IPv6 literal",
+            format!("{host}Origin: http://[::1].evil.com\r\n").into_bytes(),
+            403,
+        ),
+        (
+            "Origin with a path",
+            format!("{host}Origin: http://localhost/x\r\n").into_bytes(),
+            403,
+        ),
+    ];
+    for (name, head, want) in cases {
+        assert_eq!(status(&head), want, "{name}");
+    }
+}

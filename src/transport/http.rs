@@ -143,54 +143,88 @@ async fn handle(
     }
 }
 
-/// DNS-rebinding protection: Host must name this server (`localhost`, a loopback IP literal, or
-/// with `--allow-remote` the bound address), and an Origin, when present, must be loopback or
-/// explicitly allowed. Names are compared whole, never by prefix: `127.evil.example` is not
-/// loopback.
+/// DNS-rebinding protection, failing closed: exactly one `Host` (HTTP/1.1 requires it), valid
+/// UTF-8 and a plain authority (no userinfo), naming this server (`localhost`, a loopback IP
+/// literal, or with `--allow-remote` the bound address); at most one `Origin`, parsed as an
+/// `http(s)://host[:port]` origin, loopback or explicitly allowed. Names are compared whole,
+/// never by prefix: `127.evil.example` is not loopback. A malformed, missing or repeated header
+/// is 400; a well-formed foreign one is 403.
 #[allow(clippy::result_large_err)]
 fn check_host_and_origin(ctx: &Ctx, headers: &HeaderMap) -> Result<(), warp::reply::Response> {
-    if let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) {
-        let name = host_name(host);
-        let bound = ctx.local.ip();
-        let ok = is_loopback_name(name)
-            || (ctx.app.config.allow_remote
-                && (bound.is_unspecified()
-                    || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip == bound)));
-        if !ok {
-            return Err(error(
-                StatusCode::FORBIDDEN,
-                Code::Forbidden,
-                format!("Host {host:?} is not this server (DNS rebinding protection)"),
-            ));
-        }
+    let bad = |m: String| error(StatusCode::BAD_REQUEST, Code::BadRequest, m);
+    let forbidden = |m: String| error(StatusCode::FORBIDDEN, Code::Forbidden, m);
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let (Some(host), None) = (hosts.next(), hosts.next()) else {
+        return Err(bad("exactly one Host header is required".into()));
+    };
+    let Ok(host) = host.to_str() else {
+        return Err(bad("the Host header is not valid text".into()));
+    };
+    let Some(name) = authority_host(host) else {
+        return Err(bad(format!("Host {host:?} is not a host[:port] authority")));
+    };
+    let bound = ctx.local.ip();
+    let ok = is_loopback_name(name)
+        || (ctx.app.config.allow_remote
+            && (bound.is_unspecified()
+                || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip == bound)));
+    if !ok {
+        return Err(forbidden(format!(
+            "Host {host:?} is not this server (DNS rebinding protection)"
+        )));
     }
-    if let Some(origin) = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok()) {
-        let allowed = ctx.app.config.allowed_origins.iter().any(|o| o == origin);
-        let local = origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"))
-            .is_some_and(|authority| is_loopback_name(host_name(authority)));
-        if !(allowed || local) {
-            return Err(error(
-                StatusCode::FORBIDDEN,
-                Code::Forbidden,
-                format!("Origin {origin:?} is not allowed; add it with --allowed-origin"),
-            ));
-        }
+    let mut origins = headers.get_all(header::ORIGIN).iter();
+    let origin = match (origins.next(), origins.next()) {
+        (None, _) => return Ok(()),
+        (Some(o), None) => o,
+        (Some(_), Some(_)) => return Err(bad("at most one Origin header is allowed".into())),
+    };
+    let Ok(origin) = origin.to_str() else {
+        return Err(bad("the Origin header is not valid text".into()));
+    };
+    if ctx.app.config.allowed_origins.iter().any(|o| o == origin) {
+        return Ok(());
+    }
+    let local = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .and_then(authority_host)
+        .is_some_and(is_loopback_name);
+    if !local {
+        return Err(forbidden(format!(
+            "Origin {origin:?} is not allowed; add it with --allowed-origin"
+        )));
     }
     Ok(())
 }
 
-/// The host of an authority: `name`, `name:port`, `[v6]:port`, or a bare IPv6 literal.
-fn host_name(authority: &str) -> &str {
-    let h = authority.trim();
-    if let Some(rest) = h.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or("");
+/// The host of a plain authority (`name`, `name:port`, `[v6]`, `[v6]:port`), or `None` when it is
+/// not one: userinfo (`a@b`), a path, an empty name, a bad port, text after an IPv6 literal.
+fn authority_host(authority: &str) -> Option<&str> {
+    let a: warp::http::uri::Authority = authority.parse().ok()?;
+    if a.as_str().contains('@') || a.as_str() != authority {
+        return None;
     }
-    if h.parse::<std::net::IpAddr>().is_ok() {
-        return h;
+    let host_len = a.host().len();
+    if host_len == 0 || !authority.is_char_boundary(host_len) {
+        return None;
     }
-    h.rsplit_once(':').map(|(n, _)| n).unwrap_or(h)
+    let (host, rest) = authority.split_at(host_len);
+    // After the host: nothing, or `:` and a port (`[::1].evil.com` has text after the literal).
+    let port_ok = rest
+        .strip_prefix(':')
+        .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    if !(rest.is_empty() || port_ok) {
+        return None;
+    }
+    match host.strip_prefix('[') {
+        Some(v6) => {
+            let inner = v6.strip_suffix(']')?;
+            inner.parse::<std::net::Ipv6Addr>().ok()?;
+            Some(inner)
+        }
+        None => Some(host),
+    }
 }
 
 /// `localhost` or a loopback IP literal (127.0.0.0/8, ::1), compared whole.
