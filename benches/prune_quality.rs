@@ -21,9 +21,9 @@ use mcp_pruner::prune::render;
 use mcp_pruner::tokens;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// A recovery id in the store's format (`prn_<8 hex>_<n>`), so that markers cost what they cost
+/// A recovery id in the store's format (`prn_<n>_<96-bit tag>`), so that markers cost what they cost
 /// in production.
-const PRUNE_ID: &str = "prn_3f9a1c2e_42";
+const PRUNE_ID: &str = "prn_42_Xk3J9aQ0vB7mR2tY";
 
 struct Case {
     query: String,

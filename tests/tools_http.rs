@@ -215,3 +215,46 @@ fn a_client_that_goes_away_leaves_no_process_behind() {
         "the dropped request",
     );
 }
+
+/// Stored outputs are scoped (issue 15): `resources/list` shows a session the outputs stored for
+/// it, a stateless request lists nothing, and any id stays readable by whoever holds it.
+#[test]
+fn stored_outputs_are_listed_only_to_their_session() {
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &[]);
+    let a = s.initialize();
+    let b = s.initialize();
+    let r = s.call(&a, "bash", json!({"cmd": "seq 1 5000"}));
+    let id = structured(&r["result"])["artifactRef"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("a stored output: {r}"));
+    assert!(
+        id.starts_with("prn_") && id.rsplit('_').next().unwrap().len() == 16,
+        "{id}"
+    );
+    let list = |sid: Option<&str>| -> Vec<String> {
+        let r = s.post(
+            "/mcp",
+            &json!({"jsonrpc":"2.0","id":9,"method":"resources/list","params":{}}),
+            sid,
+        );
+        r.json::<Value>().unwrap()["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(list(Some(&a)).contains(&id));
+    assert!(!list(Some(&b)).contains(&id));
+    assert!(list(None).is_empty());
+    // With the id, another session recovers the lines.
+    let r = s.call(
+        &b,
+        "recover_text",
+        json!({"prune_id": id, "ranges": [{"start_line": 1, "end_line": 2}], "include_line_numbers": false}),
+    );
+    let body: Value = serde_json::from_str(text(&r["result"])).unwrap();
+    assert_eq!(body["raw_text"], "1\n2\n", "{r}");
+}

@@ -116,7 +116,9 @@ impl Pruner {
             raw_tokens
         };
         let lines = engine::split_lines(job.text);
-        let prune_id = app.store.put(job.tool, job.label, job.text.to_string());
+        let prune_id = app
+            .store
+            .put(&ctx.session.id, job.tool, job.label, job.text.to_string());
         let endpoint = self
             .endpoint
             .as_ref()
@@ -391,6 +393,9 @@ pub fn merge_metadata(into: &mut PruningMetadata, other: &PruningMetadata) {
     }
 }
 
+/// Owner of the outputs stored for `POST /prune` (no MCP session lists them).
+const PRUNE_ENDPOINT_OWNER: &str = "pruner-endpoint";
+
 /// Serves one seed-000 pruner request (`POST /prune`) with the builtin engine: the kept lines,
 /// with markers pointing at this server's store.
 pub async fn serve_pruner_request(app: &App, req: PrunerRequest) -> Result<PrunerResponse, String> {
@@ -398,7 +403,12 @@ pub async fn serve_pruner_request(app: &App, req: PrunerRequest) -> Result<Prune
         PrunerRequestTool::Read => engine::detect_source_type(&req.input, None),
         PrunerRequestTool::Bash | PrunerRequestTool::Grep => SourceType::Logs,
     };
-    let prune_id = app.store.put("prune", &req.request_id, req.input.clone());
+    let prune_id = app.store.put(
+        PRUNE_ENDPOINT_OWNER,
+        "prune",
+        &req.request_id,
+        req.input.clone(),
+    );
     let text = req.input;
     let goal = req.focus_question;
     let out = tokio::task::spawn_blocking(move || {

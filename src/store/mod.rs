@@ -17,6 +17,7 @@ pub use disk::{
     SpillWriter, Written, anonymous_file, find_newline,
 };
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -208,6 +209,8 @@ struct Slot {
     issued: Instant,
     /// Hash of (origin, label, text), the key of `Inner::by_content`.
     content: u64,
+    /// Sessions the id was issued to: `resources/list` shows an entry to these only.
+    owners: Vec<String>,
 }
 
 #[derive(Default)]
@@ -239,23 +242,20 @@ pub struct Store {
     ttl: Duration,
     clock: AtomicU64,
     next_id: AtomicU64,
-    /// Per-process random-ish prefix so ids from another run are not mistaken for ours.
-    epoch: String,
+    /// Secret keys of this process's id tags (SipHash, seeded from the OS's randomness): an id
+    /// cannot be guessed from another, and one from another process or run does not verify.
+    tag_keys: [std::hash::RandomState; 2],
 }
 
 const GONE_MEMORY: usize = 10_000;
+/// Sessions remembered per entry for `resources/list` (the oldest is forgotten first).
+const MAX_OWNERS: usize = 16;
+/// Characters of an id's tag: 16 base64url characters, 96 bits.
+const TAG_CHARS: usize = 16;
 
 impl Store {
     /// An empty store with the given caps.
     pub fn new(max_bytes: usize, max_entries: usize, ttl: Duration) -> Store {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let epoch = format!(
-            "{:x}",
-            (nanos as u64 ^ (std::process::id() as u64).rotate_left(32)) & 0xffff_ffff
-        );
         Store {
             inner: Mutex::new(Inner::default()),
             max_bytes,
@@ -263,7 +263,7 @@ impl Store {
             ttl,
             clock: AtomicU64::new(0),
             next_id: AtomicU64::new(1),
-            epoch,
+            tag_keys: [std::hash::RandomState::new(), std::hash::RandomState::new()],
         }
     }
 
@@ -275,61 +275,75 @@ impl Store {
     /// Stores `text` and returns its id. The same text from the same origin and label gets the id
     /// it already has (recency and TTL refreshed). A text larger than the byte cap is still stored
     /// alone (everything else is evicted) so that recovery never silently fails for one big output.
-    pub fn put(&self, origin: &str, label: &str, text: String) -> String {
+    pub fn put(&self, owner: &str, origin: &str, label: &str, text: String) -> String {
         let content = content_key(&(origin, label, &text));
         let same = |e: &Entry| matches!(&e.body, Body::Memory { text: t, .. } if *t == text);
-        if let Some(id) = self.reissue(content, origin, same) {
+        if let Some(id) = self.reissue(content, owner, origin, same) {
             return id;
         }
         let body = Body::Memory {
             line_starts: line_starts(&text),
             text,
         };
-        self.insert(content, origin, label, body, Check::Text)
+        self.insert(content, owner, origin, label, body, Check::Text)
     }
 
     /// Stores what a [`SpillWriter`] wrote (in memory or spilled) and returns its id; an identical
     /// text from the same origin and label re-issues its id, as [`Store::put`] does.
-    pub fn put_written(&self, origin: &str, label: &str, written: Written) -> String {
+    pub fn put_written(&self, owner: &str, origin: &str, label: &str, written: Written) -> String {
         match written {
-            Written::Memory(text) => self.put(origin, label, text),
+            Written::Memory(text) => self.put(owner, origin, label, text),
             Written::Disk(disk, hash) => {
                 let check = Check::Hash(hash, disk.len());
                 let content = content_key(&(origin, label, "spill", hash));
-                if let Some(id) = self.reissue(content, origin, |e| e.check == check) {
+                if let Some(id) = self.reissue(content, owner, origin, |e| e.check == check) {
                     return id;
                 }
-                self.insert(content, origin, label, Body::Disk(disk), check)
+                self.insert(content, owner, origin, label, Body::Disk(disk), check)
             }
         }
     }
 
     /// The id of the live referenced-file entry for this file identity, if any (re-issued).
-    pub fn reissue_file(&self, origin: &str, label: &str, key: FileKey) -> Option<String> {
+    pub fn reissue_file(
+        &self,
+        owner: &str,
+        origin: &str,
+        label: &str,
+        key: FileKey,
+    ) -> Option<String> {
         let content = content_key(&(origin, label, "file", key));
-        self.reissue(content, origin, |e| e.check == Check::File(key))
+        self.reissue(content, owner, origin, |e| e.check == Check::File(key))
     }
 
     /// Stores a referenced file (the file itself is the artifact, valid while `key` holds; its
     /// text must be valid UTF-8) with the index a scan built, and returns its id.
     pub fn put_file(
         &self,
+        owner: &str,
         origin: &str,
         label: &str,
         path: std::path::PathBuf,
         key: FileKey,
         index: LineIndex,
     ) -> String {
-        if let Some(id) = self.reissue_file(origin, label, key) {
+        if let Some(id) = self.reissue_file(owner, origin, label, key) {
             return id;
         }
         let content = content_key(&(origin, label, "file", key));
         let body = Body::Disk(DiskText::referenced(path, key, index));
-        self.insert(content, origin, label, body, Check::File(key))
+        self.insert(content, owner, origin, label, body, Check::File(key))
     }
 
-    /// Re-issues the live id stored under `content` if `same` recognises its entry.
-    fn reissue(&self, content: u64, origin: &str, same: impl Fn(&Entry) -> bool) -> Option<String> {
+    /// Re-issues the live id stored under `content` if `same` recognises its entry, and lets
+    /// `owner` list it.
+    fn reissue(
+        &self,
+        content: u64,
+        owner: &str,
+        origin: &str,
+        same: impl Fn(&Entry) -> bool,
+    ) -> Option<String> {
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         self.expire(&mut inner);
@@ -340,16 +354,26 @@ impl Store {
         }
         slot.last_used = tick;
         slot.issued = Instant::now();
+        if !slot.owners.iter().any(|o| o == owner) {
+            if slot.owners.len() == MAX_OWNERS {
+                slot.owners.remove(0);
+            }
+            slot.owners.push(owner.to_string());
+        }
         Some(id)
     }
 
     /// Inserts a new entry under a new id, evicting least recently used entries to make room.
-    fn insert(&self, content: u64, origin: &str, label: &str, body: Body, check: Check) -> String {
-        let id = format!(
-            "prn_{}_{}",
-            self.epoch,
-            self.next_id.fetch_add(1, Ordering::Relaxed)
-        );
+    fn insert(
+        &self,
+        content: u64,
+        owner: &str,
+        origin: &str,
+        label: &str,
+        body: Body,
+        check: Check,
+    ) -> String {
+        let id = self.new_id(self.next_id.fetch_add(1, Ordering::Relaxed));
         let entry = Arc::new(Entry {
             id: id.clone(),
             origin: origin.into(),
@@ -381,6 +405,7 @@ impl Store {
                 last_used: tick,
                 issued: Instant::now(),
                 content,
+                owners: vec![owner.to_string()],
             },
         );
         id
@@ -406,23 +431,41 @@ impl Store {
         }
     }
 
-    /// Whether this process issued `id` (its epoch, a sequence number already given out): ids
-    /// are never reused, so such an id that is not live has left the store.
-    fn issued_here(&self, id: &str) -> bool {
-        id.strip_prefix("prn_")
-            .and_then(|rest| rest.strip_prefix(self.epoch.as_str()))
-            .and_then(|rest| rest.strip_prefix('_'))
-            .and_then(|n| n.parse::<u64>().ok())
-            .is_some_and(|n| n >= 1 && n < self.next_id.load(Ordering::Relaxed))
+    /// The id of the `n`th entry: `prn_<n>_<tag>`, the tag 96 bits of a keyed hash of `n`.
+    fn new_id(&self, n: u64) -> String {
+        format!("prn_{n}_{}", self.tag(n))
     }
 
-    /// Live entries, most recent first (for `resources/list`).
-    pub fn list(&self) -> Vec<Arc<Entry>> {
+    /// 96 bits of SipHash under this process's secret keys, base64url.
+    fn tag(&self, n: u64) -> String {
+        const ALPHABET: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let a = self.tag_keys[0].hash_one(n);
+        let b = self.tag_keys[1].hash_one(n);
+        let bits = (u128::from(a) << 64 | u128::from(b)) >> 32;
+        (0..TAG_CHARS)
+            .map(|k| ALPHABET[(bits >> (6 * k) & 63) as usize] as char)
+            .collect()
+    }
+
+    /// Whether this process issued `id` (its tag verifies): ids are never reused, so such an id
+    /// that is not live has left the store.
+    fn issued_here(&self, id: &str) -> bool {
+        let Some((n, tag)) = id.strip_prefix("prn_").and_then(|r| r.split_once('_')) else {
+            return false;
+        };
+        n.parse::<u64>()
+            .is_ok_and(|n| n >= 1 && n < self.next_id.load(Ordering::Relaxed) && self.tag(n) == tag)
+    }
+
+    /// Live entries issued to session `owner`, most recent first (for `resources/list`).
+    pub fn list(&self, owner: &str) -> Vec<Arc<Entry>> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         self.expire(&mut inner);
         let mut slots: Vec<_> = inner
             .slots
             .values()
+            .filter(|s| s.owners.iter().any(|o| o == owner))
             .map(|s| (s.last_used, s.entry.clone()))
             .collect();
         slots.sort_by_key(|s| std::cmp::Reverse(s.0));
@@ -475,7 +518,7 @@ mod tests {
     fn lines_concatenate_to_original() {
         for text in ["", "a", "a\n", "a\nb", "a\r\nb\r\n\n", "\n\n"] {
             let s = Store::new(1 << 20, 10, Duration::from_secs(60));
-            let id = s.put("t", "", text.to_string());
+            let id = s.put("o", "t", "", text.to_string());
             let e = s.get(&id).unwrap();
             let all: String = (1..=e.line_count())
                 .map(|i| e.lines(i, i).unwrap())
@@ -488,15 +531,17 @@ mod tests {
     #[test]
     fn lru_eviction_and_reasons() {
         let s = Store::new(10, 100, Duration::from_secs(60));
-        let a = s.put("t", "", "aaaa".into());
-        let b = s.put("t", "", "bbbb".into());
+        let a = s.put("o", "t", "", "aaaa".into());
+        let b = s.put("o", "t", "", "bbbb".into());
         s.get(&a).unwrap();
-        let c = s.put("t", "", "cccc".into());
+        let c = s.put("o", "t", "", "cccc".into());
         assert_eq!(s.get(&b).unwrap_err(), Missing::Evicted);
         assert!(s.get(&a).is_ok() && s.get(&c).is_ok());
         assert_eq!(s.get("prn_nope").unwrap_err(), Missing::Unknown);
         let s = Store::new(100, 2, Duration::from_secs(60));
-        let ids: Vec<_> = (0..3).map(|i| s.put("t", "", format!("{i}"))).collect();
+        let ids: Vec<_> = (0..3)
+            .map(|i| s.put("o", "t", "", format!("{i}")))
+            .collect();
         assert_eq!(s.get(&ids[0]).unwrap_err(), Missing::Evicted);
         assert_eq!(s.stats().entries, 2);
     }
@@ -504,35 +549,40 @@ mod tests {
     #[test]
     fn ids_evicted_beyond_the_remembered_ones_are_gone_not_unknown() {
         let s = Store::new(100, 1, Duration::from_secs(60));
-        let first = s.put("t", "", "first".into());
+        let first = s.put("o", "t", "", "first".into());
         for i in 0..GONE_MEMORY + 5 {
-            s.put("t", "", format!("{i}"));
+            s.put("o", "t", "", format!("{i}"));
         }
         assert_eq!(s.get(&first).unwrap_err(), Missing::Gone);
-        // An id of this process never given out, and one of another process, are unknown.
-        let (prefix, _) = first.rsplit_once('_').unwrap();
+        // A forged tag, a number never given out, and another store's id are unknown.
+        let (prefix, tag) = first.rsplit_once('_').unwrap();
+        assert_eq!(tag.len(), TAG_CHARS);
+        let forged = format!("{prefix}_{}", "A".repeat(TAG_CHARS));
+        assert_eq!(s.get(&forged).unwrap_err(), Missing::Unknown);
         assert_eq!(
-            s.get(&format!("{prefix}_999999999")).unwrap_err(),
+            s.get(&format!("prn_999999999_{tag}")).unwrap_err(),
             Missing::Unknown
         );
-        assert_eq!(s.get("prn_00000000_1").unwrap_err(), Missing::Unknown);
+        let other = Store::new(100, 1, Duration::from_secs(60));
+        let theirs = other.put("o", "t", "", "first".into());
+        assert_eq!(s.get(&theirs).unwrap_err(), Missing::Unknown);
     }
 
     #[test]
     fn storing_the_same_output_again_reissues_its_id() {
         let s = Store::new(100, 10, Duration::from_secs(60));
-        let a = s.put("read", "f.rs", "same".into());
-        let b = s.put("grep", "f.rs", "same".into());
+        let a = s.put("o", "read", "f.rs", "same".into());
+        let b = s.put("o", "grep", "f.rs", "same".into());
         assert_ne!(a, b, "another origin is another entry");
-        assert_eq!(s.put("read", "f.rs", "same".into()), a);
-        assert_ne!(s.put("read", "f.rs", "other".into()), a);
+        assert_eq!(s.put("o", "read", "f.rs", "same".into()), a);
+        assert_ne!(s.put("o", "read", "f.rs", "other".into()), a);
         assert_eq!(s.stats().entries, 3);
         // An evicted id is not re-issued; the text is stored anew.
         let s = Store::new(8, 10, Duration::from_secs(60));
-        let a = s.put("t", "", "aaaa".into());
-        s.put("t", "", "bbbbbbbb".into());
+        let a = s.put("o", "t", "", "aaaa".into());
+        s.put("o", "t", "", "bbbbbbbb".into());
         assert_eq!(s.get(&a).unwrap_err(), Missing::Evicted);
-        let again = s.put("t", "", "aaaa".into());
+        let again = s.put("o", "t", "", "aaaa".into());
         assert_ne!(again, a);
         assert_eq!(s.get(&again).unwrap().lines(1, 1).unwrap(), "aaaa");
     }
@@ -540,9 +590,9 @@ mod tests {
     #[test]
     fn ttl_runs_from_the_last_issue() {
         let s = Store::new(100, 10, Duration::from_millis(1000));
-        let a = s.put("t", "", "x".into());
+        let a = s.put("o", "t", "", "x".into());
         std::thread::sleep(Duration::from_millis(600));
-        assert_eq!(s.put("t", "", "x".into()), a);
+        assert_eq!(s.put("o", "t", "", "x".into()), a);
         std::thread::sleep(Duration::from_millis(600));
         assert!(s.get(&a).is_ok(), "re-issued 600 ms ago, TTL 1000 ms");
     }
@@ -550,7 +600,7 @@ mod tests {
     #[test]
     fn ttl_expiry() {
         let s = Store::new(100, 10, Duration::from_millis(20));
-        let a = s.put("t", "", "x".into());
+        let a = s.put("o", "t", "", "x".into());
         std::thread::sleep(Duration::from_millis(40));
         assert_eq!(s.get(&a).unwrap_err(), Missing::Expired);
         assert_eq!(s.stats().bytes, 0);
@@ -565,22 +615,22 @@ mod tests {
         };
         let s = Store::new(100, 10, Duration::from_secs(60));
         let text = "0123456789\n".repeat(5);
-        let a = s.put_written("grep", "p", write(&text));
+        let a = s.put_written("o", "grep", "p", write(&text));
         let e = s.get(&a).unwrap();
         assert!(e.on_disk());
         assert_eq!((e.line_count(), e.len()), (5, 55));
         assert_eq!(e.lines(2, 3).unwrap(), "0123456789\n0123456789\n");
         assert_eq!(s.stats().bytes, 55);
         assert_eq!(
-            s.put_written("grep", "p", write(&text)),
+            s.put_written("o", "grep", "p", write(&text)),
             a,
             "same text, same id"
         );
         assert_eq!(s.stats().entries, 1);
-        let small = s.put_written("grep", "p", write("small"));
+        let small = s.put_written("o", "grep", "p", write("small"));
         assert!(!s.get(&small).unwrap().on_disk());
         // Another big one: the first is evicted and its file goes with its last handle.
-        let b = s.put_written("grep", "q", write(&"x".repeat(60)));
+        let b = s.put_written("o", "grep", "q", write(&"x".repeat(60)));
         assert_eq!(s.get(&a).unwrap_err(), Missing::Evicted);
         assert_eq!(
             s.get(&b).unwrap().text_up_to(100).unwrap().unwrap(),

@@ -409,10 +409,18 @@ fn fit(
     }
     // Store the raw streams so every byte stays recoverable.
     if refs.stdout.is_none() && !out.raw.is_empty() {
-        refs.stdout = Some(ctx.app.store.put("bash", "stdout", out.raw.clone()));
+        refs.stdout = Some(
+            ctx.app
+                .store
+                .put(&ctx.session.id, "bash", "stdout", out.raw.clone()),
+        );
     }
     if refs.stderr.is_none() && !err.raw.is_empty() {
-        refs.stderr = Some(ctx.app.store.put("bash", "stderr", err.raw.clone()));
+        refs.stderr = Some(
+            ctx.app
+                .store
+                .put(&ctx.session.id, "bash", "stderr", err.raw.clone()),
+        );
     }
     let cut = |k: usize| {
         let so = refs

@@ -236,7 +236,11 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let needs_artifact = total > page.len()
         || clipped
         || budget::json_len(&serde_json::to_value(&page).unwrap_or_default()) * 2 > budget;
-    let artifact = needs_artifact.then(|| ctx.app.store.put_written("grep", &input.pattern, all));
+    let artifact = needs_artifact.then(|| {
+        ctx.app
+            .store
+            .put_written(&ctx.session.id, "grep", &input.pattern, all)
+    });
 
     let duration_ms = ms_since(start);
     let build = |k: usize| -> ToolOutput {

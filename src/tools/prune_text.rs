@@ -37,6 +37,7 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         .source_type
         .unwrap_or_else(|| engine::detect_source_type(&input.text, None));
     let prune_id = ctx.app.store.put(
+        &ctx.session.id,
         "prune_text",
         &budget::summary(&input.goal_hint),
         input.text.clone(),

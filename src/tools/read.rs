@@ -479,11 +479,18 @@ async fn store_artifact(
 ) -> std::io::Result<String> {
     let store = &ctx.app.store;
     match source {
-        Source::Text(text) => Ok(store.put("read", label, text)),
+        Source::Text(text) => Ok(store.put(&ctx.session.id, "read", label, text)),
         Source::Scanned {
             key,
             index: Some(index),
-        } => Ok(store.put_file("read", label, path.to_path_buf(), key, index)),
+        } => Ok(store.put_file(
+            &ctx.session.id,
+            "read",
+            label,
+            path.to_path_buf(),
+            key,
+            index,
+        )),
         Source::Scanned { key, index: None } => {
             let (root, path) = (ctx.app.config.root.clone(), path.to_path_buf());
             let written = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
@@ -508,7 +515,7 @@ async fn store_artifact(
             })
             .await
             .map_err(std::io::Error::other)??;
-            Ok(store.put_written("read", label, written))
+            Ok(store.put_written(&ctx.session.id, "read", label, written))
         }
     }
 }

@@ -410,10 +410,10 @@ mod tests {
     fn pages_resume_exactly_in_memory_and_spilled() {
         let text = "a\nbb\n\nlong line ccccccccccccccc\r\nd\nlast without newline";
         let s = Store::new(1 << 20, 10, Duration::from_secs(60));
-        let mem = s.put("t", "m", text.to_string());
+        let mem = s.put("o", "t", "m", text.to_string());
         let mut w = SpillWriter::with_threshold(4);
         w.push_str(text).unwrap();
-        let disk = s.put_written("t", "d", w.finish().unwrap());
+        let disk = s.put_written("o", "t", "d", w.finish().unwrap());
         for id in [mem, disk] {
             let e = s.get(&id).unwrap();
             let ranges = [(2, 4), (1, 1), (5, 99)];

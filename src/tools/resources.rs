@@ -14,15 +14,17 @@ const PAGE: usize = 100;
 /// Largest stored text `resources/read` returns whole.
 pub const READ_MAX: usize = 16 * 1024 * 1024;
 
-/// `resources/list`, paged by an offset cursor.
-pub fn list(app: &App, params: &Value) -> Value {
+/// `resources/list` for session `owner`, paged by an offset cursor: the outputs stored for that
+/// session only (a stateless HTTP request is a session of its own, so it lists nothing; any id
+/// stays readable by whoever holds it, as seed 001's stateless `recover_text` requires).
+pub fn list(app: &App, owner: &str, params: &Value) -> Value {
     let skip = params
         .get("cursor")
         .and_then(Value::as_str)
         .and_then(|c| c.strip_prefix("o"))
         .and_then(|c| c.parse::<usize>().ok())
         .unwrap_or(0);
-    let entries = app.store.list();
+    let entries = app.store.list(owner);
     let page: Vec<Value> = entries
         .iter()
         .skip(skip)
