@@ -105,7 +105,7 @@ pub struct ServerArgs {
     /// Grace between SIGTERM and SIGKILL for timed-out or cancelled commands [env: MCP_PRUNER_KILL_GRACE_MS; default 2000]
     #[arg(long, value_name = "MS")]
     pub kill_grace_ms: Option<String>,
-    /// Largest HTTP request body [env: MCP_PRUNER_MAX_BODY_BYTES; default 16777216]
+    /// Largest HTTP request body or stdio message line [env: MCP_PRUNER_MAX_BODY_BYTES; default 16777216]
     #[arg(long, value_name = "BYTES")]
     pub max_body_bytes: Option<String>,
     /// Expose only these tools, comma-separated [env: MCP_PRUNER_TOOLS; default: all]
@@ -162,7 +162,7 @@ pub struct Config {
     pub capture_max_bytes: usize,
     /// Grace between SIGTERM and SIGKILL.
     pub kill_grace: Duration,
-    /// Largest accepted HTTP body.
+    /// Largest accepted HTTP body or stdio message line.
     pub max_body_bytes: usize,
     /// Tools exposed (None = all).
     pub tools: Option<Vec<String>>,

@@ -694,3 +694,29 @@ fn host_and_origin_are_parsed_strictly() {
         assert_eq!(status(&head), want, "{name}");
     }
 }
+
+/// A stdio message over `--max-body-bytes` is skipped without being held, answered with -32600,
+/// and the server keeps serving (issue 13).
+#[test]
+fn an_oversized_stdio_message_is_refused_and_the_server_lives() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &["--max-body-bytes", "1024"]);
+    c.initialize();
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(200_000)
+    );
+    c.send_raw(&big);
+    let resp = c.next_message(std::time::Duration::from_secs(10));
+    assert_eq!(resp["error"]["code"], json!(-32600), "{resp}");
+    assert_eq!(resp["id"], Value::Null);
+    assert!(
+        resp["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the 1024-byte limit"),
+        "{resp}"
+    );
+    assert_eq!(c.request("ping", json!({}))["result"], json!({}));
+    assert!(c.close().success());
+}

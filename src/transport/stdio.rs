@@ -1,7 +1,8 @@
 //! stdio transport: one JSON-RPC message per line on stdin, responses and notifications one per
 //! line on stdout, nothing else on stdout (logs go to stderr). Requests run concurrently so that a
 //! cancellation can reach a running call. On stdin EOF, running calls are cancelled (their process
-//! groups killed) and the server exits.
+//! groups killed) and the server exits. A line over `--max-body-bytes` is skipped without being
+//! held in memory and answered with -32600; the server keeps serving.
 
 use crate::app::App;
 use crate::rpc::{self, Session, message};
@@ -10,6 +11,57 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
+
+/// What [`read_line_capped`] read.
+enum Line {
+    /// A line (in the buffer).
+    Read,
+    /// A line over the cap, skipped; its length in bytes.
+    TooLong(u64),
+    /// End of input.
+    Eof,
+}
+
+/// Reads one line into `buf`, holding at most `cap` bytes: a longer line is consumed to its end
+/// without being kept, so a hostile or mistaken client cannot make the server buffer it.
+async fn read_line_capped(
+    reader: &mut (impl tokio::io::AsyncBufRead + Unpin),
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<Line> {
+    let mut total = 0u64;
+    loop {
+        let chunk = reader.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(if total == 0 {
+                Line::Eof
+            } else if total as usize > cap {
+                Line::TooLong(total)
+            } else {
+                Line::Read
+            });
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if total as usize + take <= cap + 1 {
+            buf.extend_from_slice(&chunk[..take]);
+        } else {
+            buf.clear();
+        }
+        total += take as u64;
+        reader.consume(take);
+        if done {
+            // The newline itself does not count.
+            return Ok(if total as usize - 1 > cap {
+                Line::TooLong(total - 1)
+            } else {
+                Line::Read
+            });
+        }
+    }
+}
 
 /// Serves MCP on this process's stdin/stdout until stdin closes.
 pub async fn serve(app: Arc<App>) -> std::io::Result<()> {
@@ -37,10 +89,22 @@ pub async fn serve_on(
     let mut tasks = tokio::task::JoinSet::new();
     let mut reader = BufReader::new(input);
     let mut buf = Vec::new();
+    let cap = app.config.max_body_bytes;
     loop {
         buf.clear();
-        if reader.read_until(b'\n', &mut buf).await? == 0 {
-            break;
+        match read_line_capped(&mut reader, &mut buf, cap).await? {
+            Line::Eof => break,
+            Line::TooLong(bytes) => {
+                // The line was skipped without being held: answer and keep serving.
+                let _ = out_tx.send(message::error_response(
+                    Value::Null,
+                    message::invalid(&format!(
+                        "message of {bytes} bytes is over the {cap}-byte limit (--max-body-bytes)"
+                    )),
+                ));
+                continue;
+            }
+            Line::Read => {}
         }
         let line = buf.trim_ascii();
         if line.is_empty() {
