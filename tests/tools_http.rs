@@ -216,6 +216,33 @@ fn a_client_that_goes_away_leaves_no_process_behind() {
     );
 }
 
+#[test]
+fn a_client_that_leaves_an_sse_stream_leaves_no_process_behind() {
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &["--kill-grace-ms", "300"]);
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash","arguments":{"cmd":"echo $$ > leader.pid; (trap '' TERM; sleep 60) & echo $! > child.pid; sleep 60"},"_meta":{"progressToken":"p"}}});
+    let r = s
+        .client
+        .post(format!("{}/mcp", s.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string())
+        .send()
+        .unwrap();
+    assert_eq!(
+        r.headers()["content-type"].to_str().unwrap(),
+        "text/event-stream"
+    );
+    wait_for_file(&root.path().join("child.pid"));
+    drop(r);
+    assert_processes_gone(
+        root.path(),
+        &["leader.pid", "child.pid"],
+        Duration::from_secs(5),
+        "the client leaving the SSE stream",
+    );
+}
+
 /// Stored outputs are scoped (issue 15): `resources/list` shows a session the outputs stored for
 /// it, a stateless request lists nothing, and any id stays readable by whoever holds it.
 #[test]

@@ -490,12 +490,16 @@ fn accepted() -> warp::reply::Response {
 fn sse(app: Arc<App>, session: Arc<Session>, msg: Value) -> warp::reply::Response {
     let (tx, rx) = mpsc::unbounded_channel::<Value>();
     let out = tx.clone();
-    tokio::spawn(async move {
+    let task = tokio::spawn(async move {
         if let Some(r) = rpc::handle(&app, &session, msg, tx).await {
             let _ = out.send(r);
         }
     });
-    let events = tokio_stream::wrappers::UnboundedReceiverStream::new(rx).map(|v| {
+    // The stream owns the call: a client that goes away drops it, which aborts the call (its
+    // command's tree is killed by the process guard), as on the plain JSON path.
+    let call = AbortOnDrop(task.abort_handle());
+    let events = tokio_stream::wrappers::UnboundedReceiverStream::new(rx).map(move |v| {
+        let _owned = &call;
         Ok::<_, std::convert::Infallible>(
             warp::sse::Event::default()
                 .event("message")
@@ -503,6 +507,15 @@ fn sse(app: Arc<App>, session: Arc<Session>, msg: Value) -> warp::reply::Respons
         )
     });
     warp::sse::reply(events).into_response()
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 fn mcp_delete(ctx: &Ctx, headers: &HeaderMap) -> warp::reply::Response {
