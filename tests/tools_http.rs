@@ -257,7 +257,9 @@ fn stored_outputs_are_listed_only_to_their_session() {
         .map(str::to_string)
         .unwrap_or_else(|| panic!("a stored output: {r}"));
     assert!(
-        id.starts_with("prn_") && id.rsplit('_').next().unwrap().len() == 16,
+        id.strip_prefix("prn_")
+            .and_then(|r| r.split_once('_'))
+            .is_some_and(|(n, tag)| n.parse::<u64>().is_ok() && tag.len() == 16),
         "{id}"
     );
     let list = |sid: Option<&str>| -> Vec<String> {

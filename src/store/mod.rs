@@ -555,9 +555,10 @@ mod tests {
         }
         assert_eq!(s.get(&first).unwrap_err(), Missing::Gone);
         // A forged tag, a number never given out, and another store's id are unknown.
-        let (prefix, tag) = first.rsplit_once('_').unwrap();
+        // The tag's alphabet includes '_', so split after the number, never at the last '_'.
+        let (n, tag) = first.strip_prefix("prn_").unwrap().split_once('_').unwrap();
         assert_eq!(tag.len(), TAG_CHARS);
-        let forged = format!("{prefix}_{}", "A".repeat(TAG_CHARS));
+        let forged = format!("prn_{n}_{}", "A".repeat(TAG_CHARS));
         assert_eq!(s.get(&forged).unwrap_err(), Missing::Unknown);
         assert_eq!(
             s.get(&format!("prn_999999999_{tag}")).unwrap_err(),
