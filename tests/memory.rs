@@ -2,7 +2,7 @@
 //! file, and a grep with 1,000,000 matches does not hold them all at once (its artifact spills to
 //! an unlinked temp file). Peak RSS of the server process (`VmHWM` in `/proc/<pid>/status`) is
 //! measured after both and must stay under [`PEAK_RSS_BOUND`], and the spilled artifacts must
-//! still recover exactly.
+//! still recover exactly. Large request bodies (issue 15) grow the peak by under 4x their size.
 //!
 //! The bound: the idle server peaks under 10 MB, and the o200k tokenizer (loaded by the first
 //! tool result, which counts its tokens) adds ~35 MB; a read page holds the response budget plus
@@ -217,4 +217,81 @@ fn a_streamed_read_pages_counts_and_recovers_like_a_whole_one() {
         json!(format!("\u{fffd}{}\n", lines[149_999]))
     );
     c.close();
+}
+
+/// Issue 15: a request's memory is bounded near its size. A 16 MiB body of `[0,0,...]` (8M
+/// values) is refused before it is parsed, with these exact bytes on both transports; a 16 MiB
+/// `prune_text` is served; neither grows the server's peak RSS by 4x the body.
+#[test]
+fn large_bodies_are_held_near_their_size() {
+    const MIB16: usize = 16 << 20;
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &["--max-body-bytes", "67108864"]);
+    let zeros = format!("[{}0]", "0,".repeat(MIB16 / 2 - 1));
+    // The tokenizer loads with the first result; measured from after it.
+    let warm = json!({"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"health","arguments":{}}});
+    s.post("/mcp", &warm, None);
+    let base = peak_rss(s.child.id());
+    let r = s
+        .client
+        .post(format!("{}/mcp", s.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(zeros.clone())
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.text().unwrap(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the message holds about 8388609 JSON values; at most 100000 are accepted"}}"#
+    );
+    let text = "let x = compute(alpha, beta); // a line\n".repeat(MIB16 / 40);
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"prune_text",
+        "arguments":{"text": text, "goal_hint": "where is compute called"}}});
+    let r: Value = s.post("/mcp", &call, None).json().unwrap();
+    let body = structured(&r["result"]);
+    assert!(
+        body["warnings"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("input_too_large")),
+        "{body}"
+    );
+    let growth = peak_rss(s.child.id()) - base;
+    assert!(
+        growth < 4 * MIB16 as u64,
+        "peak RSS grew by {} MiB for 16 MiB bodies",
+        growth >> 20
+    );
+
+    let mut c = StdioClient::spawn(root.path(), &["--max-body-bytes", "67108864"]);
+    c.initialize();
+    c.call("health", json!({}));
+    let base = peak_rss(c.child.id());
+    c.send_raw(&format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"x":{zeros}}}}}"#
+    ));
+    let resp = c.next_message(std::time::Duration::from_secs(30));
+    assert_eq!(
+        resp.to_string(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the message holds about 8388614 JSON values; at most 100000 are accepted"}}"#
+    );
+    let batch = format!(
+        "[{}]",
+        vec![r#"{"jsonrpc":"2.0","method":"x"}"#; 1001].join(",")
+    );
+    c.send_raw(&batch);
+    let resp = c.next_message(std::time::Duration::from_secs(30));
+    assert_eq!(
+        resp["error"]["message"],
+        "Invalid Request: a batch of 1001 messages; at most 1000 per batch"
+    );
+    let growth = peak_rss(c.child.id()) - base;
+    assert!(
+        growth < 4 * MIB16 as u64,
+        "stdio grew by {} MiB",
+        growth >> 20
+    );
+    assert_eq!(c.request("ping", json!({}))["result"], json!({}));
+    assert!(c.close().success());
 }

@@ -210,7 +210,7 @@ async fn tools_call(
     app: &Arc<App>,
     session: &Arc<Session>,
     id: &Value,
-    params: Value,
+    mut params: Value,
     notify: UnboundedSender<Value>,
 ) -> RpcResult {
     let request_id = app.new_request_id();
@@ -252,9 +252,10 @@ async fn tools_call(
         return Err(message::invalid_params(errors));
     };
     events::request_received(&request_id, &tool.name);
-    let arguments = match params.get("arguments") {
+    // Moved out, not cloned: `arguments` can be most of a large request.
+    let arguments = match params.as_object_mut().and_then(|p| p.remove("arguments")) {
         None | Some(Value::Null) => json!({}),
-        Some(a @ Value::Object(_)) => a.clone(),
+        Some(a @ Value::Object(_)) => a,
         Some(_) => {
             let errors = vec![FieldError {
                 field: "/arguments".into(),

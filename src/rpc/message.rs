@@ -19,6 +19,73 @@ pub const PRUNE_ID_NOT_FOUND: i64 = -32004;
 /// Seed 001: invalid recovery range (-32005).
 pub const INVALID_RANGE: i64 = -32005;
 
+/// Most JSON values (objects, arrays, scalars) one message may hold. A parsed value costs tens
+/// of bytes however short its text (`0,` is two bytes), so without this a 16 MiB body of
+/// `[0,0,...]` became gigabytes; at this cap the tree of any message stays a few MiB beside its
+/// strings. Tool arguments are a handful of fields, so no real request comes near it.
+pub const MAX_JSON_VALUES: usize = 100_000;
+
+/// Most messages in one JSON-RPC batch (each gets its own reply object).
+pub const MAX_BATCH_LEN: usize = 1_000;
+
+/// Parses one message's bytes, refusing before the parse what would blow up in memory: more
+/// than [`MAX_JSON_VALUES`] values, an empty batch, or one longer than [`MAX_BATCH_LEN`].
+/// The error is the response to send back (-32700 or -32600, id null).
+pub fn parse(bytes: &[u8]) -> Result<Value, Value> {
+    let values = count_values(bytes);
+    if values > MAX_JSON_VALUES {
+        return Err(error_response(
+            Value::Null,
+            invalid(&format!(
+                "the message holds about {values} JSON values; at most {MAX_JSON_VALUES} are accepted"
+            )),
+        ));
+    }
+    let msg: Value = serde_json::from_slice(bytes).map_err(|e| {
+        crate::events::request_parse_failed(&e.to_string());
+        error_response(
+            Value::Null,
+            rpc_error(PARSE_ERROR, format!("Parse error: {e}"), None),
+        )
+    })?;
+    match &msg {
+        Value::Array(batch) if batch.is_empty() => {
+            Err(error_response(Value::Null, invalid("empty batch")))
+        }
+        Value::Array(batch) if batch.len() > MAX_BATCH_LEN => Err(error_response(
+            Value::Null,
+            invalid(&format!(
+                "a batch of {} messages; at most {MAX_BATCH_LEN} per batch",
+                batch.len()
+            )),
+        )),
+        _ => Ok(msg),
+    }
+}
+
+/// An upper bound on the number of JSON values in `bytes`, from one pass over its structure:
+/// every `[`, `{` and `,` outside strings starts at most one more value.
+pub fn count_values(bytes: &[u8]) -> usize {
+    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' | b',' => n += 1,
+                _ => {}
+            }
+        }
+    }
+    n
+}
+
 /// One classified incoming message.
 #[derive(Debug)]
 pub enum Incoming {
@@ -183,5 +250,43 @@ pub fn id_key(id: &Value) -> String {
     match id {
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_counted_outside_strings_only() {
+        assert_eq!(count_values(br#"{"a":[1,2,3]}"#), 5);
+        assert_eq!(count_values(br#"{"a":"[,{,\",["}"#), 2);
+        assert!(count_values(b"[0,0,0,0]") >= 4);
+    }
+
+    #[test]
+    fn oversized_structures_are_refused_before_parsing() {
+        let body = format!("[{}0]", "0,".repeat(MAX_JSON_VALUES));
+        let e = parse(body.as_bytes()).unwrap_err();
+        assert_eq!(e["error"]["code"], INVALID_REQUEST);
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("JSON values")
+        );
+        let batch = format!("[{}]", vec!["{}"; MAX_BATCH_LEN + 1].join(","));
+        let e = parse(batch.as_bytes()).unwrap_err();
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("per batch"),
+            "{e}"
+        );
+        assert!(parse(b"[]").is_err());
+        // A long string is one value, whatever it holds.
+        let text = format!(r#"{{"t":"{}"}}"#, "[0,".repeat(MAX_JSON_VALUES));
+        assert!(parse(text.as_bytes()).is_ok());
     }
 }

@@ -74,57 +74,51 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
     let mut used_fallback = plan.used_fallback || !warnings.is_empty();
     warnings.extend(plan.warnings.iter().cloned());
     let lines = engine::split_lines(&input.text);
-    let rendered = render::render(
-        &lines,
-        &plan,
-        &prune_id,
-        annotate,
-        markers,
-        input.text.ends_with('\n'),
-    );
     let before = tokens::count(&input.text) as u64;
-    // Compared without `N│ ` prefixes: those are asked for, not a cost of pruning.
-    let unprefixed = || {
-        if annotate {
-            render::render(
-                &lines,
-                &plan,
-                &prune_id,
-                false,
-                markers,
-                input.text.ends_with('\n'),
+    let ends_with_newline = input.text.ends_with('\n');
+    // A no-op known before rendering is not rendered: on an input over the limits that would be
+    // one more copy of the whole text.
+    let rendered = (!used_fallback).then(|| {
+        render::render(
+            &lines,
+            &plan,
+            &prune_id,
+            annotate,
+            markers,
+            ends_with_newline,
+        )
+    });
+    if let Some(r) = &rendered
+        && !plan.removed.is_empty()
+    {
+        // Compared without `N│ ` prefixes: those are asked for, not a cost of pruning.
+        let unprefixed = if annotate {
+            tokens::count(
+                &render::render(&lines, &plan, &prune_id, false, markers, ends_with_newline)
+                    .pruned_text,
             )
-            .pruned_text
         } else {
-            rendered.pruned_text.clone()
+            tokens::count(&r.pruned_text)
+        };
+        if unprefixed as u64 >= before {
+            // Markers would cost more than the lines they replace: the raw text is the better answer.
+            warnings.push("no_savings".into());
+            used_fallback = true;
         }
-    };
-    if !used_fallback && !plan.removed.is_empty() && tokens::count(&unprefixed()) as u64 >= before {
-        // Markers would cost more than the lines they replace: the raw text is the better answer.
-        warnings.push("no_savings".into());
-        used_fallback = true;
     }
-    let pruned_text = if used_fallback {
-        input.text.clone()
-    } else {
-        rendered.pruned_text
-    };
-    let annotations = if used_fallback {
-        Vec::new()
-    } else {
-        rendered.annotations
-    };
-    let kept = if used_fallback {
-        lines.len()
-    } else {
-        rendered.kept_lines
+    let n = lines.len();
+    let (pruned_text, annotations, kept) = match rendered {
+        Some(r) if !used_fallback => (r.pruned_text, r.annotations, r.kept_lines),
+        _ => {
+            drop(lines);
+            (input.text, Vec::new(), n)
+        }
     };
     let after = tokens::count(&pruned_text) as u64;
     ctx.app.tokens_saved.fetch_add(
         before.saturating_sub(after),
         std::sync::atomic::Ordering::Relaxed,
     );
-    let n = lines.len();
     let stats = PruneStats {
         original_lines: n as u64,
         kept_lines: kept as u64,
@@ -182,22 +176,33 @@ fn no_op(n: usize) -> Plan {
 /// input, or markers off) is cut to head and tail, with a row that names no line numbers.
 fn fit(result: &mut PruneTextResult, budget_bytes: usize) -> ToolOutput {
     let out = |r: &PruneTextResult| ToolOutput::json(r);
-    let whole = out(result);
-    if whole.text.len() <= budget_bytes {
-        return whole;
+    // A text longer than the budget cannot fit whatever else is dropped: not serialized whole.
+    if result.pruned_text.len() <= budget_bytes {
+        let whole = out(result);
+        if whole.text.len() <= budget_bytes {
+            return whole;
+        }
     }
     let all_ann = std::mem::take(&mut result.annotations);
     let n_ann = all_ann.len();
-    result.warnings.push(format!(
-        "annotations_truncated: over the {budget_bytes}-byte budget; every removed range is in a marker"
-    ));
-    let keep_ann = budget::largest_fitting(n_ann, |k| {
-        let mut r = result.clone();
-        r.annotations = all_ann[..k].to_vec();
-        out(&r).text.len() <= budget_bytes
-    });
+    if n_ann > 0 {
+        result.warnings.push(format!(
+            "annotations_truncated: over the {budget_bytes}-byte budget; every removed range is in a marker"
+        ));
+    }
+    let keep_ann = if result.pruned_text.len() > budget_bytes {
+        0
+    } else {
+        budget::largest_fitting(n_ann, |k| {
+            let mut r = result.clone();
+            r.annotations = all_ann[..k].to_vec();
+            out(&r).text.len() <= budget_bytes
+        })
+    };
     result.annotations = all_ann[..keep_ann].to_vec();
-    if keep_ann > 0 || out(result).text.len() <= budget_bytes {
+    if keep_ann > 0
+        || (result.pruned_text.len() <= budget_bytes && out(result).text.len() <= budget_bytes)
+    {
         return out(result);
     }
     let full_text = std::mem::take(&mut result.pruned_text);
@@ -205,7 +210,8 @@ fn fit(result: &mut PruneTextResult, budget_bytes: usize) -> ToolOutput {
         "output_truncated: exceeds the {budget_bytes}-byte budget; full text via recover_text prune_id={}",
         result.prune_id
     ));
-    let lines = full_text.lines().count();
+    // Every kept line costs at least a byte, so no more lines than budget bytes can fit.
+    let lines = full_text.lines().count().min(budget_bytes);
     let k = budget::largest_fitting(lines, |k| {
         let mut r = result.clone();
         r.pruned_text = budget::head_tail(&full_text, k, &result.prune_id, false).0;

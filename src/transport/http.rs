@@ -135,7 +135,7 @@ async fn handle(
         },
         ("/prune", _) => method_not_allowed("POST", &method, &path),
         (_, &Method::POST) => match read_json_body(&ctx, &headers, body).await {
-            Ok(bytes) => mcp_post(&ctx, &headers, &bytes).await,
+            Ok(bytes) => mcp_post(&ctx, &headers, bytes).await,
             Err(resp) => resp,
         },
         (_, &Method::DELETE) => mcp_delete(&ctx, &headers),
@@ -300,7 +300,14 @@ async fn read_json_body(
     {
         return Err(too_large());
     }
-    let mut buf = Vec::new();
+    // Sized once from Content-Length (already checked against the limit): growing by doubling
+    // would hold up to three times the body while copying.
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|s| s.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut buf = Vec::with_capacity(declared.min(limit));
     while let Some(chunk) = body.next().await {
         let mut chunk = chunk.map_err(|e| {
             error(
@@ -353,7 +360,7 @@ fn new_session_id() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: &[u8]) -> warp::reply::Response {
+async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::reply::Response {
     if !accepts(headers, "application/json") && !accepts(headers, "text/event-stream") {
         return error(
             StatusCode::NOT_ACCEPTABLE,
@@ -373,19 +380,12 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: &[u8]) -> warp::rep
         );
         return rpc_reply(StatusCode::BAD_REQUEST, &err);
     }
-    let msg: Value = match serde_json::from_slice(body) {
+    let msg = match message::parse(&body) {
         Ok(v) => v,
-        Err(e) => {
-            crate::events::request_parse_failed(&e.to_string());
-            return rpc_reply(
-                StatusCode::OK,
-                &message::error_response(
-                    Value::Null,
-                    message::rpc_error(message::PARSE_ERROR, format!("Parse error: {e}"), None),
-                ),
-            );
-        }
+        Err(reply) => return rpc_reply(StatusCode::OK, &reply),
     };
+    // Parsed once; the bytes are not needed while the call runs.
+    drop(body);
     let is_initialize =
         msg.get("method").and_then(Value::as_str) == Some("initialize") && msg.get("id").is_some();
     let header_id = headers
@@ -431,12 +431,6 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: &[u8]) -> warp::rep
     let app = ctx.app.clone();
     let mut resp = match msg {
         Value::Array(batch) => {
-            if batch.is_empty() {
-                return rpc_reply(
-                    StatusCode::OK,
-                    &message::error_response(Value::Null, message::invalid("empty batch")),
-                );
-            }
             let (tx, _rx) = mpsc::unbounded_channel();
             let mut replies = Vec::new();
             for m in batch {
@@ -548,6 +542,17 @@ fn mcp_delete(ctx: &Ctx, headers: &HeaderMap) -> warp::reply::Response {
 
 /// `POST /prune`: seed 000's outbound pruner contract served by the builtin engine.
 async fn prune_endpoint(ctx: &Ctx, body: &[u8]) -> warp::reply::Response {
+    let values = message::count_values(body);
+    if values > message::MAX_JSON_VALUES {
+        return error(
+            StatusCode::BAD_REQUEST,
+            Code::BadRequest,
+            format!(
+                "body holds about {values} JSON values; at most {} are accepted",
+                message::MAX_JSON_VALUES
+            ),
+        );
+    }
     let value: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {

@@ -22,6 +22,9 @@ enum Line {
     Eof,
 }
 
+/// Line buffer capacity kept between messages; a larger one is released once its line is parsed.
+const KEEP_LINE_BUFFER: usize = 1 << 20;
+
 /// Reads one line into `buf`, holding at most `cap` bytes: a longer line is consumed to its end
 /// without being kept, so a hostile or mistaken client cannot make the server buffer it.
 async fn read_line_capped(
@@ -110,25 +113,18 @@ pub async fn serve_on(
         if line.is_empty() {
             continue;
         }
-        let parsed: Result<Value, _> = serde_json::from_slice(line);
+        let parsed = message::parse(line);
+        if buf.capacity() > KEEP_LINE_BUFFER {
+            // Parsed once; a large message's bytes are not held while its call runs.
+            buf = Vec::new();
+        }
         let (app, session, out) = (app.clone(), session.clone(), out_tx.clone());
         match parsed {
-            Err(e) => {
-                crate::events::request_parse_failed(&e.to_string());
-                let _ = out.send(message::error_response(
-                    Value::Null,
-                    message::rpc_error(message::PARSE_ERROR, format!("Parse error: {e}"), None),
-                ));
+            Err(reply) => {
+                let _ = out.send(reply);
             }
             Ok(Value::Array(batch)) => {
                 tasks.spawn(async move {
-                    if batch.is_empty() {
-                        let _ = out.send(message::error_response(
-                            Value::Null,
-                            message::invalid("empty batch"),
-                        ));
-                        return;
-                    }
                     let mut replies = Vec::new();
                     for msg in batch {
                         if let Some(r) = rpc::handle(&app, &session, msg, out.clone()).await {
