@@ -1603,7 +1603,7 @@ pub struct RpcError {
     pub data: ::std::option::Option<RpcErrorData>,
     pub message: ::std::string::String,
 }
-///-32700 parse error; -32600 invalid request; -32601 method not found; -32602 invalid params (data.field_errors); -32603 internal error; -32004 prune_id_not_found; -32005 invalid_range; -32001 session or request rejected by the transport.
+///-32700 parse error; -32600 invalid request; -32601 method not found; -32602 invalid params (data.field_errors); -32603 internal error; -32004 prune_id_not_found; -32005 invalid_range; -32001 session or request rejected by the transport; in the 2026-07-28 era: -32020 header mismatch, -32021 missing required client capability, -32022 unsupported protocol version (data.supported, data.requested).
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
 pub struct RpcErrorCode(i64);
@@ -1632,6 +1632,9 @@ impl ::std::convert::TryFrom<i64> for RpcErrorCode {
             -32004_i64,
             -32005_i64,
             -32001_i64,
+            -32020_i64,
+            -32021_i64,
+            -32022_i64,
         ]
             .contains(&value)
         {
@@ -1663,6 +1666,12 @@ pub struct RpcErrorData {
     pub hint: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub prune_id: ::std::option::Option<::std::string::String>,
+    ///-32022: the protocol version the request declared.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub requested: ::std::option::Option<::std::string::String>,
+    ///-32022: every protocol version the server supports, the per-request-envelope revisions first; choose one and retry (a handshake-era one by initialize).
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    pub supported: ::std::vec::Vec<::std::string::String>,
 }
 ///Kind of text; detected when omitted.
 #[derive(

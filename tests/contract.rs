@@ -191,7 +191,7 @@ async fn initialize_snapshot() {
     let session = std::sync::Arc::new(mcp_pruner::rpc::Session::new("s"));
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let msg = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"snap"}}});
-    let resp = mcp_pruner::rpc::handle(&app, &session, msg, tx)
+    let resp = mcp_pruner::rpc::handle(&app, &session, msg, tx, None)
         .await
         .unwrap();
     settings().bind(|| insta::assert_json_snapshot!("initialize", Plain(&resp), { ".result.serverInfo.version" => "[version]" }));

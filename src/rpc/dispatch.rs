@@ -3,6 +3,7 @@
 //! `tools/call` envelope (validation, cancellation, progress, the one terminal response). The tools
 //! themselves live in [`crate::tools`].
 
+use super::era::{self, Mirrored};
 use super::message::{self, Incoming};
 use super::progress::Progress;
 use super::session::{LOG_LEVELS, PROTOCOL_VERSIONS, Session};
@@ -22,11 +23,15 @@ pub const SERVER_NAME: &str = "mcp-pruner";
 /// Handles one incoming JSON value. Returns the response for a request, `None` for anything that
 /// is not answered (notifications, client responses). `notify` carries notifications (progress,
 /// log messages) that belong before the response.
+///
+/// A request in the 2026-07-28 era (see [`era::is_modern`]) is checked against its envelope and,
+/// on HTTP, the mirrored `headers`; it runs with its own [`Session`] under the connection's id.
 pub async fn handle(
     app: &Arc<App>,
     session: &Arc<Session>,
     msg: Value,
     notify: UnboundedSender<Value>,
+    headers: Option<&Mirrored>,
 ) -> Option<Value> {
     let incoming = match message::classify(msg) {
         Ok(m) => m,
@@ -42,7 +47,12 @@ pub async fn handle(
             None
         }
         Incoming::Request { id, method, params } => {
-            let result = request(app, session, &id, &method, params, notify).await;
+            let header_version = headers.and_then(|h| h.protocol_version.as_deref());
+            let result = if era::is_modern(&method, &params, header_version) {
+                modern_request(app, session, &id, &method, params, notify, headers).await
+            } else {
+                request(app, session, &id, &method, params, notify).await
+            };
             Some(match result {
                 Ok(v) => message::result_response(id, v),
                 Err(e) => message::error_response(id, e),
@@ -103,6 +113,56 @@ async fn request(
     }
 }
 
+/// A request under the 2026-07-28 revision: the envelope ladder, then the method with the
+/// request's own session, then the modern result envelope.
+async fn modern_request(
+    app: &Arc<App>,
+    connection: &Session,
+    id: &Value,
+    method: &str,
+    params: Value,
+    notify: UnboundedSender<Value>,
+    headers: Option<&Mirrored>,
+) -> RpcResult {
+    let envelope = era::envelope(method, &params, headers)?;
+    if era::REMOVED_METHODS.contains(&method) {
+        return Err(era::removed(method));
+    }
+    let session = Arc::new(Session::for_request(&connection.id, &envelope));
+    let result = match method {
+        "server/discover" => discover(),
+        _ => request(app, &session, id, method, params, notify).await?,
+    };
+    Ok(era::finish(method, result, server_info()))
+}
+
+/// `serverInfo`: who this server is, in both eras.
+fn server_info() -> Value {
+    json!({ "name": SERVER_NAME, "version": TOOLING_VERSION })
+}
+
+/// What the server offers, in `initialize` and `server/discover` alike.
+fn capabilities() -> Value {
+    json!({
+        "tools": { "listChanged": false },
+        "logging": {},
+        "resources": { "listChanged": false }
+    })
+}
+
+/// Guidance for the model, in `initialize` and `server/discover` alike.
+const INSTRUCTIONS: &str = "Add context_focus_question to read/bash/grep to get only the lines it needs; removed blocks show as ⟦PRUNÉ: prune_id=… lignes a-b …⟧ and recover_text returns them.";
+
+/// `server/discover` (2026-07-28): every version served (the modern ones first), capabilities and
+/// instructions; the server's identity and the cache hints are added by [`era::finish`].
+fn discover() -> Value {
+    json!({
+        "supportedVersions": era::supported_versions(),
+        "capabilities": capabilities(),
+        "instructions": INSTRUCTIONS,
+    })
+}
+
 fn initialize(session: &Session, params: &Value) -> RpcResult {
     let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
         return Err(message::invalid_field(
@@ -130,13 +190,9 @@ fn initialize(session: &Session, params: &Value) -> RpcResult {
         .unwrap_or_else(|e| e.into_inner()) = Some(version.to_string());
     Ok(json!({
         "protocolVersion": version,
-        "serverInfo": { "name": SERVER_NAME, "version": TOOLING_VERSION },
-        "capabilities": {
-            "tools": { "listChanged": false },
-            "logging": {},
-            "resources": { "listChanged": false }
-        },
-        "instructions": "Add context_focus_question to read/bash/grep to get only the lines it needs; removed blocks show as ⟦PRUNÉ: prune_id=… lignes a-b …⟧ and recover_text returns them.",
+        "serverInfo": server_info(),
+        "capabilities": capabilities(),
+        "instructions": INSTRUCTIONS,
         "jeeves": { "schemaVersion": 1 }
     }))
 }

@@ -3,6 +3,7 @@
 //! sockets or stdin; transports hand it parsed JSON and a channel for notifications.
 
 pub mod dispatch;
+pub mod era;
 pub mod inflight;
 pub mod message;
 pub mod progress;

@@ -38,6 +38,16 @@ impl Session {
         }
     }
 
+    /// The session of one modern-era request: the connection's `id` (so cancellation and stored
+    /// outputs stay keyed as before), with the version and log level its envelope declared.
+    pub fn for_request(id: &str, envelope: &super::era::Envelope) -> Session {
+        Session {
+            id: id.to_string(),
+            protocol_version: Mutex::new(Some(envelope.version.clone())),
+            log_level: Mutex::new(envelope.log_level),
+        }
+    }
+
     /// Whether a log notification at `level` (an index into [`LOG_LEVELS`]) should be sent.
     pub fn wants_log(&self, level: usize) -> bool {
         self.log_level

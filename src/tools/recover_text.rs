@@ -50,6 +50,7 @@ pub fn range_error(arguments: &serde_json::Value, errors: &[FieldError]) -> Opti
                 errors[0].field, errors[0].message
             )),
             field_errors: errors.to_vec(),
+            ..Default::default()
         }),
     ))
 }

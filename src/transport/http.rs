@@ -8,7 +8,7 @@
 use crate::app::App;
 use crate::contract::types::HttpErrorBodyErrorCode as Code;
 use crate::rpc::session::PROTOCOL_VERSIONS;
-use crate::rpc::{self, Session, message};
+use crate::rpc::{self, Session, era, message};
 use bytes::{Buf, Bytes};
 use futures_util::{Stream, StreamExt};
 use serde_json::{Value, json};
@@ -368,24 +368,32 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
             "Accept must allow application/json or text/event-stream",
         );
     }
-    if let Some(v) = headers.get(VERSION_HEADER).and_then(|h| h.to_str().ok())
-        && !PROTOCOL_VERSIONS.contains(&v)
-    {
-        let err = message::error_response(
-            Value::Null,
-            message::invalid(&format!(
-                "unsupported MCP-Protocol-Version {v:?}; supported: {}",
-                PROTOCOL_VERSIONS.join(", ")
-            )),
-        );
-        return rpc_reply(StatusCode::BAD_REQUEST, &err);
-    }
+    let header_version = headers.get(VERSION_HEADER).and_then(|h| h.to_str().ok());
     let msg = match message::parse(&body) {
         Ok(v) => v,
-        Err(reply) => return rpc_reply(StatusCode::OK, &reply),
+        Err(reply) => {
+            return match unsupported_header(header_version) {
+                Some(refusal) => refusal,
+                None => rpc_reply(StatusCode::OK, &reply),
+            };
+        }
     };
     // Parsed once; the bytes are not needed while the call runs.
     drop(body);
+    let modern = match &msg {
+        Value::Object(m) => era::is_modern(
+            m.get("method").and_then(Value::as_str).unwrap_or(""),
+            m.get("params").unwrap_or(&Value::Null),
+            header_version,
+        ),
+        _ => header_version.is_some_and(|v| era::MODERN_VERSIONS.contains(&v)),
+    };
+    if modern {
+        return modern_post(ctx, headers, msg).await;
+    }
+    if let Some(refusal) = unsupported_header(header_version) {
+        return refusal;
+    }
     let is_initialize =
         msg.get("method").and_then(Value::as_str) == Some("initialize") && msg.get("id").is_some();
     let header_id = headers
@@ -434,7 +442,7 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
             let (tx, _rx) = mpsc::unbounded_channel();
             let mut replies = Vec::new();
             for m in batch {
-                if let Some(r) = rpc::handle(&app, &session, m, tx.clone()).await {
+                if let Some(r) = rpc::handle(&app, &session, m, tx.clone(), None).await {
                     replies.push(r);
                 }
             }
@@ -456,10 +464,10 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
                         .unwrap_or_else(|e| e.into_inner())
                         .is_some());
             if wants_stream {
-                sse(app, session.clone(), msg)
+                sse(app, session.clone(), msg, None)
             } else {
                 let (tx, _rx) = mpsc::unbounded_channel();
-                match rpc::handle(&app, &session, msg, tx).await {
+                match rpc::handle(&app, &session, msg, tx, None).await {
                     Some(r) => rpc_reply(StatusCode::OK, &r),
                     None => accepted(),
                 }
@@ -474,6 +482,87 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
     resp
 }
 
+/// The handshake era's refusal of an `MCP-Protocol-Version` header naming no version served.
+fn unsupported_header(version: Option<&str>) -> Option<warp::reply::Response> {
+    let v = version?;
+    if PROTOCOL_VERSIONS.contains(&v) || era::MODERN_VERSIONS.contains(&v) {
+        return None;
+    }
+    let err = message::error_response(
+        Value::Null,
+        message::invalid(&format!(
+            "unsupported MCP-Protocol-Version {v:?}; supported: {}",
+            PROTOCOL_VERSIONS.join(", ")
+        )),
+    );
+    Some(rpc_reply(StatusCode::BAD_REQUEST, &err))
+}
+
+/// Routing headers a modern request mirrors; each may appear at most once.
+const ROUTING_HEADERS: [&str; 3] = [VERSION_HEADER, "mcp-method", "mcp-name"];
+
+/// A POST in the 2026-07-28 era: one request or notification, no session (none is looked up or
+/// minted), errors with the revision's HTTP statuses (400 envelope and request errors, 404 an
+/// unknown method), SSE when the call asks for progress or log messages.
+async fn modern_post(ctx: &Arc<Ctx>, headers: &HeaderMap, msg: Value) -> warp::reply::Response {
+    let id = msg
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())
+        .cloned()
+        .unwrap_or(Value::Null);
+    let refuse = |error| {
+        let reply = message::error_response(id.clone(), error);
+        rpc_reply(
+            StatusCode::from_u16(era::http_status(&reply)).unwrap_or(StatusCode::BAD_REQUEST),
+            &reply,
+        )
+    };
+    if !msg.is_object() {
+        return refuse(message::invalid(
+            "the body must be a single JSON-RPC request or notification object",
+        ));
+    }
+    if let Some(name) = ROUTING_HEADERS
+        .iter()
+        .find(|h| headers.get_all(**h).iter().count() > 1)
+    {
+        return refuse(era::mismatch(&format!(
+            "{name} header appears more than once"
+        )));
+    }
+    let value = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_string)
+    };
+    let mirrored = era::Mirrored {
+        protocol_version: value(VERSION_HEADER),
+        method: value("mcp-method"),
+        name: value("mcp-name"),
+    };
+    let session = Arc::new(Session::new(format!("anon-{}", new_session_id())));
+    let app = ctx.app.clone();
+    let is_request = msg.get("method").is_some() && msg.get("id").is_some();
+    let wants_stream = is_request
+        && msg.get("method").and_then(Value::as_str) == Some("tools/call")
+        && accepts(headers, "text/event-stream")
+        && msg.pointer("/params/_meta").is_some_and(|m| {
+            m.get("progressToken").is_some() || m.get(era::LOG_LEVEL_KEY).is_some()
+        });
+    if wants_stream {
+        return sse(app, session, msg, Some(mirrored));
+    }
+    let (tx, _rx) = mpsc::unbounded_channel();
+    match rpc::handle(&app, &session, msg, tx, Some(&mirrored)).await {
+        Some(r) => rpc_reply(
+            StatusCode::from_u16(era::http_status(&r)).unwrap_or(StatusCode::OK),
+            &r,
+        ),
+        None => accepted(),
+    }
+}
+
 fn accepted() -> warp::reply::Response {
     let mut r = Response::new(Vec::<u8>::new()).into_response();
     *r.status_mut() = StatusCode::ACCEPTED;
@@ -481,11 +570,16 @@ fn accepted() -> warp::reply::Response {
 }
 
 /// Runs one request and streams its notifications, then its response, as SSE events.
-fn sse(app: Arc<App>, session: Arc<Session>, msg: Value) -> warp::reply::Response {
+fn sse(
+    app: Arc<App>,
+    session: Arc<Session>,
+    msg: Value,
+    mirrored: Option<era::Mirrored>,
+) -> warp::reply::Response {
     let (tx, rx) = mpsc::unbounded_channel::<Value>();
     let out = tx.clone();
     let task = tokio::spawn(async move {
-        if let Some(r) = rpc::handle(&app, &session, msg, tx).await {
+        if let Some(r) = rpc::handle(&app, &session, msg, tx, mirrored.as_ref()).await {
             let _ = out.send(r);
         }
     });

@@ -127,7 +127,7 @@ pub async fn serve_on(
                 tasks.spawn(async move {
                     let mut replies = Vec::new();
                     for msg in batch {
-                        if let Some(r) = rpc::handle(&app, &session, msg, out.clone()).await {
+                        if let Some(r) = rpc::handle(&app, &session, msg, out.clone(), None).await {
                             replies.push(r);
                         }
                     }
@@ -138,7 +138,7 @@ pub async fn serve_on(
             }
             Ok(msg) => {
                 tasks.spawn(async move {
-                    if let Some(r) = rpc::handle(&app, &session, msg, out.clone()).await {
+                    if let Some(r) = rpc::handle(&app, &session, msg, out.clone(), None).await {
                         let _ = out.send(r);
                     }
                 });
