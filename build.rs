@@ -1,5 +1,6 @@
-//! Generates the contract from `schemas/`: Rust types (typify) into `generated/types.rs` and the
-//! inlined tool listing into `generated/contract.json`. Both are committed; with `CI` set, a
+//! Generates the contract from `schemas/`: Rust types (typify) into `generated/types.rs`, the
+//! inlined tool listing into `generated/contract.json`, and the self-contained bindings bundle
+//! into `generated/contract.schema.json`. Both are committed; with `CI` set, a
 //! difference between what is committed and what the schemas produce fails the build.
 
 #[path = "build/bundle.rs"]
@@ -28,11 +29,44 @@ fn main() {
     let types = generate_types(&files);
     let contract =
         serde_json::to_string_pretty(&bundle::contract_document(&manifest, &files)).unwrap() + "\n";
+    let bindings =
+        serde_json::to_string_pretty(&bundle::bindings_document(&manifest, &files)).unwrap() + "\n";
+
+    // What `mcp-pruner --version` prints beside the crate version.
+    let versions: Vec<String> = manifest["tools"]
+        .as_array()
+        .expect("manifest.tools")
+        .iter()
+        .map(|t| {
+            format!(
+                "{}={}",
+                t["name"].as_str().unwrap_or("?"),
+                t["schemaVersion"]
+            )
+        })
+        .collect();
+    std::println!(
+        "cargo:rustc-env=MCP_PRUNER_SCHEMA_VERSIONS={}",
+        versions.join(" ")
+    );
+    std::println!(
+        "cargo:rustc-env=MCP_PRUNER_GIT_REVISION={}",
+        git_revision(root)
+    );
+    for head in [".git/HEAD", ".git/refs/heads"] {
+        if root.join(head).exists() {
+            std::println!("cargo:rerun-if-changed={head}");
+        }
+    }
 
     let generated = root.join("generated");
     fs::create_dir_all(&generated).unwrap();
     let ci = std::env::var_os("CI").is_some();
-    for (name, content) in [("types.rs", types), ("contract.json", contract)] {
+    for (name, content) in [
+        ("types.rs", types),
+        ("contract.json", contract),
+        ("contract.schema.json", bindings),
+    ] {
         let path = generated.join(name);
         let current = fs::read_to_string(&path).unwrap_or_default();
         if current == content {
@@ -48,6 +82,20 @@ fn main() {
             content.len()
         );
     }
+}
+
+/// The checkout's commit (`git rev-parse --short=12 HEAD`), or `unknown` outside a git checkout.
+fn git_revision(root: &Path) -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Reads every `*.json` under `dir` into `files` (keyed relative to `base`), except the manifest.

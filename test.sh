@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (README, .ci/run): the Rust suites, the benchmarks compiled (they run
 # with `cargo bench`), then the interop suite and the official conformance scenarios, which drive
-# the binary just built with the official Python and TypeScript MCP SDKs.
+# the binary just built with the official Python and TypeScript MCP SDKs, and the client bindings
+# check (TypeScript and pydantic bindings generated from the contract bundle, live results validated).
 set -euo pipefail
 cd "$(dirname "$0")"
 cargo test
@@ -12,4 +13,5 @@ if [ "${MCP_PRUNER_SKIP_INTEROP:-0}" != "1" ]; then
   export MCP_PRUNER_BIN="${MCP_PRUNER_BIN:-$target/debug/mcp-pruner}"
   bash interop/conformance.sh
   bash interop/run.sh
+  bash bindings/check.sh
 fi

@@ -59,22 +59,90 @@ fn strip_meta(schema: &Value) -> Value {
 
 /// Rewrites every `$ref` in `schema` to `#/definitions/<name>` (typify's local form).
 fn localize_refs(schema: &Value) -> Value {
+    refs_under(schema, "#/definitions/")
+}
+
+/// Rewrites every `$ref` in `schema` to `<prefix><name>`.
+fn refs_under(schema: &Value, prefix: &str) -> Value {
     match schema {
         Value::Object(map) => Value::Object(
             map.iter()
                 .map(|(k, v)| {
                     if k == "$ref" {
                         let name = ref_name(v.as_str().expect("$ref must be a string"));
-                        (k.clone(), Value::String(format!("#/definitions/{name}")))
+                        (k.clone(), Value::String(format!("{prefix}{name}")))
                     } else {
-                        (k.clone(), localize_refs(v))
+                        (k.clone(), refs_under(v, prefix))
                     }
                 })
                 .collect(),
         ),
-        Value::Array(items) => Value::Array(items.iter().map(localize_refs).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(|i| refs_under(i, prefix)).collect()),
         other => other.clone(),
     }
+}
+
+/// `schema` with every `{"$ref": ..., "description": ...}` reduced to its `$ref`: binding
+/// generators read a `$ref` with siblings as a new type (json-schema-to-typescript emitted
+/// `PruningMetadata1`, `PruningMetadata2`, ... for each described use).
+fn bare_refs(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) if map.contains_key("$ref") => json!({ "$ref": map["$ref"] }),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), bare_refs(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(bare_refs).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `generated/contract.schema.json`: the whole contract as one self-contained JSON Schema for
+/// client bindings. Every named schema (each tool's input and result, `ToolFailure`, `RpcError`
+/// and its code enum, `PruningMetadata`, the HTTP bodies) is under `$defs`, complete with its
+/// constraints, its references local (`#/$defs/<name>`); the root lists each one as a property so
+/// binding generators emit them all; `x-mcp-pruner-tools` maps each tool to its two definitions.
+/// The per-file schemas stay the source of truth: this is derived from them on every build.
+pub fn bindings_document(manifest: &Value, files: &Files) -> Value {
+    let defs = collect_defs(files);
+    let name_of = |path: &str| -> String {
+        let doc = files
+            .get(path)
+            .unwrap_or_else(|| panic!("manifest names missing file {path}"));
+        doc["title"]
+            .as_str()
+            .unwrap_or_else(|| panic!("schemas/{path} needs a title to be bound"))
+            .to_string()
+    };
+    let mut tools = Map::new();
+    for tool in manifest["tools"].as_array().expect("manifest.tools") {
+        let name = tool["name"].as_str().expect("tool name");
+        tools.insert(
+            name.to_string(),
+            json!({
+                "input": name_of(tool["input"].as_str().expect("input")),
+                "output": name_of(tool["output"].as_str().expect("output")),
+                "schemaVersion": tool["schemaVersion"],
+            }),
+        );
+    }
+    let properties: Map<String, Value> = defs
+        .keys()
+        .map(|n| (n.clone(), json!({ "$ref": format!("#/$defs/{n}") })))
+        .collect();
+    let defs: Map<String, Value> = defs
+        .iter()
+        .map(|(n, s)| (n.clone(), bare_refs(&refs_under(s, "#/$defs/"))))
+        .collect();
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "mcp-pruner/contract.schema.json",
+        "title": "McpPrunerContract",
+        "description": "Every input, result and error of mcp-pruner's tools, for generating client bindings. A tool's result is `_meta[\"mcp-pruner/result\"]` (or structuredContent) on success, ToolFailure when isError; JSON-RPC errors are RpcError.",
+        "type": "object",
+        "properties": properties,
+        "x-mcp-pruner-tools": tools,
+        "$defs": defs,
+    })
 }
 
 /// The document typify reads: an untitled root whose `definitions` hold every named schema,

@@ -1,4 +1,5 @@
-//! The command line (clap): `serve`, `stdio`, `run`, `config`. Parses, builds a [`Config`], and
+//! The command line (clap): `serve`, `stdio`, `run`, `config`, `doctor`, `schema`, `completions`,
+//! `man`. Parses, builds a [`Config`], and
 //! hands off to a transport or the runner. Owns exit codes; never implements a feature itself.
 
 use crate::app::App;
@@ -9,9 +10,19 @@ use crate::runner::RunArgs;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// `--version`: the crate version, each tool's `schemaVersion` and the git revision it was built from.
+pub const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (schemaVersion ",
+    env!("MCP_PRUNER_SCHEMA_VERSIONS"),
+    "; git ",
+    env!("MCP_PRUNER_GIT_REVISION"),
+    ")"
+);
+
 /// MCP server for coding agents: read, bash and grep with task-aware pruning and lossless recovery.
 #[derive(Parser, Debug)]
-#[command(name = "mcp-pruner", version, about)]
+#[command(name = "mcp-pruner", version = LONG_VERSION, about)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -29,6 +40,19 @@ pub enum Command {
     Run(RunArgs),
     /// Print the Claude Code or Codex configuration that registers this server.
     Config(ConfigArgs),
+    /// Check the setup a client needs (binary, root, client configs, tokenizer, store, pruner
+    /// backend, a round trip of every tool); exits non-zero when something is wrong.
+    Doctor(crate::doctor::DoctorArgs),
+    /// Print the contract as one self-contained JSON Schema (every tool input and result, errors,
+    /// PruningMetadata under `$defs`) for generating client bindings.
+    Schema,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    Man,
 }
 
 /// Exit status for invalid configuration.
@@ -41,6 +65,26 @@ pub fn main(cli: Cli) -> ExitCode {
         Command::Stdio(args) => with_config(&args, Sink::Stderr, stdio),
         Command::Run(args) => crate::runner::main(args),
         Command::Config(args) => crate::client_config::main(&args),
+        Command::Doctor(args) => crate::doctor::main(&args),
+        Command::Schema => {
+            print!("{}", crate::contract::BINDINGS_SCHEMA);
+            ExitCode::SUCCESS
+        }
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "mcp-pruner", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            match clap_mangen::Man::new(cmd).render(&mut std::io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("mcp-pruner: cannot write the man page: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
     }
 }
 

@@ -15,6 +15,7 @@ pub mod cli;
 pub mod client_config;
 pub mod config;
 pub mod contract;
+pub mod doctor;
 pub mod events;
 pub mod logging;
 pub mod process;

@@ -281,11 +281,12 @@ fn listings_carry_cache_hints_and_results_the_server_stamp() {
     c.send(&request(
         3,
         "tools/call",
-        json!({"name": "read", "arguments": {"path": "notes.txt"}}),
+        json!({"name": "read", "arguments": {"path": "hello.txt"}}),
         MODERN,
     ));
     let r = &c.next_message(Duration::from_secs(10))["result"];
     assert_eq!(r["resultType"], "complete");
+    assert_eq!(r["content"][0]["text"], "hello\nworld\n", "{r}");
     assert!(r["_meta"]["mcp-pruner/result"].is_object(), "{r}");
     assert!(r.get("ttlMs").is_none());
     assert!(c.close().success());

@@ -15,6 +15,9 @@ pub mod types {
     include!("../../generated/types.rs");
 }
 
+/// `generated/contract.schema.json`: the self-contained bindings bundle (`mcp-pruner schema`).
+pub const BINDINGS_SCHEMA: &str = include_str!("../../generated/contract.schema.json");
+
 /// `generated/contract.json`: the manifest with every schema inlined, as `build.rs` wrote it.
 pub const CONTRACT_JSON: &str = include_str!("../../generated/contract.json");
 
