@@ -5,6 +5,9 @@
 # check (TypeScript and pydantic bindings generated from the contract bundle, live results validated).
 set -euo pipefail
 cd "$(dirname "$0")"
+# The suites' servers write their savings-ledger rows here, never into the user's data directory.
+MCP_PRUNER_LEDGER="$(mktemp -d)/ledger.sqlite3"
+export MCP_PRUNER_LEDGER
 cargo test
 cargo test --benches --no-run --quiet
 if [ "${MCP_PRUNER_SKIP_INTEROP:-0}" != "1" ]; then

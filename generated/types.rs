@@ -506,6 +506,8 @@ pub struct HealthInput {}
 pub struct HealthResult {
     pub backend: HealthResultBackend,
     pub capabilities: ::std::vec::Vec<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub ledger: ::std::option::Option<HealthResultLedger>,
     pub server: ::std::string::String,
     pub status: HealthResultStatus,
     pub store: HealthResultStore,
@@ -579,6 +581,16 @@ impl ::std::convert::TryFrom<::std::string::String> for HealthResultBackend {
     ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
+}
+///The savings ledger across every process that wrote it (absent with --no-ledger or when it cannot be read).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HealthResultLedger {
+    ///Rows this process could not write (full queue, locked or failing database).
+    pub dropped_rows: u64,
+    ///Every row of the ledger, all roots.
+    pub lifetime: StatsRow,
+    pub path: ::std::string::String,
 }
 ///`HealthResultStatus`
 #[derive(
@@ -817,6 +829,38 @@ impl ::std::convert::TryFrom<::std::string::String> for HttpErrorBodyErrorCode {
     ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
+}
+///One tool call in the savings ledger (one SQLite row). Counts and names only: never file contents, command output, questions, or paths beyond the root.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LedgerRow {
+    ///The pruning backend (builtin, http, swe-pruner, off).
+    pub backend: ::std::string::String,
+    ///clientInfo.name from initialize or the request envelope; empty when unknown.
+    pub client_name: ::std::string::String,
+    ///clientInfo.version; empty when unknown.
+    pub client_version: ::std::string::String,
+    pub duration_ms: u64,
+    ///Whether the call ended as a tool error.
+    pub is_error: bool,
+    ///The prune_id whose lines pruning removed (empty when none): recover_text on it marks the row recovered.
+    pub prune_id: ::std::string::String,
+    ///Whether pruning removed lines from this call's output.
+    pub pruning_applied: bool,
+    ///PruningMetadata.reason when pruning was not applied; empty otherwise.
+    pub pruning_reason: ::std::string::String,
+    ///Whether a later recover_text took back lines that pruning removed from this call.
+    pub recovered: bool,
+    ///The server's --root (absolute).
+    pub root: ::std::string::String,
+    ///o200k tokens the model would have read without pruning (pruning.tokens_before; prune_text's stats.tokens_est_before; else what it read).
+    pub tokens_raw: u64,
+    ///o200k tokens of what the model reads (the model-facing text).
+    pub tokens_read: u64,
+    ///The tool's canonical name (read, bash, grep, prune_text, recover_text, health).
+    pub tool: ::std::string::String,
+    ///When the call ended, Unix milliseconds.
+    pub ts_ms: u64,
 }
 ///`LineRange`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1731,6 +1775,41 @@ impl ::std::convert::TryFrom<::std::string::String> for SourceType {
     ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
+}
+///`mcp-pruner stats --json`: savings and recovery over the ledger's rows since a time, for one root or all.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StatsReport {
+    pub by_client: ::std::vec::Vec<StatsRow>,
+    pub by_day: ::std::vec::Vec<StatsRow>,
+    pub by_tool: ::std::vec::Vec<StatsRow>,
+    ///The ledger file read.
+    pub ledger: ::std::string::String,
+    ///Only rows of this root; empty for every root.
+    pub root: ::std::string::String,
+    ///Rows from this time on, Unix milliseconds.
+    pub since_ms: u64,
+    pub total: StatsRow,
+}
+///Totals over a set of calls.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StatsRow {
+    pub calls: u64,
+    ///The group (a tool, a day YYYY-MM-DD, a client name@version); "total" for the totals.
+    pub key: ::std::string::String,
+    ///Calls whose output pruning removed lines from.
+    pub pruned_calls: u64,
+    ///Pruned calls whose removed lines a later recover_text took back.
+    pub recovered_calls: u64,
+    ///recovered_calls / pruned_calls (0 when nothing was pruned): how often pruning removed something the agent needed.
+    pub recovery_rate: f64,
+    ///tokens_saved / tokens_raw, in percent.
+    pub saved_pct: f64,
+    pub tokens_raw: u64,
+    pub tokens_read: u64,
+    ///tokens_raw - tokens_read, summed over calls that saved (never negative per call).
+    pub tokens_saved: u64,
 }
 ///The SWE-Pruner service's own POST /prune body.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]

@@ -1,7 +1,8 @@
 //! Process-wide state shared by every transport and request: configuration, the recovery store,
-//! the pruner, the in-flight table and counters. Built once from a [`Config`]; owns no I/O itself.
+//! the pruner, the in-flight table, the savings ledger and counters. Built once from a [`Config`]; owns no I/O itself.
 
 use crate::config::Config;
+use crate::ledger::Ledger;
 use crate::prune::Pruner;
 use crate::rpc::inflight::InFlight;
 use crate::store::Store;
@@ -25,6 +26,8 @@ pub struct App {
     pub started: Instant,
     /// o200k tokens removed by pruning since start (reported by `health`).
     pub tokens_saved: AtomicU64,
+    /// The savings ledger (one row per tool call; disabled by `--no-ledger`).
+    pub ledger: Ledger,
     /// Counter for request ids that are unique in this process.
     next_request: AtomicU64,
 }
@@ -46,6 +49,11 @@ impl App {
             started_at: chrono::Utc::now(),
             started: Instant::now(),
             tokens_saved: AtomicU64::new(0),
+            ledger: config
+                .ledger
+                .as_deref()
+                .map(Ledger::open)
+                .unwrap_or_else(Ledger::disabled),
             next_request: AtomicU64::new(1),
             config,
         })

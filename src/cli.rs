@@ -1,5 +1,5 @@
-//! The command line (clap): `serve`, `stdio`, `run`, `config`, `doctor`, `schema`, `completions`,
-//! `man`. Parses, builds a [`Config`], and
+//! The command line (clap): `serve`, `stdio`, `run`, `config`, `doctor`, `stats`, `schema`,
+//! `completions`, `man`. Parses, builds a [`Config`], and
 //! hands off to a transport or the runner. Owns exit codes; never implements a feature itself.
 
 use crate::app::App;
@@ -43,6 +43,8 @@ pub enum Command {
     /// Check the setup a client needs (binary, root, client configs, tokenizer, store, pruner
     /// backend, a round trip of every tool); exits non-zero when something is wrong.
     Doctor(crate::doctor::DoctorArgs),
+    /// What pruning saved, from the savings ledger: a table, --json, or --html FILE with charts.
+    Stats(crate::stats::StatsArgs),
     /// Print the contract as one self-contained JSON Schema (every tool input and result, errors,
     /// PruningMetadata under `$defs`) for generating client bindings.
     Schema,
@@ -66,6 +68,7 @@ pub fn main(cli: Cli) -> ExitCode {
         Command::Run(args) => crate::runner::main(args),
         Command::Config(args) => crate::client_config::main(&args),
         Command::Doctor(args) => crate::doctor::main(&args),
+        Command::Stats(args) => crate::stats::main(&args),
         Command::Schema => {
             print!("{}", crate::contract::BINDINGS_SCHEMA);
             ExitCode::SUCCESS
@@ -132,7 +135,10 @@ fn serve(cfg: Config) -> ExitCode {
             bound.port(),
             &app.config.root.to_string_lossy(),
         );
-        match crate::transport::http::serve(app, listener, shutdown_signal()).await {
+        let served = crate::transport::http::serve(app.clone(), listener, shutdown_signal()).await;
+        // Rows still queued are written before the process ends.
+        app.ledger.close();
+        match served {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("mcp-pruner: {e}");
@@ -145,7 +151,9 @@ fn serve(cfg: Config) -> ExitCode {
 fn stdio(cfg: Config) -> ExitCode {
     runtime().block_on(async move {
         let app = App::new(cfg);
-        match crate::transport::stdio::serve(app).await {
+        let served = crate::transport::stdio::serve(app.clone()).await;
+        app.ledger.close();
+        match served {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("mcp-pruner: {e}");

@@ -4,7 +4,12 @@
 //! variable, what was expected, and seed 000's error code. This module never starts anything.
 
 use clap::{Args, ValueEnum};
-use std::{fmt, net::IpAddr, path::PathBuf, time::Duration};
+use std::{
+    fmt,
+    net::IpAddr,
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 /// How log events are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -117,6 +122,12 @@ pub struct ServerArgs {
     /// Publish each tool's outputSchema in tools/list (costs tokens) [env: MCP_PRUNER_OUTPUT_SCHEMAS]
     #[arg(long)]
     pub output_schemas: bool,
+    /// The savings ledger, one row of counts per call (SQLite) [env: MCP_PRUNER_LEDGER; default: $XDG_DATA_HOME/mcp-pruner/ledger.sqlite3]
+    #[arg(long, value_name = "PATH")]
+    pub ledger: Option<String>,
+    /// Record no ledger rows [env: MCP_PRUNER_NO_LEDGER=1, or MCP_PRUNER_LEDGER=off]
+    #[arg(long, conflicts_with = "ledger")]
+    pub no_ledger: bool,
 }
 
 /// Everything the server needs, validated. Built once at start-up and shared read-only.
@@ -170,6 +181,18 @@ pub struct Config {
     pub tool_prefix: String,
     /// Whether tools/list carries outputSchema.
     pub output_schemas: bool,
+    /// The savings ledger file; `None` records nothing (`--no-ledger`, or no data directory).
+    pub ledger: Option<PathBuf>,
+}
+
+/// The ledger file under the XDG data directory: `$XDG_DATA_HOME/mcp-pruner/ledger.sqlite3`, or
+/// `~/.local/share/mcp-pruner/ledger.sqlite3`; `None` without either.
+pub fn default_ledger_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let base = env("XDG_DATA_HOME")
+        .filter(|d| Path::new(d).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| Path::new(&h).join(".local/share")))?;
+    Some(base.join("mcp-pruner").join("ledger.sqlite3"))
 }
 
 /// An invalid configuration value. `code` is seed 000's error code (`invalid_port`, ...).
@@ -651,6 +674,28 @@ impl Config {
                 .and_then(|v| parse_bool(&v))
                 .unwrap_or(false);
 
+        let ledger_src = pick("--ledger", &args.ledger, &["MCP_PRUNER_LEDGER"], env);
+        let no_ledger = args.no_ledger
+            || env("MCP_PRUNER_NO_LEDGER")
+                .and_then(|v| parse_bool(&v))
+                .unwrap_or(false)
+            || ledger_src.value.as_deref().map(str::trim) == Some("off");
+        let ledger = if no_ledger {
+            None
+        } else {
+            match ledger_src.value {
+                Some(p) if Path::new(&p).is_absolute() => Some(PathBuf::from(p)),
+                Some(p) => {
+                    return Err(ConfigError {
+                        code: "invalid_ledger",
+                        field: ledger_src.origin,
+                        message: format!("expected an absolute file path or \"off\", got {p:?}"),
+                    });
+                }
+                None => default_ledger_path(env),
+            }
+        };
+
         Ok(Config {
             host,
             port,
@@ -676,6 +721,7 @@ impl Config {
             tools,
             tool_prefix,
             output_schemas,
+            ledger,
         })
     }
 
@@ -819,5 +865,41 @@ mod tests {
             assert_eq!(parse_bool(f), Some(false));
         }
         assert_eq!(parse_bool("maybe"), None);
+    }
+
+    #[test]
+    fn the_ledger_follows_xdg_and_can_be_turned_off() {
+        let env = |k: &str| match k {
+            "XDG_DATA_HOME" => Some("/data".to_string()),
+            "HOME" => Some("/home/u".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            default_ledger_path(&env).unwrap(),
+            Path::new("/data/mcp-pruner/ledger.sqlite3")
+        );
+        let env = |k: &str| (k == "HOME").then(|| "/home/u".to_string());
+        assert_eq!(
+            default_ledger_path(&env).unwrap(),
+            Path::new("/home/u/.local/share/mcp-pruner/ledger.sqlite3")
+        );
+        let args = ServerArgs {
+            root: Some("/".into()),
+            ledger: Some("relative.db".into()),
+            ..Default::default()
+        };
+        let e = Config::from_args_with_env(&args, &|_| None).unwrap_err();
+        assert_eq!((e.code, e.field.as_str()), ("invalid_ledger", "--ledger"));
+        let off = |k: &str| (k == "MCP_PRUNER_LEDGER").then(|| "off".to_string());
+        let args = ServerArgs {
+            root: Some("/".into()),
+            ..Default::default()
+        };
+        assert!(
+            Config::from_args_with_env(&args, &off)
+                .unwrap()
+                .ledger
+                .is_none()
+        );
     }
 }

@@ -227,3 +227,20 @@ pub fn pruner_call_failed(
     };
     warn!(event = specific, request_id, tool, message);
 }
+
+/// `ledger.unavailable` (this server): the savings ledger could not be opened; calls go on
+/// unrecorded.
+pub fn ledger_unavailable(path: &str, message: &str) {
+    warn!(event = "ledger.unavailable", path, message);
+}
+
+/// `ledger.set_aside` (this server): a corrupted ledger file was renamed and a new one started.
+pub fn ledger_set_aside(path: &str, moved_to: &str, message: &str) {
+    warn!(event = "ledger.set_aside", path, moved_to, message);
+}
+
+/// `ledger.write_failed` (this server): rows the database refused (locked past the busy timeout,
+/// disk full); the calls themselves were answered.
+pub fn ledger_write_failed(path: &str, rows: u64, message: &str) {
+    warn!(event = "ledger.write_failed", path, rows, message);
+}

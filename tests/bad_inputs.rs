@@ -577,6 +577,7 @@ fn ids_are_echoed_exactly_and_bad_ids_refused() {
     use std::io::{BufRead, Write};
     let root = fixture_root();
     let mut child = std::process::Command::new(common::bin())
+        .env("MCP_PRUNER_NO_LEDGER", "1")
         .args(["stdio", "--log-level", "error", "--root"])
         .arg(root.path())
         .stdin(std::process::Stdio::piped())

@@ -11,6 +11,7 @@ fn run(args: &[&str], home: &Path) -> Output {
     Command::new(bin())
         .args(args)
         .env("HOME", home)
+        .env_remove("XDG_DATA_HOME")
         .env_remove("CODEX_HOME")
         .output()
         .unwrap()

@@ -114,6 +114,7 @@ fn runner_command(
     agent: &[std::ffi::OsString],
 ) -> Command {
     let mut cmd = Command::new(bin());
+    cmd.env("MCP_PRUNER_NO_LEDGER", "1");
     cmd.arg("run")
         .args(args)
         .arg("--")
@@ -775,6 +776,7 @@ fn interactive_agent_gets_the_terminal_foreground() {
 
 fn config(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(bin())
+        .env("MCP_PRUNER_NO_LEDGER", "1")
         .arg("config")
         .args(args)
         .output()

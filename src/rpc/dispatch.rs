@@ -188,6 +188,10 @@ fn initialize(session: &Session, params: &Value) -> RpcResult {
         .protocol_version
         .lock()
         .unwrap_or_else(|e| e.into_inner()) = Some(version.to_string());
+    if let Some(info) = params.get("clientInfo") {
+        *session.client.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(super::session::client_of(info));
+    }
     Ok(json!({
         "protocolVersion": version,
         "serverInfo": server_info(),

@@ -26,6 +26,8 @@ pub struct Session {
     pub protocol_version: Mutex<Option<String>>,
     /// Minimum level of `notifications/message` the client asked for; `None` sends none.
     pub log_level: Mutex<Option<usize>>,
+    /// The client's `(name, version)` from `initialize` or the request envelope (for the ledger).
+    pub client: Mutex<Option<(String, String)>>,
 }
 
 impl Session {
@@ -35,6 +37,7 @@ impl Session {
             id: id.into(),
             protocol_version: Mutex::new(None),
             log_level: Mutex::new(None),
+            client: Mutex::new(None),
         }
     }
 
@@ -45,7 +48,17 @@ impl Session {
             id: id.to_string(),
             protocol_version: Mutex::new(Some(envelope.version.clone())),
             log_level: Mutex::new(envelope.log_level),
+            client: Mutex::new(envelope.client_info.as_ref().map(client_of)),
         }
+    }
+
+    /// The client `(name, version)`, empty strings when unknown.
+    pub fn client(&self) -> (String, String) {
+        self.client
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .unwrap_or_default()
     }
 
     /// Whether a log notification at `level` (an index into [`LOG_LEVELS`]) should be sent.
@@ -55,4 +68,15 @@ impl Session {
             .unwrap_or_else(|e| e.into_inner())
             .is_some_and(|min| level >= min)
     }
+}
+
+/// `(name, version)` of a `clientInfo` object (missing fields are empty).
+pub fn client_of(info: &serde_json::Value) -> (String, String) {
+    let field = |k: &str| {
+        info.get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    (field("name"), field("version"))
 }

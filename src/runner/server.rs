@@ -150,6 +150,8 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
         tools,
         tool_prefix,
         output_schemas,
+        ledger,
+        no_ledger,
     } = args;
     let format = match cfg.log_format {
         LogFormat::Json => "json",
@@ -190,6 +192,10 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
     opt("--max-body-bytes", max_body_bytes);
     opt("--tools", tools);
     opt("--tool-prefix", tool_prefix);
+    opt("--ledger", ledger);
+    if *no_ledger {
+        argv.push("--no-ledger".into());
+    }
     for origin in allowed_origins {
         argv.push("--allowed-origin".into());
         argv.push(origin.clone());

@@ -5,7 +5,7 @@ use super::{ToolCtx, ToolOutput};
 use crate::app::App;
 use crate::budget;
 use crate::contract::types::{
-    HealthResult, HealthResultBackend, HealthResultStatus, HealthResultStore,
+    HealthResult, HealthResultBackend, HealthResultLedger, HealthResultStatus, HealthResultStore,
 };
 use crate::rpc::dispatch::{SERVER_NAME, TOOLING_VERSION};
 use std::sync::atomic::Ordering;
@@ -55,6 +55,13 @@ pub fn status(app: &App) -> HealthResult {
             ttl_s: ttl.as_secs(),
         },
         tokens_saved: saved,
+        ledger: app.ledger.path().and_then(|path| {
+            Some(HealthResultLedger {
+                path: path.to_string_lossy().into_owned(),
+                lifetime: app.ledger.lifetime()?,
+                dropped_rows: app.ledger.dropped(),
+            })
+        }),
     }
 }
 

@@ -203,7 +203,86 @@ pub fn returns_bulk(tool: &str) -> bool {
 /// Two rules hold here for every tool, whatever it did: a call the client cancelled ends with
 /// `CANCELLED`, never a success (seed 003 section 7); and a failed call's `pruning` says why
 /// nothing was pruned (no question asked, or the tool failed before there was output to prune).
+///
+/// Every call, answered or refused, leaves one row of counts in the savings ledger; a successful
+/// `recover_text` marks the pruned calls behind its `prune_id` recovered.
 pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, RpcError> {
+    let started = std::time::Instant::now();
+    let recovering = (name == "recover_text")
+        .then(|| arguments.get("prune_id").and_then(Value::as_str))
+        .flatten()
+        .map(str::to_string);
+    match run(name, arguments, ctx).await {
+        Ok((out, returned)) => {
+            ledger_row(ctx, name, Some(&out), returned, started);
+            if let Some(id) = recovering
+                && !out.is_error
+            {
+                ctx.app.ledger.recovered(&id);
+            }
+            Ok(out.into_result(ctx.app.config.output_schemas))
+        }
+        Err(e) => {
+            ledger_row(ctx, name, None, 0, started);
+            Err(e)
+        }
+    }
+}
+
+/// Queues the ledger row of one call: counts and names only.
+fn ledger_row(
+    ctx: &ToolCtx,
+    tool: &str,
+    out: Option<&ToolOutput>,
+    returned: u64,
+    started: std::time::Instant,
+) {
+    let ledger = &ctx.app.ledger;
+    if ledger.path().is_none() {
+        return;
+    }
+    let s = out.map(|o| &o.structured).unwrap_or(&Value::Null);
+    let pruning = &s["pruning"];
+    let u = |v: &Value| v.as_u64();
+    // prune_text reports its own counts in `stats` and pruned when it kept fewer lines.
+    let (raw, applied, prune_id) = if tool == "prune_text" {
+        let stats = &s["stats"];
+        let applied = !stats["used_fallback"].as_bool().unwrap_or(true)
+            && u(&stats["pruned_lines"]).unwrap_or(0) > 0;
+        (u(&stats["tokens_est_before"]), applied, &s["prune_id"])
+    } else {
+        let applied = pruning["applied"].as_bool().unwrap_or(false);
+        (u(&pruning["tokens_before"]), applied, &pruning["prune_id"])
+    };
+    let (client_name, client_version) = ctx.session.client();
+    ledger.record(crate::contract::types::LedgerRow {
+        ts_ms: chrono::Utc::now().timestamp_millis().max(0) as u64,
+        root: ctx.app.config.root.to_string_lossy().into_owned(),
+        client_name,
+        client_version,
+        tool: tool.to_string(),
+        tokens_raw: raw.unwrap_or(returned),
+        tokens_read: returned,
+        pruning_applied: applied,
+        pruning_reason: if applied {
+            String::new()
+        } else {
+            pruning["reason"].as_str().unwrap_or("").to_string()
+        },
+        backend: ctx.app.config.backend.as_str().to_string(),
+        duration_ms: started.elapsed().as_millis() as u64,
+        is_error: out.is_none_or(|o| o.is_error),
+        prune_id: if applied {
+            prune_id.as_str().unwrap_or("").to_string()
+        } else {
+            String::new()
+        },
+        recovered: false,
+    });
+}
+
+/// Runs the tool; the output and the o200k tokens of what the model reads.
+async fn run(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<(ToolOutput, u64), RpcError> {
     events::exec_start(&ctx.request_id, name);
     let asked = arguments.get("context_focus_question").is_some();
     let mut out = match name {
@@ -254,7 +333,7 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
             }
         }
     }
-    Ok(out.into_result(schemas))
+    Ok((out, returned))
 }
 
 /// Decodes validated arguments into the generated input type. Schema validation ran first, so a

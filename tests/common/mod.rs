@@ -126,7 +126,9 @@ impl StdioClient {
             .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::piped())
+            // Tests never write the user's savings ledger; tests/ledger.rs points it elsewhere.
+            .env("MCP_PRUNER_NO_LEDGER", "1");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -274,7 +276,8 @@ impl HttpServer {
             .arg(root)
             .args(extra)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(Stdio::inherit())
+            .env("MCP_PRUNER_NO_LEDGER", "1");
         for (k, v) in env {
             cmd.env(k, v);
         }
