@@ -110,6 +110,12 @@ pub struct ServerArgs {
     /// Grace between SIGTERM and SIGKILL for timed-out or cancelled commands [env: MCP_PRUNER_KILL_GRACE_MS; default 2000]
     #[arg(long, value_name = "MS")]
     pub kill_grace_ms: Option<String>,
+    /// HTTP: close a connection that has not sent a whole request header within this time, idle keep-alive included [env: MCP_PRUNER_HEADER_TIMEOUT_MS; default 10000]
+    #[arg(long, value_name = "MS")]
+    pub header_timeout_ms: Option<String>,
+    /// HTTP: end an Mcp-Session-Id after this long without a request (then 404) [env: MCP_PRUNER_SESSION_IDLE_S; default 3600]
+    #[arg(long, value_name = "S")]
+    pub session_idle_s: Option<String>,
     /// Largest HTTP request body or stdio message line [env: MCP_PRUNER_MAX_BODY_BYTES; default 16777216]
     #[arg(long, value_name = "BYTES")]
     pub max_body_bytes: Option<String>,
@@ -175,6 +181,10 @@ pub struct Config {
     pub kill_grace: Duration,
     /// Largest accepted HTTP body or stdio message line.
     pub max_body_bytes: usize,
+    /// HTTP: how long a connection may take to send a request header (idle keep-alive included).
+    pub header_timeout: Duration,
+    /// HTTP: how long a session lives without a request.
+    pub session_idle: Duration,
     /// Tools exposed (None = all).
     pub tools: Option<Vec<String>>,
     /// Prefix added to every tool name in tools/list and accepted in tools/call.
@@ -593,6 +603,30 @@ impl Config {
             60_000,
             2_000,
         )?;
+        let header_timeout_ms = int_in::<u64>(
+            &pick(
+                "--header-timeout-ms",
+                &args.header_timeout_ms,
+                &["MCP_PRUNER_HEADER_TIMEOUT_MS"],
+                env,
+            ),
+            "invalid_header_timeout_ms",
+            100,
+            600_000,
+            10_000,
+        )?;
+        let session_idle_s = int_in::<u64>(
+            &pick(
+                "--session-idle-s",
+                &args.session_idle_s,
+                &["MCP_PRUNER_SESSION_IDLE_S"],
+                env,
+            ),
+            "invalid_session_idle_s",
+            1,
+            30 * 86_400,
+            3_600,
+        )?;
         let max_body_bytes = int_in::<usize>(
             &pick(
                 "--max-body-bytes",
@@ -718,6 +752,8 @@ impl Config {
             capture_max_bytes,
             kill_grace: Duration::from_millis(kill_grace_ms),
             max_body_bytes,
+            header_timeout: Duration::from_millis(header_timeout_ms),
+            session_idle: Duration::from_secs(session_idle_s),
             tools,
             tool_prefix,
             output_schemas,

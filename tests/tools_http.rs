@@ -287,3 +287,91 @@ fn stored_outputs_are_listed_only_to_their_session() {
     let body: Value = serde_json::from_str(text(&r["result"])).unwrap();
     assert_eq!(body["raw_text"], "1\n2\n", "{r}");
 }
+
+/// Issue 13: a client that stalls is dropped after --header-timeout-ms: one that sends half a
+/// header, one that sends nothing, and a kept-alive connection left idle after its request; the
+/// server keeps serving others.
+#[test]
+fn stalled_connections_are_closed_after_the_header_timeout() {
+    use std::io::{Read, Write};
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &["--header-timeout-ms", "400"]);
+    let closes_within = |payload: &[u8], what: &str| {
+        let mut c = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        c.write_all(payload).unwrap();
+        let started = std::time::Instant::now();
+        let mut got = Vec::new();
+        // Ok(0) is the close; an error is the 5 s read timeout, i.e. still open.
+        let closed = loop {
+            let mut buf = [0u8; 4096];
+            match c.read(&mut buf) {
+                Ok(0) => break true,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(_) => break false,
+            }
+        };
+        assert!(closed, "{what}: still open after 5 s");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{what}: closed only after {:?}",
+            started.elapsed()
+        );
+        got
+    };
+    closes_within(
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+        "half a header",
+    );
+    closes_within(b"", "nothing sent");
+    let got = closes_within(
+        b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        "an idle kept-alive connection",
+    );
+    assert!(
+        got.starts_with(b"HTTP/1.1 200 OK"),
+        "the request was served first"
+    );
+    // 50 stalled clients at once do not keep the server from answering.
+    let stalled: Vec<_> = (0..50)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+            c.write_all(b"POST /mcp HTTP/1.1\r\n").unwrap();
+            c
+        })
+        .collect();
+    let r = s.client.get(format!("{}/healthz", s.base)).send().unwrap();
+    assert_eq!(r.status(), 200);
+    drop(stalled);
+}
+
+/// Issue 13: a session unused for --session-idle-s ends; its id then gets the documented 404.
+#[test]
+fn an_idle_session_expires_with_a_404() {
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &["--session-idle-s", "1"]);
+    let sid = s.initialize();
+    // Used within the idle time: alive.
+    let r = s.post(
+        "/mcp",
+        &json!({"jsonrpc":"2.0","id":2,"method":"ping"}),
+        Some(&sid),
+    );
+    assert_eq!(r.status(), 200);
+    std::thread::sleep(Duration::from_millis(1600));
+    let r = s.post(
+        "/mcp",
+        &json!({"jsonrpc":"2.0","id":3,"method":"ping"}),
+        Some(&sid),
+    );
+    assert_eq!(r.status(), 404);
+    let body: Value = r.json().unwrap();
+    assert_eq!(body["error"]["code"], -32001);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("sessions end after 1 s without a request"),
+        "{body}"
+    );
+}

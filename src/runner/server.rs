@@ -147,6 +147,8 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
         capture_max_bytes,
         kill_grace_ms,
         max_body_bytes,
+        header_timeout_ms,
+        session_idle_s,
         tools,
         tool_prefix,
         output_schemas,
@@ -190,6 +192,8 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
     opt("--capture-max-bytes", capture_max_bytes);
     opt("--kill-grace-ms", kill_grace_ms);
     opt("--max-body-bytes", max_body_bytes);
+    opt("--header-timeout-ms", header_timeout_ms);
+    opt("--session-idle-s", session_idle_s);
     opt("--tools", tools);
     opt("--tool-prefix", tool_prefix);
     opt("--ledger", ledger);

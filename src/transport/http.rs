@@ -20,8 +20,8 @@ use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, Method, Response, StatusCode, header};
 use warp::reply::Reply;
 
-/// Live sessions by `Mcp-Session-Id`.
-type Sessions = Arc<Mutex<HashMap<String, Arc<Session>>>>;
+/// Live sessions by `Mcp-Session-Id`, with when each was last used (for the idle expiry).
+type Sessions = Arc<Mutex<HashMap<String, (Arc<Session>, std::time::Instant)>>>;
 
 /// Header carrying the session id.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -41,9 +41,10 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let local = listener.local_addr()?;
+    let sessions: Sessions = Arc::default();
     let ctx = Arc::new(Ctx {
-        app,
-        sessions: Arc::default(),
+        app: app.clone(),
+        sessions: sessions.clone(),
         local,
     });
     let route = warp::any()
@@ -57,12 +58,109 @@ pub async fn serve(
                 async move { handle(ctx, method, path.as_str().to_string(), headers, body).await }
             },
         );
-    warp::serve(route)
-        .incoming(listener)
-        .graceful(shutdown)
-        .run()
-        .await;
+    // Sessions idle past --session-idle-s are ended (their calls cancelled) by a sweeper too,
+    // not only when next used, so an abandoned session holds nothing.
+    let sweeper = {
+        let (sessions, app) = (sessions.clone(), app.clone());
+        let idle = app.config.session_idle;
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval((idle / 2).clamp(
+                std::time::Duration::from_millis(200),
+                std::time::Duration::from_secs(60),
+            ));
+            loop {
+                every.tick().await;
+                expire_sessions(&sessions, &app);
+            }
+        })
+    };
+    let header_timeout = app.config.header_timeout;
+    accept_loop(listener, warp::service(route), header_timeout, shutdown).await;
+    sweeper.abort();
     Ok(())
+}
+
+/// Accepts connections and serves each with hyper until `shutdown`, then lets open connections
+/// finish. Each connection gets `header_timeout` to send a whole request header, waiting for the
+/// next request on a kept-alive connection included: a client that stalls is dropped.
+async fn accept_loop<S>(
+    listener: tokio::net::TcpListener,
+    service: S,
+    header_timeout: std::time::Duration,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) where
+    S: tower_service::Service<
+            warp::http::Request<hyper::body::Incoming>,
+            Response = warp::reply::Response,
+            Error = std::convert::Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                Err(e) => {
+                    // Out of descriptors and the like: wait rather than spin.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let svc = hyper_util::service::TowerToHyperService::new(service.clone());
+        let mut builder =
+            hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+        builder
+            .http1()
+            .timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(header_timeout);
+        let watcher = graceful.watcher();
+        tokio::spawn(async move {
+            // hyper's header timer starts with the first byte: a connection that sends nothing
+            // at all gets the same time to start.
+            let mut first = [0u8; 1];
+            if !matches!(
+                tokio::time::timeout(header_timeout, stream.peek(&mut first)).await,
+                Ok(Ok(1..))
+            ) {
+                return;
+            }
+            let conn = builder
+                .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(stream), svc)
+                .into_owned();
+            if let Err(e) = watcher.watch(conn).await {
+                tracing::debug!(error = %e, "connection ended");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+/// Ends the sessions idle for longer than `--session-idle-s`, cancelling what they still run.
+fn expire_sessions(sessions: &Sessions, app: &App) {
+    let idle = app.config.session_idle;
+    let expired: Vec<String> = {
+        let mut map = sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let gone: Vec<String> = map
+            .iter()
+            .filter(|(_, (_, last))| last.elapsed() > idle)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &gone {
+            map.remove(id);
+        }
+        gone
+    };
+    for id in expired {
+        app.inflight.cancel_session(&id);
+    }
 }
 
 fn error(status: StatusCode, code: Code, message: impl Into<String>) -> warp::reply::Response {
@@ -406,23 +504,30 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
         ctx.sessions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(id.clone(), s.clone());
+            .insert(id.clone(), (s.clone(), std::time::Instant::now()));
         (s, Some(id))
     } else if let Some(id) = header_id {
-        match ctx
+        expire_sessions(&ctx.sessions, &ctx.app);
+        let found = ctx
             .sessions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&id)
-            .cloned()
-        {
+            .get_mut(&id)
+            .map(|(s, last)| {
+                *last = std::time::Instant::now();
+                s.clone()
+            });
+        match found {
             Some(s) => (s, None),
             None => {
                 let err = message::error_response(
                     Value::Null,
                     message::rpc_error(
                         -32001,
-                        format!("unknown or ended session {id:?}; send initialize again"),
+                        format!(
+                            "unknown, ended or expired session {id:?} (sessions end after {} s without a request); send initialize again",
+                            ctx.app.config.session_idle.as_secs()
+                        ),
                         None,
                     ),
                 );
