@@ -41,7 +41,14 @@ fn handshake_and_listing() {
         ]
     );
     for t in tools["result"]["tools"].as_array().unwrap() {
-        assert_eq!(t["schemaVersion"], 2);
+        // Each tool's version as the manifest has it (health is 3 since the ledger; the rest 2).
+        let name = t["name"].as_str().unwrap();
+        let want = mcp_pruner::contract::contract()
+            .tool(name)
+            .unwrap()
+            .schema_version;
+        assert_eq!(t["schemaVersion"], want, "{name}");
+        assert!(want >= 2);
         assert_eq!(t["toolingVersion"], env!("CARGO_PKG_VERSION"));
         assert_eq!(t["inputSchema"]["type"], "object");
         assert!(
@@ -538,4 +545,81 @@ fn the_model_reads_the_bulk_once_and_metadata_travels_in_meta() {
         mcp_pruner::tokens::count(&sc.to_string()),
         "with output schemas, Claude Code and Codex read the structuredContent JSON"
     );
+}
+
+/// Issue 13: the store never holds more than --store-max-bytes. An output larger than the cap is
+/// not stored, the result says so, recovering its id explains why, and nothing is pruned away
+/// that could not be taken back.
+#[test]
+fn an_output_larger_than_the_store_cap_is_not_stored_and_the_result_says_so() {
+    let root = fixture_root();
+    let big: String = (1..=5000)
+        .map(|i| format!("row {i} of a large file\n"))
+        .collect();
+    std::fs::write(root.path().join("big.txt"), &big).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &["--store-max-bytes", "10000"]);
+    c.initialize();
+    // A small output is stored as before.
+    let small = c.call(
+        "bash",
+        json!({"cmd": "seq 1 2000", "max_output_bytes": 1024}),
+    );
+    let small_id = structured(&small["result"])["artifactRef"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // A command's output over the cap: shown cut, and the text says it was not stored.
+    let r = c.call(
+        "bash",
+        json!({"cmd": "seq 1 20000", "max_output_bytes": 2048}),
+    );
+    let t = text(&r["result"]).to_string();
+    assert!(
+        t.contains("is larger than the recovery store's cap (--store-max-bytes 10000)"),
+        "{t}"
+    );
+    let id = structured(&r["result"])["artifactRef"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let back = c.request(
+        "tools/call",
+        json!({"name": "recover_text", "arguments": {"prune_id": id}}),
+    );
+    assert_eq!(back["error"]["code"], -32004, "{back}");
+    assert!(
+        back["error"]["data"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("larger than the recovery store's byte cap"),
+        "{back}"
+    );
+    // The earlier, smaller output was not evicted to make room for it.
+    let again = c.call(
+        "recover_text",
+        json!({"prune_id": small_id, "ranges": [{"start_line": 1, "end_line": 1}], "include_line_numbers": false}),
+    );
+    assert!(
+        again["result"]["isError"].as_bool() != Some(true),
+        "{again}"
+    );
+    // A focused read of a file over the cap is not pruned: nothing it removed could come back.
+    let r = c.call(
+        "read",
+        json!({"path": "big.txt", "context_focus_question": "which row mentions 4321?"}),
+    );
+    assert_eq!(structured(&r["result"])["pruning"]["reason"], "too_large");
+    // prune_text over the cap: returned whole, with the warning.
+    let r = c.call("prune_text", json!({"text": big, "goal_hint": "row 4321"}));
+    let body: Value = serde_json::from_str(text(&r["result"])).unwrap();
+    assert!(
+        body["warnings"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("not_stored: "),
+        "{body}"
+    );
+    let h = structured(&c.call("health", json!({}))["result"]);
+    assert!(h["store"]["bytes"].as_u64().unwrap() <= 10_000, "{h}");
+    assert!(c.close().success());
 }

@@ -100,7 +100,8 @@ impl Pruner {
         if job.text.trim().is_empty() {
             return skip(PruningMetadataReason::OutputEmpty);
         }
-        if job.text.len() > self.max_input {
+        // Removed lines must stay recoverable: an output the store cannot hold is not pruned.
+        if job.text.len() > self.max_input || job.text.len() > ctx.app.store.limits().0 {
             return skip(PruningMetadataReason::TooLarge);
         }
 
@@ -409,6 +410,13 @@ pub async fn serve_pruner_request(app: &App, req: PrunerRequest) -> Result<Prune
         &req.request_id,
         req.input.clone(),
     );
+    if app.store.refused(&prune_id) {
+        // Markers would point at lines nobody can get back: answer the input unpruned.
+        return Ok(PrunerResponse {
+            output_bytes: req.input.len() as u64,
+            output: req.input,
+        });
+    }
     let text = req.input;
     let goal = req.focus_question;
     let out = tokio::task::spawn_blocking(move || {

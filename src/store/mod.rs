@@ -179,6 +179,8 @@ pub enum Missing {
     /// Issued by this process and since evicted or expired; which one is no longer remembered
     /// (only the last ids that left are).
     Gone,
+    /// Never stored: the output alone was larger than the byte cap.
+    TooLarge,
 }
 
 impl Missing {
@@ -196,6 +198,9 @@ impl Missing {
             }
             Missing::Gone => {
                 "prune_id no longer stored (evicted or expired since this server issued it); re-run the tool call"
+            }
+            Missing::TooLarge => {
+                "prune_id never stored: the output was larger than the recovery store's byte cap (--store-max-bytes); raise the cap or narrow the call"
             }
         }
     }
@@ -273,8 +278,9 @@ impl Store {
     }
 
     /// Stores `text` and returns its id. The same text from the same origin and label gets the id
-    /// it already has (recency and TTL refreshed). A text larger than the byte cap is still stored
-    /// alone (everything else is evicted) so that recovery never silently fails for one big output.
+    /// it already has (recency and TTL refreshed). A text larger than the byte cap is not stored:
+    /// the store never exceeds its caps. Its id is still issued and answers
+    /// [`Missing::TooLarge`]; [`Store::refused`] tells the tool, which says so in its result.
     pub fn put(&self, owner: &str, origin: &str, label: &str, text: String) -> String {
         let content = content_key(&(origin, label, &text));
         let same = |e: &Entry| matches!(&e.body, Body::Memory { text: t, .. } if *t == text);
@@ -385,6 +391,11 @@ impl Store {
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         self.expire(&mut inner);
+        if size > self.max_bytes {
+            // Dropping the entry frees its text (a spilled one's file is deleted with it).
+            remember_gone(&mut inner, &id, Missing::TooLarge);
+            return id;
+        }
         while !inner.slots.is_empty()
             && (inner.bytes + size > self.max_bytes || inner.slots.len() + 1 > self.max_entries)
         {
@@ -499,14 +510,25 @@ impl Store {
             if inner.by_content.get(&slot.content).is_some_and(|i| i == id) {
                 inner.by_content.remove(&slot.content);
             }
-            inner.gone.insert(id.to_string(), why);
-            inner.gone_order.push_back(id.to_string());
-            if inner.gone_order.len() > GONE_MEMORY
-                && let Some(old) = inner.gone_order.pop_front()
-            {
-                inner.gone.remove(&old);
-            }
+            remember_gone(inner, id, why);
         }
+    }
+
+    /// Whether `id` was issued for an output too large to store (the result must say so).
+    pub fn refused(&self, id: &str) -> bool {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.gone.get(id) == Some(&Missing::TooLarge)
+    }
+}
+
+/// Remembers why `id` left (or never entered), for the last [`GONE_MEMORY`] ids.
+fn remember_gone(inner: &mut Inner, id: &str, why: Missing) {
+    inner.gone.insert(id.to_string(), why);
+    inner.gone_order.push_back(id.to_string());
+    if inner.gone_order.len() > GONE_MEMORY
+        && let Some(old) = inner.gone_order.pop_front()
+    {
+        inner.gone.remove(&old);
     }
 }
 

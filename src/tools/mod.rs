@@ -213,7 +213,8 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
         .flatten()
         .map(str::to_string);
     match run(name, arguments, ctx).await {
-        Ok((out, returned)) => {
+        Ok((mut out, returned)) => {
+            say_what_was_not_stored(&mut out, ctx);
             ledger_row(ctx, name, Some(&out), returned, started);
             if let Some(id) = recovering
                 && !out.is_error
@@ -227,6 +228,41 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
             Err(e)
         }
     }
+}
+
+/// Every id in a result that the store refused (an output larger than its byte cap) is named in
+/// the text the model reads, so no one is sent to `recover_text` for bytes that were never kept.
+fn say_what_was_not_stored(out: &mut ToolOutput, ctx: &ToolCtx) {
+    fn ids<'a>(v: &'a Value, found: &mut Vec<&'a str>) {
+        match v {
+            Value::String(s) if s.starts_with("prn_") => found.push(s),
+            Value::Object(m) => m.values().for_each(|v| ids(v, found)),
+            Value::Array(a) => a.iter().for_each(|v| ids(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    ids(&out.structured, &mut found);
+    let mut refused: Vec<String> = found
+        .into_iter()
+        .filter(|id| ctx.app.store.refused(id))
+        .map(str::to_string)
+        .collect();
+    refused.dedup();
+    if refused.is_empty() {
+        return;
+    }
+    let note = format!(
+        "not stored: the full output behind {} is larger than the recovery store's cap (--store-max-bytes {}), so recover_text cannot return it; what is shown is all there is",
+        refused.join(", "),
+        ctx.app.store.limits().0
+    );
+    if out.text_is_json {
+        // The text is the result's JSON: the note goes into its warnings (prune_text already
+        // said it there).
+        return;
+    }
+    out.text.push_str(&format!("\n[{note}]\n"));
 }
 
 /// Queues the ledger row of one call: counts and names only.
