@@ -251,18 +251,53 @@ fn bash_timeout_kills_descendants_that_left_the_group() {
     let mut c = StdioClient::spawn(root.path(), &["--kill-grace-ms", "300"]);
     c.initialize();
     // One child moves to its own process group (`set -m` job control), one to its own session
-    // (`setsid`); both ignore SIGTERM. The call times out while they run.
+    // (`setsid`), and one is a double-forked daemon: its parent subshell has exited before the
+    // timeout, so no parent links it to the command any more (the shepherd adopts it). All three
+    // ignore SIGTERM. The call times out while they run.
     let cmd = "set -m; (trap '' TERM; sleep 60) & echo $! > pgid-child.pid; set +m; \
                setsid bash -c 'echo $$ > sid-child.pid; trap \"\" TERM; sleep 60' & \
+               (setsid bash -c 'echo $$ > orphan.pid; trap \"\" TERM; exec sleep 60' &); \
                sleep 60";
     let r = c.call("bash", json!({"cmd": cmd, "timeout_ms": 700}))["result"].clone();
     assert_eq!(structured(&r)["error"]["reason"], json!("timeout"), "{r}");
     common::assert_processes_gone(
         root.path(),
-        &["pgid-child.pid", "sid-child.pid"],
+        &["pgid-child.pid", "sid-child.pid", "orphan.pid"],
         Duration::from_secs(3),
         "the timeout",
     );
+}
+
+#[test]
+fn a_daemon_detached_by_a_command_that_succeeds_lives_on() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &["--kill-grace-ms", "300"]);
+    c.initialize();
+    // Detaching on purpose: a new session, then the command exits 0. What it left in its own
+    // group is ended; the daemon is not.
+    let cmd = "(setsid bash -c 'echo $$ > daemon.pid; exec sleep 30' &); \
+               sleep 30 & echo $! > group-child.pid; \
+               while [ ! -s daemon.pid ]; do sleep 0.01; done; echo started";
+    let r = c.call("bash", json!({"cmd": cmd, "timeout_ms": 10_000}))["result"].clone();
+    assert_eq!(structured(&r)["exit_code"], json!(0), "{r}");
+    common::assert_processes_gone(
+        root.path(),
+        &["group-child.pid"],
+        Duration::from_secs(3),
+        "the command's success",
+    );
+    let daemon: i32 = std::fs::read_to_string(root.path().join("daemon.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let alive = mcp_pruner::process::pid_alive(daemon);
+    // SAFETY: kill(2) on a pid; no memory is involved.
+    unsafe {
+        libc::kill(daemon, libc::SIGKILL);
+    }
+    assert!(alive, "the detached daemon {daemon} was killed");
 }
 
 #[test]

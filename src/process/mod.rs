@@ -4,11 +4,16 @@
 //! descendant outlives a timed-out or cancelled call (seed 003 part 2), not even one that moved
 //! to another group (`set -m`) or session (`setsid`) while its parent lived. After a command
 //! succeeds, what it left in its group is terminated too; a daemon detached on purpose (`setsid`,
-//! or `set -m` job control) survives. Owns spawning and signals; never interprets the output.
+//! or `set -m` job control) survives. When the binary has enabled it ([`use_shepherd`]), a
+//! [`shepherd`] stands between the server and the command as its child subreaper, so that even a
+//! double-forked daemon whose parent already died is still in the tree when a call times out or
+//! is cancelled. Owns spawning and signals; never interprets the output.
+
+pub mod shepherd;
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::sync::CancellationToken;
@@ -78,6 +83,17 @@ struct Capture {
     total: u64,
 }
 
+/// The binary that re-executes as the [`shepherd`], once the binary has said so.
+static SHEPHERD: OnceLock<PathBuf> = OnceLock::new();
+
+/// Runs every later command under a [`shepherd`]: `exe` is a binary whose `main` hands
+/// `exe __shepherd ...` to [`shepherd::main`] (the server passes `/proc/self/exe`). Without it
+/// (tests and programs that embed the library), a command is run directly, and a descendant
+/// orphaned out of its session before the kill is not found.
+pub fn use_shepherd(exe: PathBuf) {
+    let _ = SHEPHERD.set(exe);
+}
+
 /// Called with the newest complete output lines, for progress messages.
 pub type OnOutput = Arc<dyn Fn(&str) + Send + Sync>;
 
@@ -88,7 +104,14 @@ pub async fn run(
     on_output: Option<OnOutput>,
 ) -> io::Result<Outcome> {
     let start = Instant::now();
-    let mut cmd = tokio::process::Command::new(&spec.program);
+    let mut cmd = match SHEPHERD.get() {
+        Some(exe) => {
+            let mut cmd = tokio::process::Command::new(exe);
+            cmd.arg(shepherd::ARG).arg(&spec.program);
+            cmd
+        }
+        None => tokio::process::Command::new(&spec.program),
+    };
     cmd.args(&spec.args)
         .current_dir(&spec.cwd)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
