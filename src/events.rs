@@ -94,7 +94,7 @@ pub fn agent_spawn_error(message: &str) {
     error!(event = "mcp_pruner.agent_spawn_error", message);
 }
 
-/// `mcp_pruner.agent_kill_escalated` (added): after a forwarded signal the agent did not exit
+/// `mcp_pruner.agent_kill_escalated` (added): after a forwarded SIGTERM or SIGHUP the agent did not exit
 /// within the shutdown timeout, so its process group got SIGKILL.
 pub fn agent_kill_escalated(pid: u32, waited_ms: u64) {
     warn!(event = "mcp_pruner.agent_kill_escalated", pid, waited_ms);

@@ -40,7 +40,7 @@ pub struct RunArgs {
     /// Time from spawn to a healthy /healthz before the agent runs without the server [env: JEEVES_MCP_PRUNER_STARTUP_TIMEOUT_MS, MCP_PRUNER_STARTUP_TIMEOUT_MS; default 10000]
     #[arg(long, value_name = "MS")]
     pub startup_timeout_ms: Option<String>,
-    /// Grace between SIGTERM and SIGKILL for the server at shutdown, and for the agent after a forwarded signal [env: JEEVES_MCP_PRUNER_SHUTDOWN_TIMEOUT_MS, MCP_PRUNER_SHUTDOWN_TIMEOUT_MS; default 5000]
+    /// Grace between SIGTERM and SIGKILL for the server at shutdown, and for the agent after a forwarded SIGTERM or SIGHUP (a forwarded SIGINT is never escalated) [env: JEEVES_MCP_PRUNER_SHUTDOWN_TIMEOUT_MS, MCP_PRUNER_SHUTDOWN_TIMEOUT_MS; default 5000]
     #[arg(long, value_name = "MS")]
     pub shutdown_timeout_ms: Option<String>,
     /// Write the runner's and the server's log lines to this file (appended) instead of stdout, which then belongs to the agent alone (for interactive agents) [env: MCP_PRUNER_LOG_FILE]
@@ -314,7 +314,12 @@ async fn supervise(
             sig = signals.recv() => {
                 agent.signal(sig);
                 events::signal_forwarded(&signal_name(sig));
-                escalate_at.get_or_insert(tokio::time::Instant::now() + grace);
+                // SIGINT asks an agent to interrupt what it is doing, which it may take its time
+                // over and survive (an interactive agent stops its turn and carries on): it is
+                // never escalated. SIGTERM and SIGHUP ask it to end, within the grace.
+                if sig != libc::SIGINT {
+                    escalate_at.get_or_insert(tokio::time::Instant::now() + grace);
+                }
             }
             _ = async { tokio::time::sleep_until(escalate_at.expect("armed")).await },
                 if escalate_at.is_some() && !escalated =>

@@ -556,6 +556,112 @@ fn unreachable_server_degrades_and_is_stopped_at_the_end() {
 }
 
 #[test]
+fn a_server_still_busy_at_shutdown_is_killed_and_nothing_escapes() {
+    let ws = Workspace::new();
+    // The server is still serving a call whose command ignores SIGTERM (its kill grace is 5 s),
+    // for a client the agent moved to a session of its own: SIGTERM does not stop the server
+    // within the runner's 300 ms, so it gets SIGKILL; the command's tree and the client were
+    // re-parented to the runner and are swept.
+    let r = run(
+        &ws,
+        &[
+            "--root",
+            &ws.root(),
+            "--shutdown-timeout-ms",
+            "300",
+            "--kill-grace-ms",
+            "5000",
+        ],
+        &[],
+        0,
+        "busy-server",
+    );
+    assert_eq!(r.code(), Some(0), "{}", r.stdout);
+    let names = r.lifecycle();
+    for name in [
+        "mcp_pruner.agent_exited",
+        "mcp_pruner.kill_escalated",
+        "mcp_pruner.stopped",
+        "mcp_pruner.orphans_reaped",
+    ] {
+        assert!(names.iter().any(|n| n == name), "no {name} in {names:?}");
+    }
+    assert_eq!(
+        r.event("mcp_pruner.kill_escalated")["data"]["waited_ms"],
+        300
+    );
+    assert_eq!(r.event("mcp_pruner.stopped")["data"]["graceful"], false);
+    let (busy, client) = (ws.pid("busy.pid"), ws.pid("client.pid"));
+    assert!(!alive(busy, "sleep"), "the tool's command {busy} survived");
+    assert!(
+        !alive(client, "curl"),
+        "the agent's client {client} survived"
+    );
+    assert_nothing_left(&ws, &r);
+}
+
+#[test]
+fn an_interrupt_before_the_server_is_ready_ends_the_run_with_128_plus_2() {
+    // The server is caught (and stopped) as soon as the runner has spawned it, so it cannot get
+    // ready; then the runner is interrupted. A server that got ready first makes a retry.
+    for _ in 0..5 {
+        let ws = Workspace::new();
+        let child = start(&ws, &["--root", &ws.root()], &[], 0, "wait");
+        let runner = child.id().to_string();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let server = loop {
+            let found = std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
+                let pid = e.file_name().to_string_lossy().parse::<i32>().ok()?;
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                let ppid = stat
+                    .rsplit_once(')')?
+                    .1
+                    .split_whitespace()
+                    .nth(1)?
+                    .to_string();
+                (ppid == runner).then_some(pid)
+            });
+            if let Some(pid) = found {
+                break pid;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the runner never spawned the server"
+            );
+        };
+        // SAFETY: kill(2) on a pid; no memory is involved.
+        unsafe {
+            libc::kill(server, libc::SIGSTOP);
+        }
+        signal(&child, libc::SIGINT);
+        let r = finish(&ws, child);
+        if r.lifecycle().iter().any(|n| n == "mcp_pruner.ready") {
+            continue;
+        }
+        assert_eq!(r.code(), Some(128 + libc::SIGINT), "{}", r.stdout);
+        assert_eq!(
+            r.lifecycle(),
+            [
+                "mcp_pruner.start_failed",
+                "mcp_pruner.disabled",
+                "mcp_pruner.not_running",
+            ]
+        );
+        assert_eq!(
+            r.event("mcp_pruner.start_failed")["data"]["message"],
+            "interrupted by SIGINT before the server was ready"
+        );
+        assert!(!ws.out().join("env.txt").exists(), "the agent was started");
+        assert!(
+            !alive(server, "serve"),
+            "the stopped server {server} survived"
+        );
+        return;
+    }
+    panic!("the server got ready before it could be stopped, five times");
+}
+
+#[test]
 fn sigterm_is_forwarded_and_the_agents_status_is_returned() {
     let ws = Workspace::new();
     let child = start(&ws, &["--root", &ws.root()], &[], 42, "trap-term");
@@ -614,6 +720,37 @@ fn sigint_death_of_the_agent_is_128_plus_2() {
         "SIGINT"
     );
     assert!(r.lifecycle().contains(&"mcp_pruner.stopped".to_string()));
+}
+
+#[test]
+fn a_forwarded_sigint_is_never_escalated_while_the_agent_handles_it() {
+    let ws = Workspace::new();
+    // The agent takes 1.5 s to wind down after SIGINT, five times the 300 ms grace.
+    let child = start(
+        &ws,
+        &["--root", &ws.root(), "--shutdown-timeout-ms", "300"],
+        &[],
+        7,
+        "trap-int",
+    );
+    wait_for_file(&ws.out().join("ready"));
+    signal(&child, libc::SIGINT);
+    let r = finish(&ws, child);
+    assert_eq!(r.code(), Some(7), "{}", r.stdout);
+    assert_eq!(ws.read("trapped"), "INT\n");
+    assert_eq!(
+        r.lifecycle_after_signal(),
+        [
+            "mcp_pruner.ready",
+            "mcp_pruner.signal_forwarded",
+            "mcp_pruner.agent_exited",
+            "mcp_pruner.stopped",
+        ]
+    );
+    assert_eq!(
+        r.event("mcp_pruner.signal_forwarded")["data"]["signal"],
+        "SIGINT"
+    );
 }
 
 #[test]

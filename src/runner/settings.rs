@@ -31,7 +31,7 @@ pub struct Plan {
     /// without it.
     pub startup_timeout: Duration,
     /// Grace between SIGTERM and SIGKILL, for the server at shutdown and for the agent after a
-    /// forwarded signal.
+    /// forwarded SIGTERM or SIGHUP (a forwarded SIGINT is the agent's to handle, never escalated).
     pub shutdown_timeout: Duration,
     /// Format of the runner's log lines (and of the server's, which it relays): the server
     /// configuration's when valid, JSON otherwise.
