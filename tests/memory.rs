@@ -3,6 +3,8 @@
 //! an unlinked temp file). Peak RSS of the server process (`VmHWM` in `/proc/<pid>/status`) is
 //! measured after both and must stay under [`PEAK_RSS_BOUND`], and the spilled artifacts must
 //! still recover exactly. Large request bodies (issue 15) grow the peak by under 4x their size.
+//! A flood of command output (40 MB of `yes`, one 30 MB line) is paged from a temp file with
+//! only its first and last lines in memory, under the same bound.
 //!
 //! The bound: the idle server peaks under 10 MB, and the o200k tokenizer (loaded by the first
 //! tool result, which counts its tokens) adds ~35 MB; a read page holds the response budget plus
@@ -294,4 +296,67 @@ fn large_bodies_are_held_near_their_size() {
     );
     assert_eq!(c.request("ping", json!({}))["result"], json!({}));
     assert!(c.close().success());
+}
+
+#[test]
+fn a_flood_of_command_output_is_paged_from_disk() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    c.call("health", json!({}));
+    let pid = c.child.id();
+
+    // 20,000,000 lines (40 MB) on stdout: far past what a stream may hold in memory.
+    const LINES: u64 = 20_000_000;
+    let r = c.call("bash", json!({"cmd": format!("yes | head -n {LINES}")}));
+    let s = structured(&r["result"]);
+    assert_eq!(s["stdout_bytes"], json!(2 * LINES), "{s}");
+    assert_eq!(s["truncated"], json!(true));
+    let t = text(&r["result"]);
+    assert!(t.starts_with("[exit 0 · "), "{t}");
+    let marker = t.lines().find(|l| l.starts_with("⟦… lines ")).expect(t);
+    let id = s["artifactRef"].as_str().unwrap().to_string();
+    assert!(
+        marker.contains(&format!("recover_text prune_id={id}")),
+        "{marker}"
+    );
+    // The marker cites true lines: the head and tail around it add up to the stream.
+    let (from, to): (u64, u64) = {
+        let range = marker["⟦… lines ".len()..].split(' ').next().unwrap();
+        let (a, b) = range.split_once('-').unwrap();
+        (a.parse().unwrap(), b.parse().unwrap())
+    };
+    let shown_before = t.lines().skip(1).take_while(|l| *l == "y").count() as u64;
+    assert_eq!(from, shown_before + 1, "{t}");
+    assert!((LINES - 1000..LINES).contains(&to), "{marker}");
+    let page = recover(&mut c, &id, LINES - 2, LINES);
+    assert_eq!(page["raw_text"], json!("y\ny\ny\n"));
+    assert_eq!(page["metadata"]["total_lines"], json!(LINES));
+
+    // One 30 MB line: shown clipped, with its true size.
+    let r = c.call(
+        "bash",
+        json!({"cmd": "head -c 30000000 /dev/zero | tr '\\0' a"}),
+    );
+    let t = text(&r["result"]);
+    assert!(
+        t.contains(&format!(
+            "{}…[+{} bytes]",
+            "a".repeat(500),
+            30_000_000 - 500
+        )),
+        "{t}"
+    );
+    let peak = peak_rss(pid);
+    eprintln!(
+        "VmHWM after 40 MB and 30 MB of command output: {} MB",
+        peak >> 20
+    );
+    assert!(
+        peak < PEAK_RSS_BOUND,
+        "peak RSS {} MB over the {} MB bound",
+        peak >> 20,
+        PEAK_RSS_BOUND >> 20
+    );
+    c.close();
 }

@@ -34,6 +34,9 @@ pub struct Spec {
     pub kill_grace: Duration,
     /// Bytes kept per stream; more is counted but dropped.
     pub capture_max: usize,
+    /// Bytes of a stream held in memory; a longer stream goes to an unlinked temp file as it
+    /// arrives, so memory stays bounded whatever `capture_max` is.
+    pub memory_max: usize,
 }
 
 /// How the run ended.
@@ -49,13 +52,56 @@ pub enum Ending {
     Cancelled,
 }
 
+/// One stream as kept (at most `capture_max` bytes).
+#[derive(Debug)]
+pub enum Captured {
+    /// At most `memory_max` bytes, in memory.
+    Memory(Vec<u8>),
+    /// More than `memory_max`: in an unlinked temp file (gone with its handle), positioned at
+    /// its start.
+    Spilled {
+        /// The file.
+        file: std::fs::File,
+        /// Bytes in it.
+        len: u64,
+    },
+}
+
+impl Captured {
+    /// Bytes kept.
+    pub fn len(&self) -> u64 {
+        match self {
+            Captured::Memory(b) => b.len() as u64,
+            Captured::Spilled { len, .. } => *len,
+        }
+    }
+
+    /// Whether nothing was kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes, in memory (test helper and small streams; reads a spilled stream whole).
+    pub fn into_bytes(self) -> io::Result<Vec<u8>> {
+        match self {
+            Captured::Memory(b) => Ok(b),
+            Captured::Spilled { mut file, .. } => {
+                use std::io::Read;
+                let mut b = Vec::new();
+                file.read_to_end(&mut b)?;
+                Ok(b)
+            }
+        }
+    }
+}
+
 /// Captured result of a run.
 #[derive(Debug)]
 pub struct Outcome {
     /// Captured stdout (at most `capture_max` bytes).
-    pub stdout: Vec<u8>,
+    pub stdout: Captured,
     /// Captured stderr (at most `capture_max` bytes).
-    pub stderr: Vec<u8>,
+    pub stderr: Captured,
     /// Bytes the command wrote to stdout in total.
     pub stdout_total: u64,
     /// Bytes the command wrote to stderr in total.
@@ -73,14 +119,74 @@ pub struct Outcome {
 impl Outcome {
     /// Whether either stream exceeded the capture cap.
     pub fn capture_truncated(&self) -> bool {
-        self.stdout_total > self.stdout.len() as u64 || self.stderr_total > self.stderr.len() as u64
+        self.stdout_total > self.stdout.len() || self.stderr_total > self.stderr.len()
     }
 }
 
+/// A stream being captured.
 #[derive(Default)]
 struct Capture {
+    /// What is kept in memory (everything kept, until it passes `memory_max`).
     buf: Vec<u8>,
+    /// Everything kept, once it passed `memory_max` (`buf` is then empty).
+    file: Option<std::fs::File>,
+    /// Bytes kept.
+    kept: u64,
+    /// Bytes the command wrote.
     total: u64,
+    /// A write to the temp file failed: what follows is dropped as over the cap.
+    failed: bool,
+}
+
+impl Capture {
+    /// Keeps `chunk` (already cut to the cap), spilling to a temp file past `memory_max`.
+    fn keep(&mut self, chunk: &[u8], memory_max: usize) {
+        use std::io::Write;
+        if chunk.is_empty() || self.failed {
+            return;
+        }
+        if self.file.is_none() && self.buf.len() + chunk.len() > memory_max {
+            match tempfile::tempfile() {
+                Ok(mut f) => {
+                    if f.write_all(&self.buf).is_err() {
+                        self.failed = true;
+                        return;
+                    }
+                    self.buf = Vec::new();
+                    self.file = Some(f);
+                }
+                Err(_) => {
+                    self.failed = true;
+                    return;
+                }
+            }
+        }
+        match &mut self.file {
+            Some(f) => {
+                if f.write_all(chunk).is_err() {
+                    self.failed = true;
+                    return;
+                }
+            }
+            None => self.buf.extend_from_slice(chunk),
+        }
+        self.kept += chunk.len() as u64;
+    }
+
+    /// What was kept.
+    fn take(&mut self) -> Captured {
+        use std::io::Seek;
+        match self.file.take() {
+            Some(mut f) => match f.rewind() {
+                Ok(()) => Captured::Spilled {
+                    file: f,
+                    len: self.kept,
+                },
+                Err(_) => Captured::Memory(Vec::new()),
+            },
+            None => Captured::Memory(std::mem::take(&mut self.buf)),
+        }
+    }
 }
 
 /// The binary that re-executes as the [`shepherd`], once the binary has said so.
@@ -145,13 +251,13 @@ pub async fn run(
         tokio::spawn(pump(
             child.stdout.take().expect("piped"),
             out.clone(),
-            spec.capture_max,
+            (spec.capture_max, spec.memory_max),
             on_output.clone(),
         )),
         tokio::spawn(pump(
             child.stderr.take().expect("piped"),
             err.clone(),
-            spec.capture_max,
+            (spec.capture_max, spec.memory_max),
             on_output,
         )),
     ];
@@ -200,7 +306,7 @@ pub async fn run(
     guard.armed = false;
     let take = |c: &Arc<Mutex<Capture>>| {
         let mut c = c.lock().unwrap_or_else(|e| e.into_inner());
-        (std::mem::take(&mut c.buf), c.total)
+        (c.take(), c.total)
     };
     let (stdout, stdout_total) = take(&out);
     let (stderr, stderr_total) = take(&err);
@@ -251,11 +357,12 @@ impl Drop for GroupGuard {
     }
 }
 
-/// Reads a stream into `cap` up to `max` bytes, counting the rest, reporting newest lines.
+/// Reads a stream into `cap` up to `max` bytes (held in memory up to `memory_max`, in a temp
+/// file beyond), counting the rest, reporting newest lines.
 async fn pump(
     mut stream: impl AsyncRead + Unpin,
     cap: Arc<Mutex<Capture>>,
-    max: usize,
+    (max, memory_max): (usize, usize),
     on_output: Option<OnOutput>,
 ) {
     let mut chunk = vec![0u8; 64 * 1024];
@@ -267,9 +374,9 @@ async fn pump(
         {
             let mut c = cap.lock().unwrap_or_else(|e| e.into_inner());
             c.total += n as u64;
-            let room = max.saturating_sub(c.buf.len());
-            let keep = room.min(n);
-            c.buf.extend_from_slice(&chunk[..keep]);
+            let room = (max as u64).saturating_sub(c.kept);
+            let keep = room.min(n as u64) as usize;
+            c.keep(&chunk[..keep], memory_max);
         }
         if let Some(f) = &on_output {
             let text = String::from_utf8_lossy(&chunk[..n]);
@@ -485,6 +592,7 @@ mod tests {
             timeout: Duration::from_millis(timeout_ms),
             kill_grace: Duration::from_millis(300),
             capture_max: cap,
+            memory_max: 512,
         }
     }
 
@@ -497,9 +605,13 @@ mod tests {
         )
         .await
         .unwrap();
+        assert_eq!(o.ending, Ending::Exited(3));
         assert_eq!(
-            (o.stdout.as_slice(), o.stderr.as_slice(), o.ending),
-            (&b"hi\n"[..], &b"err\n"[..], Ending::Exited(3))
+            (
+                o.stdout.into_bytes().unwrap(),
+                o.stderr.into_bytes().unwrap()
+            ),
+            (b"hi\n".to_vec(), b"err\n".to_vec())
         );
         let o = run(
             spec("head -c 100000 /dev/zero", 5000, 1000),
@@ -510,6 +622,19 @@ mod tests {
         .unwrap();
         assert_eq!((o.stdout.len(), o.stdout_total), (1000, 100_000));
         assert!(o.capture_truncated());
+        // Past `memory_max` (512 here) the stream is in a temp file, exactly.
+        assert!(matches!(o.stdout, Captured::Spilled { .. }));
+        assert_eq!(o.stdout.into_bytes().unwrap(), vec![0u8; 1000]);
+        let o = run(
+            spec("seq 1 300", 5000, 1 << 20),
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
+        let expected: String = (1..=300).map(|i| format!("{i}\n")).collect();
+        assert!(!o.capture_truncated());
+        assert_eq!(o.stdout.into_bytes().unwrap(), expected.into_bytes());
     }
 
     #[tokio::test]
@@ -527,7 +652,7 @@ mod tests {
         .await
         .unwrap();
         assert_eq!(o.ending, Ending::TimedOut);
-        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        let out = String::from_utf8_lossy(&o.stdout.into_bytes().unwrap()).to_string();
         let pids: Vec<i32> = out.split_whitespace().map(|p| p.parse().unwrap()).collect();
         assert_eq!(pids.len(), 2, "{out}");
         for pid in pids {
@@ -550,7 +675,10 @@ mod tests {
         .unwrap();
         assert_eq!(o.ending, Ending::TimedOut);
         assert!(o.kill_escalated, "both ignore SIGTERM, SIGKILL must follow");
-        let pid: i32 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
+        let pid: i32 = String::from_utf8_lossy(&o.stdout.into_bytes().unwrap())
+            .trim()
+            .parse()
+            .unwrap();
         assert!(!pid_alive(pid), "background child {pid} survived");
     }
 

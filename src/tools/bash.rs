@@ -18,6 +18,15 @@ use std::time::{Duration, Instant};
 /// Default `timeout_ms` (seed 000).
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
+/// Bytes of each stream held in memory (and so shown, pruned and stored as one text); a longer
+/// stream goes to a temp file as it arrives and from there to the store, and only its first and
+/// last lines are kept in memory for the page. At least the largest `--max-prune-input-bytes`,
+/// so that whatever may be pruned is held whole.
+pub const STREAM_MEMORY_MAX: usize = 2 * 1024 * 1024;
+
+/// Lines kept at each end of a stream too long to hold, for its page: more than a budget shows.
+const EXCERPT_LINES: usize = 1000;
+
 /// Variables never passed to commands: our own secrets.
 const SCRUBBED_ENV: &[&str] = &["MCP_PRUNER_AUTH_TOKEN"];
 
@@ -116,6 +125,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         timeout: Duration::from_millis(timeout_ms),
         kill_grace: cfg.kill_grace,
         capture_max: cfg.capture_max_bytes,
+        memory_max: STREAM_MEMORY_MAX,
     };
     let outcome = match process::run(spec, &ctx.cancel, on_output).await {
         Ok(o) => o,
@@ -144,8 +154,10 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         crate::events::tool_leftovers_killed(&ctx.request_id, "bash");
     }
     let capture_cut = outcome.capture_truncated();
-    let stdout = String::from_utf8_lossy(&outcome.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&outcome.stderr).into_owned();
+    let (stdout, stderr) = (
+        Stream::take(ctx, "stdout", outcome.stdout).await,
+        Stream::take(ctx, "stderr", outcome.stderr).await,
+    );
     let cwd_shown = paths::display(root, &cwd);
     let label = budget::summary(&input.cmd);
 
@@ -192,8 +204,8 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let prunable = matches!(outcome.ending, Ending::Exited(_) | Ending::Signaled(_));
     let (out_view, err_view, pruning) = prune_streams(
         ctx,
-        &stdout,
-        &stderr,
+        stdout,
+        stderr,
         if prunable { question } else { None },
         &label,
         budget::for_pruned_text(budget, cfg.output_schemas),
@@ -299,13 +311,103 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     Ok(out)
 }
 
+/// One captured stream as text: whole, or (past [`STREAM_MEMORY_MAX`]) already in the store with
+/// only its first and last lines in memory.
+enum Stream {
+    /// Held whole (lossily decoded).
+    Whole(String),
+    /// Streamed from the capture file into the store.
+    Stored {
+        /// Its first and last lines, for the page.
+        excerpt: budget::page::Excerpt,
+        /// The prune id holding it whole.
+        id: String,
+    },
+}
+
+impl Stream {
+    /// Decodes a captured stream; a spilled one is copied into the store (decoded and
+    /// line-indexed in chunks, off the runtime) as it is read.
+    async fn take(ctx: &ToolCtx, label: &'static str, captured: process::Captured) -> Stream {
+        let (file, len) = match captured {
+            process::Captured::Memory(bytes) => {
+                return Stream::Whole(match String::from_utf8(bytes) {
+                    Ok(s) => s,
+                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                });
+            }
+            process::Captured::Spilled { file, len } => (file, len),
+        };
+        let copied = tokio::task::spawn_blocking(move || copy_spilled(file, len)).await;
+        match copied {
+            Ok(Ok((written, excerpt))) => {
+                let id = ctx
+                    .app
+                    .store
+                    .put_written(&ctx.session.id, "bash", label, written);
+                Stream::Stored { excerpt, id }
+            }
+            // The temp file could not be read back: say so in place of the output.
+            Ok(Err(e)) => Stream::Whole(format!("[{label} could not be read back: {e}]\n")),
+            Err(e) => Stream::Whole(format!("[{label} could not be read back: {e}]\n")),
+        }
+    }
+
+    /// The text when held whole.
+    fn whole(&self) -> Option<&str> {
+        match self {
+            Stream::Whole(t) => Some(t),
+            Stream::Stored { .. } => None,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Stream::Whole(t) => t.is_empty(),
+            Stream::Stored { excerpt, .. } => excerpt.bytes() == 0,
+        }
+    }
+}
+
+/// Reads a spilled capture in chunks into a store-ready [`crate::store::Written`] and an
+/// excerpt of its first and last lines.
+fn copy_spilled(
+    mut file: std::fs::File,
+    len: u64,
+) -> std::io::Result<(crate::store::Written, budget::page::Excerpt)> {
+    use std::io::Read;
+    let mut writer = crate::store::SpillWriter::new();
+    let mut excerpt = budget::page::Excerpt::new(EXCERPT_LINES);
+    let mut decoder = crate::store::LossyDecoder::default();
+    let mut chunk = vec![0u8; 256 * 1024];
+    let mut read = 0u64;
+    loop {
+        let n = file.read(&mut chunk)?;
+        read += n as u64;
+        let last = n == 0 || read >= len;
+        let text = decoder.decode(&chunk[..n], last);
+        writer.push_str(&text)?;
+        excerpt.feed(&text);
+        if last {
+            break;
+        }
+    }
+    excerpt.finish();
+    Ok((writer.finish()?, excerpt))
+}
+
 /// One stream as shown: its text, and the prune id holding its raw bytes (when stored).
 struct View {
+    /// What is shown before cutting (pruned or raw); empty for a stream held in the store.
     text: String,
+    /// The prune id holding the raw stream, once stored.
     stored: Option<String>,
     /// Whether `stored` has the same line numbering as `text` (false once pruned).
     exact: bool,
+    /// The raw stream when held whole (stored only if the page must be cut).
     raw: String,
+    /// A stream held in the store: its first and last lines, the page's source.
+    excerpt: Option<budget::page::Excerpt>,
 }
 
 /// Where the full streams are kept.
@@ -317,70 +419,86 @@ struct Refs {
 
 async fn prune_streams(
     ctx: &ToolCtx,
-    stdout: &str,
-    stderr: &str,
+    stdout: Stream,
+    stderr: Stream,
     question: Option<&str>,
     label: &str,
     budget: usize,
 ) -> (View, View, PruningMetadata) {
-    let out = ctx
-        .app
-        .pruner
-        .apply(
-            ctx,
-            Job {
-                tool: "bash",
-                text: stdout,
-                question,
-                source: SourceType::Logs,
-                label,
-                budget: Some(if stderr.is_empty() {
-                    budget
-                } else {
-                    budget / 2
-                }),
-            },
-        )
-        .await;
-    let mut meta = out.metadata.clone();
-    let err = if stderr.is_empty() {
-        None
-    } else {
-        let e = ctx
-            .app
-            .pruner
-            .apply(
-                ctx,
-                Job {
-                    tool: "bash",
-                    text: stderr,
-                    question,
-                    source: SourceType::Logs,
-                    label,
-                    budget: Some(budget / 2),
-                },
+    let both = !stderr.is_empty();
+    let prune = |text: Option<&str>, budget: usize| {
+        let text = text.map(str::to_string);
+        async move {
+            let text = text?;
+            Some(
+                ctx.app
+                    .pruner
+                    .apply(
+                        ctx,
+                        Job {
+                            tool: "bash",
+                            text: &text,
+                            question,
+                            source: SourceType::Logs,
+                            label,
+                            budget: Some(budget),
+                        },
+                    )
+                    .await,
             )
-            .await;
-        crate::prune::merge_metadata(&mut meta, &e.metadata);
-        Some(e)
+        }
     };
-    let view = |raw: &str, p: Option<crate::prune::Pruned>| match p
-        .and_then(|p| p.text.map(|t| (t, p.metadata.prune_id)))
-    {
-        Some((text, id)) => View {
-            text,
-            stored: id,
-            exact: false,
-            raw: raw.to_string(),
-        },
-        None => View {
-            text: raw.to_string(),
-            stored: None,
+    let too_large = |s: &Stream| match s {
+        Stream::Stored { excerpt, .. } => Some(crate::tools::not_attempted(
+            crate::contract::types::PruningMetadataReason::TooLarge,
+            excerpt.bytes(),
+        )),
+        Stream::Whole(_) => None,
+    };
+    let out = prune(stdout.whole(), if both { budget / 2 } else { budget }).await;
+    let mut meta = out
+        .as_ref()
+        .map(|p| p.metadata.clone())
+        .or_else(|| too_large(&stdout))
+        .expect("a stream is whole or stored");
+    let err = if both {
+        let e = prune(stderr.whole(), budget / 2).await;
+        let e_meta = e
+            .as_ref()
+            .map(|p| p.metadata.clone())
+            .or_else(|| too_large(&stderr))
+            .expect("a stream is whole or stored");
+        crate::prune::merge_metadata(&mut meta, &e_meta);
+        e
+    } else {
+        None
+    };
+    let view = |stream: Stream, p: Option<crate::prune::Pruned>| match stream {
+        Stream::Stored { excerpt, id } => View {
+            text: String::new(),
+            stored: Some(id),
             exact: true,
-            raw: raw.to_string(),
+            raw: String::new(),
+            excerpt: Some(excerpt),
+        },
+        Stream::Whole(raw) => match p.and_then(|p| p.text.map(|t| (t, p.metadata.prune_id))) {
+            Some((text, id)) => View {
+                text,
+                stored: id,
+                exact: false,
+                raw,
+                excerpt: None,
+            },
+            None => View {
+                text: raw.clone(),
+                stored: None,
+                exact: true,
+                raw,
+                excerpt: None,
+            },
         },
     };
-    (view(stdout, Some(out)), view(stderr, err), meta)
+    (view(stdout, out), view(stderr, err), meta)
 }
 
 /// Shows as many head/tail lines of both streams as the budget allows; stores what is cut.
@@ -397,15 +515,18 @@ fn fit(
         stdout: out.stored.clone(),
         stderr: err.stored.clone(),
     };
-    let whole = build(&out.text, &err.text, false, &refs);
-    if whole.model_bytes(schemas) <= limit
-        && !out
-            .text
-            .lines()
-            .chain(err.text.lines())
-            .any(|l| l.len() > budget::MAX_LINE_BYTES)
-    {
-        return whole;
+    let held = out.excerpt.is_none() && err.excerpt.is_none();
+    if held {
+        let whole = build(&out.text, &err.text, false, &refs);
+        if whole.model_bytes(schemas) <= limit
+            && !out
+                .text
+                .lines()
+                .chain(err.text.lines())
+                .any(|l| l.len() > budget::MAX_LINE_BYTES)
+        {
+            return whole;
+        }
     }
     // Store the raw streams so every byte stays recoverable.
     if refs.stdout.is_none() && !out.raw.is_empty() {
@@ -422,20 +543,31 @@ fn fit(
                 .put(&ctx.session.id, "bash", "stderr", err.raw.clone()),
         );
     }
+    // Each stream's lines, indexed once for every size tried.
+    let (out_lines, err_lines) = (
+        budget::page::TextLines::new(&out.text),
+        budget::page::TextLines::new(&err.text),
+    );
+    let page = |v: &View, whole: &budget::page::TextLines, id: Option<&str>, k: usize| {
+        let Some(id) = id else {
+            return String::new();
+        };
+        match &v.excerpt {
+            Some(e) => budget::page::head_tail(e, k, id, true).0,
+            None => budget::page::head_tail(whole, k, id, v.exact).0,
+        }
+    };
     let cut = |k: usize| {
-        let so = refs
-            .stdout
-            .as_deref()
-            .map(|id| budget::head_tail(&out.text, k, id, out.exact).0)
-            .unwrap_or_default();
-        let se = refs
-            .stderr
-            .as_deref()
-            .map(|id| budget::head_tail(&err.text, k, id, err.exact).0)
-            .unwrap_or_default();
+        let so = page(out, &out_lines, refs.stdout.as_deref(), k);
+        let se = page(err, &err_lines, refs.stderr.as_deref(), k);
         build(&so, &se, true, &refs)
     };
-    let max_lines = out.text.lines().count().max(err.text.lines().count());
+    use budget::page::LineSource;
+    let showable = |v: &View, whole: &budget::page::TextLines| match &v.excerpt {
+        Some(e) => e.showable(),
+        None => whole.showable(),
+    };
+    let max_lines = showable(out, &out_lines).max(showable(err, &err_lines));
     let k = budget::largest_fitting(max_lines, |k| cut(k).model_bytes(schemas) <= limit);
     cut(k)
 }

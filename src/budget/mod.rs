@@ -6,6 +6,8 @@
 use crate::config::Config;
 use serde_json::Value;
 
+pub mod page;
+
 /// Bytes of a tool's budget kept for its own notes around a pruned text (truncation and recovery
 /// hints, the bash status line): the pruned text is fitted to the rest.
 pub const NOTES_RESERVE: usize = 512;
@@ -117,63 +119,13 @@ pub fn clip_with_count(line: &str, max: usize) -> Option<String> {
 }
 
 /// A text cut to at most `keep` lines: the head and the tail, with one marker line in between
-/// naming what was left out and how to get it. Shown lines longer than [`MAX_LINE_BYTES`] are
-/// clipped with a count. `prune_id` holds the full text; when `exact` is true its line numbers
-/// are those of `text`, so the marker can name the omitted range. Returns the text and whether
-/// anything was cut.
+/// naming what was left out and how to get it ([`page::head_tail`] on the whole text). Shown
+/// lines longer than [`MAX_LINE_BYTES`] are clipped with a count. `prune_id` holds the full text;
+/// when `exact` is true its line numbers are those of `text`, so the marker can name the omitted
+/// range. Returns the text and whether anything was cut. To cut one text at several sizes, build
+/// its [`page::TextLines`] once.
 pub fn head_tail(text: &str, keep: usize, prune_id: &str, exact: bool) -> (String, bool) {
-    let starts = crate::store::line_starts(text);
-    let n = starts.len();
-    let line = |i: usize| {
-        let end = starts.get(i + 1).copied().unwrap_or(text.len());
-        &text[starts[i]..end]
-    };
-    let mut clipped_any = false;
-    let mut push = |out: &mut String, l: &str| {
-        let body = l.strip_suffix('\n').unwrap_or(l);
-        if let Some(c) = clip_long_line(body) {
-            clipped_any = true;
-            out.push_str(&c);
-            out.push('\n');
-        } else {
-            out.push_str(l);
-            if !l.ends_with('\n') && !out.is_empty() && keep < n {
-                out.push('\n');
-            }
-        }
-    };
-    let mut out = String::new();
-    if n <= keep {
-        for i in 0..n {
-            push(&mut out, line(i));
-        }
-        return (out, clipped_any);
-    }
-    let head = keep.div_ceil(2);
-    let tail = keep - head;
-    for i in 0..head {
-        push(&mut out, line(i));
-    }
-    let omitted_from = head + 1;
-    let omitted_to = n - tail;
-    let omitted_bytes = starts.get(n - tail).copied().unwrap_or(text.len())
-        - starts.get(head).copied().unwrap_or(text.len());
-    let count = omitted_to + 1 - omitted_from;
-    let size = human_bytes(omitted_bytes as u64);
-    if exact {
-        out.push_str(&format!(
-            "⟦… lines {omitted_from}-{omitted_to} ({count} lines, {size}) omitted; recover_text prune_id={prune_id} ranges=[{{start_line:{omitted_from},end_line:{omitted_to}}}] …⟧\n"
-        ));
-    } else {
-        // `text` is not numbered like the stored text (it was pruned): cite no line numbers.
-        out.push_str(&format!(
-            "⟦… {count} lines ({size}) omitted here; raw output: recover_text prune_id={prune_id} …⟧\n"
-        ));
-    }
-    for i in n - tail..n {
-        push(&mut out, line(i));
-    }
-    (out, true)
+    page::head_tail(&page::TextLines::new(text), keep, prune_id, exact)
 }
 
 /// Bytes `c` takes inside a JSON string (serde_json's escaping).

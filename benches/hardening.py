@@ -1,0 +1,475 @@
+#!/usr/bin/env python3
+"""Issue 13's attack pass, case by case, against one build: leaks, peak RSS, wall time, leftovers.
+
+usage: python3 benches/hardening.py BIN [CASE ...]   (default: every case)
+
+Run it on an old build and on a new one, in the same session (the machine is shared and noisy),
+and put the two tables side by side. Each case starts its own server (`stdio`, or `serve` on
+127.0.0.1:0) with the defaults, on a temporary root; peak RSS is the server's VmHWM from /proc,
+read just before it is killed. A server above 3 GB is killed and the row says so (the old build
+reached 6.1 GB on /dev/zero). The Rust suites assert the same fixes (tests/confinement.rs,
+tests/memory.rs, tests/tools_stdio.rs, tests/tools_http.rs); this script prints the figures.
+"""
+import json
+import os
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+BIN = sys.argv[1]
+RSS_LIMIT_MB = 3072
+MB = 1 << 20
+
+
+def hwm(pid):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmHWM"):
+                return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+def alive(pid):
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        return state not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
+class Stdio:
+    """A stdio server and a line-oriented JSON-RPC client with per-call deadlines."""
+
+    def __init__(self, root, *flags):
+        self.p = subprocess.Popen(
+            [BIN, "stdio", "--root", root, *flags],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env={**os.environ, "MCP_PRUNER_NO_LEDGER": "1"})
+        self.next_id = 0
+        self.buf = b""
+        self.peak = 0
+        self.killed_for_rss = False
+        self.call_raw("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                     "clientInfo": {"name": "hardening", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.send_bytes(json.dumps(msg).encode() + b"\n")
+
+    def send_bytes(self, data):
+        self.p.stdin.write(data)
+        self.p.stdin.flush()
+
+    def call_raw(self, method, params, timeout=120):
+        self.next_id += 1
+        rid = self.next_id
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        return self.wait(rid, timeout)
+
+    def call(self, name, args, timeout=120):
+        return self.call_raw("tools/call", {"name": name, "arguments": args}, timeout)
+
+    def wait(self, rid, timeout):
+        """The response to `rid`, or None on timeout (or when the server had to be killed)."""
+        deadline = time.time() + timeout
+        fd = self.p.stdout.fileno()
+        while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                if msg.get("id") == rid or (rid is None and "error" in msg and msg.get("id") is None):
+                    return msg
+            self.peak = max(self.peak, hwm(self.p.pid))
+            if self.peak > RSS_LIMIT_MB:
+                self.killed_for_rss = True
+                self.p.kill()
+                return None
+            left = deadline - time.time()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], min(left, 0.1))
+            if ready:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    return None
+                self.buf += chunk
+
+    def close(self):
+        self.peak = max(self.peak, hwm(self.p.pid))
+        self.p.kill()
+        self.p.wait()
+        return self.peak
+
+
+def text_of(r):
+    if not r or "result" not in r:
+        return ""
+    return "".join(c.get("text", "") for c in r["result"].get("content", []))
+
+
+def rss_cell(c):
+    return f">{RSS_LIMIT_MB} MB, killed" if c.killed_for_rss else f"{c.peak} MB"
+
+
+ROWS = []
+
+
+def row(case, outcome, rss, wall, leftovers="-"):
+    ROWS.append((case, outcome, rss, wall, leftovers))
+    print(f"| {case} | {outcome} | {rss} | {wall} | {leftovers} |", flush=True)
+
+
+def swap_race(kind, tries):
+    """A path swapped between an inside file and a link out of the root while `read` runs."""
+    root, outside = tempfile.mkdtemp(), tempfile.mkdtemp()
+    with open(os.path.join(outside, "secret.txt"), "w") as f:
+        f.write("OUTSIDE-SECRET\n")
+    os.mkdir(os.path.join(outside, "d"))
+    with open(os.path.join(outside, "d", "f.txt"), "w") as f:
+        f.write("OUTSIDE-SECRET\n")
+    os.mkdir(os.path.join(root, "real"))
+    with open(os.path.join(root, "real", "f.txt"), "w") as f:
+        f.write("inside\n")
+    stop = threading.Event()
+
+    def swapper():
+        n = 0
+        while not stop.is_set():
+            n += 1
+            tmp = os.path.join(root, f".tmp{n}")
+            if kind == "file":
+                if n % 2:
+                    os.symlink(os.path.join(outside, "secret.txt"), tmp)
+                else:
+                    with open(tmp, "w") as f:
+                        f.write("inside\n")
+                os.replace(tmp, os.path.join(root, "swap"))
+            else:
+                os.symlink(os.path.join(outside, "d") if n % 2 else "real", tmp)
+                os.replace(tmp, os.path.join(root, "swapdir"))
+
+    if kind == "file":
+        with open(os.path.join(root, "swap"), "w") as f:
+            f.write("inside\n")
+        path = "swap"
+    else:
+        os.symlink("real", os.path.join(root, "swapdir"))
+        path = "swapdir/f.txt"
+    c = Stdio(root)
+    t = threading.Thread(target=swapper, daemon=True)
+    t.start()
+    leaks, start = 0, time.time()
+    for _ in range(tries):
+        r = c.call("read", {"path": path}, timeout=10)
+        leaks += "OUTSIDE-SECRET" in text_of(r)
+    wall = time.time() - start
+    stop.set()
+    t.join()
+    c.close()
+    row(f"1. race: {kind} swapped with a link out, {tries} reads", f"{leaks} leaks",
+        rss_cell(c), f"{wall:.1f} s")
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.rmtree(outside, ignore_errors=True)
+
+
+def dev_zero_race():
+    """The same swap, with a link to /dev/zero; the old build grew until killed."""
+    root = tempfile.mkdtemp()
+    stop = threading.Event()
+
+    def swapper():
+        n = 0
+        while not stop.is_set():
+            n += 1
+            tmp = os.path.join(root, f".tmp{n}")
+            if n % 2:
+                os.symlink("/dev/zero", tmp)
+            else:
+                with open(tmp, "w") as f:
+                    f.write("inside\n")
+            os.replace(tmp, os.path.join(root, "swap"))
+
+    with open(os.path.join(root, "swap"), "w") as f:
+        f.write("inside\n")
+    c = Stdio(root)
+    t = threading.Thread(target=swapper, daemon=True)
+    t.start()
+    start, answered, tries = time.time(), 0, 200
+    for _ in range(tries):
+        r = c.call("read", {"path": "swap"}, timeout=10)
+        if r is None:
+            break
+        answered += 1
+    wall = time.time() - start
+    stop.set()
+    t.join()
+    c.close()
+    row(f"1. race: link to /dev/zero swapped in, {tries} reads", f"{answered}/{tries} answered",
+        rss_cell(c), f"{wall:.1f} s")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def fifo():
+    root = tempfile.mkdtemp()
+    os.mkfifo(os.path.join(root, "pipe"))
+    c = Stdio(root)
+    start = time.time()
+    r = c.call("read", {"path": "pipe"}, timeout=20)
+    wall = time.time() - start
+    outcome = "no answer in 20 s" if r is None else text_of(r).splitlines()[0][:60]
+    # Then stdin EOF: the server must exit within the kill grace.
+    c.p.stdin.close()
+    t = time.time()
+    try:
+        c.p.wait(timeout=20)
+        eof = f"exits {time.time() - t:.1f} s after EOF"
+    except subprocess.TimeoutExpired:
+        eof = "still running 20 s after EOF"
+    c.close()
+    row("1. FIFO in the root", f"{outcome}; {eof}", rss_cell(c), f"{wall:.1f} s")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def big_file(size):
+    root = tempfile.mkdtemp()
+    with open(os.path.join(root, "big.txt"), "w") as f:
+        line = "x" * 38 + "\n"
+        chunk = line * (MB // len(line))
+        written = 0
+        while written < size:
+            f.write(chunk)
+            written += len(chunk)
+    return root
+
+
+def read_big():
+    root = big_file(200 * MB)
+    c = Stdio(root)
+    start = time.time()
+    r = c.call("read", {"path": "big.txt"}, timeout=120)
+    wall = time.time() - start
+    c.close()
+    row("2. read of a 200 MB file", "answered" if r else "no answer", rss_cell(c), f"{wall:.1f} s")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def read_sparse():
+    root = tempfile.mkdtemp()
+    with open(os.path.join(root, "sparse.bin"), "w") as f:
+        f.truncate(1 << 30)
+    c = Stdio(root)
+    start = time.time()
+    r = c.call("read", {"path": "sparse.bin"}, timeout=120)
+    wall = time.time() - start
+    c.close()
+    row("2. read of a 1 GB sparse file", "answered" if r else "no answer", rss_cell(c),
+        f"{wall:.1f} s")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def bash_case(case, cmd, timeout_ms):
+    root = tempfile.mkdtemp()
+    c = Stdio(root)
+    start = time.time()
+    r = c.call("bash", {"cmd": cmd, "timeout_ms": timeout_ms}, timeout=timeout_ms / 1000 + 60)
+    wall = time.time() - start
+    c.close()
+    row(case, "answered" if r else "no answer", rss_cell(c), f"{wall:.1f} s")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def grep_all():
+    root = big_file(200 * MB)
+    c = Stdio(root)
+    start = time.time()
+    r = c.call("grep", {"pattern": "x", "paths": ["big.txt"]}, timeout=300)
+    wall = time.time() - start
+    c.close()
+    row("2. grep where all 5.4M lines of 200 MB match", "answered" if r else "no answer",
+        rss_cell(c), f"{wall:.1f} s")
+    start = time.time()
+    c = Stdio(root)
+    start = time.time()
+    r = c.call("grep", {"pattern": "x", "paths": ["big.txt"], "timeout_ms": 100}, timeout=300)
+    wall = time.time() - start
+    c.close()
+    row("3. grep `timeout_ms: 100` on that file", "answered" if r else "no answer", rss_cell(c),
+        f"{wall:.2f} s")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def stdio_line():
+    root = tempfile.mkdtemp()
+    c = Stdio(root)
+    start = time.time()
+    c.send_bytes(b'{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"'
+                 + b"a" * (50 * MB) + b'"}}\n')
+    r = c.wait(None, 60)  # a line never parsed has no id to answer to: the error has id null
+    after = c.call_raw("ping", {}, timeout=30)
+    wall = time.time() - start
+    c.close()
+    outcome = "refused (-32600)" if r and r.get("error", {}).get("code") == -32600 else (
+        "parsed and answered" if r else "no answer")
+    outcome += "; next request answered" if after and "result" in after else "; server gone"
+    row("2. one 50 MB line on stdio", outcome, rss_cell(c), f"{wall:.1f} s")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def serve(root, *flags):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    p = subprocess.Popen([BIN, "serve", "--root", root, "--port", str(port), *flags],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env={**os.environ, "MCP_PRUNER_NO_LEDGER": "1"})
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return p, port
+
+
+def post(port, body, extra=""):
+    s = socket.create_connection(("127.0.0.1", port))
+    data = json.dumps(body).encode()
+    s.sendall((f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+               f"Accept: application/json, text/event-stream\r\n{extra}"
+               f"Content-Length: {len(data)}\r\n\r\n").encode() + data)
+    return s
+
+
+def sse_disconnect():
+    root = tempfile.mkdtemp()
+    p, port = serve(root)
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "bash", "_meta": {"progressToken": "t"},
+                       "arguments": {"cmd": "echo $$ > sleep.pid; exec sleep 30"}}}
+    s = post(port, call)
+    pid_file = os.path.join(root, "sleep.pid")
+    for _ in range(200):
+        if os.path.exists(pid_file) and open(pid_file).read().strip():
+            break
+        time.sleep(0.02)
+    time.sleep(1)
+    s.close()
+    time.sleep(5)
+    pid = int(open(pid_file).read())
+    left = alive(pid)
+    if left:
+        os.kill(pid, 9)
+    peak = hwm(p.pid)
+    p.kill()
+    row("4. SSE call whose client leaves after 1 s", "sleep still running 5 s later" if left
+        else "sleep killed", f"{peak} MB", "-", "1" if left else "0")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def stalled(n=150, wait=12):
+    root = tempfile.mkdtemp()
+    p, port = serve(root)
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode())
+        socks.append(s)
+    time.sleep(wait)
+    still = 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            still += s.recv(1) != b""
+        except BlockingIOError:
+            still += 1
+        except OSError:
+            pass
+        s.close()
+    peak = hwm(p.pid)
+    p.kill()
+    row(f"5. {n} connections that sent half a header", f"{still}/{n} open after {wait} s",
+        f"{peak} MB", "-")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def escaped():
+    root = tempfile.mkdtemp()
+    c = Stdio(root, "--kill-grace-ms", "300")
+    cmd = ("set -m; (trap '' TERM; sleep 60) & echo $! > pgid.pid; set +m; "
+           "setsid bash -c 'echo $$ > sid.pid; trap \"\" TERM; sleep 60' & "
+           "(setsid bash -c 'echo $$ > orphan.pid; trap \"\" TERM; exec sleep 60' &); "
+           "sleep 60")
+    start = time.time()
+    c.call("bash", {"cmd": cmd, "timeout_ms": 700}, timeout=30)
+    wall = time.time() - start
+    time.sleep(1.5)
+    names = ["pgid.pid", "sid.pid", "orphan.pid"]
+    left = []
+    for name in names:
+        pid = int(open(os.path.join(root, name)).read())
+        if alive(pid):
+            left.append(name.split(".")[0])
+            os.kill(pid, 9)
+    c.close()
+    row("6. timeout with children in another group, session, and a double-forked daemon",
+        "timed out", rss_cell(c), f"{wall:.1f} s",
+        f"{len(left)} ({', '.join(left)})" if left else "0")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def store_cap():
+    root = tempfile.mkdtemp()
+    c = Stdio(root, "--store-max-bytes", "10000", "--max-output-bytes", "2000")
+    small = c.call("bash", {"cmd": "seq 1 1500"})  # 6,393 bytes: cut, so stored
+    big = c.call("bash", {"cmd": "seq 1 10000"})  # 48,894 bytes
+    ids = []
+    for r in (small, big):
+        meta = (r or {}).get("result", {}).get("_meta", {}).get("mcp-pruner/result", {})
+        ids.append(meta.get("artifactRef") or meta.get("full_output_ref"))
+    listed = c.call_raw("resources/list", {})
+    uris = [r.get("uri", "") for r in (listed or {}).get("result", {}).get("resources", [])]
+    c.close()
+    stored = [bool(i) and any(i in u for u in uris) for i in ids]
+    row("7. a 48,894-byte output under a 10,000-byte store cap",
+        f"big one stored: {stored[1]}; the earlier 6,393-byte one kept: {stored[0]}",
+        rss_cell(c), "-")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+CASES = {
+    "race-file": lambda: swap_race("file", 2000),
+    "race-dir": lambda: swap_race("dir", 2000),
+    "dev-zero": dev_zero_race,
+    "fifo": fifo,
+    "read-200mb": read_big,
+    "read-sparse": read_sparse,
+    "yes": lambda: bash_case("2. `bash` running `yes` for 10 s", "timeout 10 yes", 20_000),
+    "grep": grep_all,
+    "bash-line": lambda: bash_case("2. `bash` printing one 100 MB line",
+                                   "head -c 100000000 /dev/zero | tr '\\0' a", 60_000),
+    "stdio-line": stdio_line,
+    "sse": sse_disconnect,
+    "stalled": stalled,
+    "escaped": escaped,
+    "store-cap": store_cap,
+}
+
+if __name__ == "__main__":
+    chosen = sys.argv[2:] or list(CASES)
+    version = subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"{BIN}: {version}\n")
+    print("| case | outcome | peak RSS | wall | leftover processes |")
+    print("|---|---|---|---|---|")
+    for name in chosen:
+        CASES[name]()
