@@ -87,7 +87,8 @@ class Stdio:
                     msg = json.loads(line)
                 except ValueError:
                     continue
-                if msg.get("id") == rid or (rid is None and "error" in msg and msg.get("id") is None):
+                ids = rid if isinstance(rid, tuple) else (rid,)
+                if msg.get("id") in ids and (msg.get("id") is not None or "error" in msg):
                     return msg
             self.peak = max(self.peak, hwm(self.p.pid))
             if self.peak > RSS_LIMIT_MB:
@@ -226,7 +227,7 @@ def fifo():
     start = time.time()
     r = c.call("read", {"path": "pipe"}, timeout=20)
     wall = time.time() - start
-    outcome = "no answer in 20 s" if r is None else text_of(r).splitlines()[0][:60]
+    outcome = "no answer in 20 s" if r is None else text_of(r).splitlines()[0][:90]
     # Then stdin EOF: the server must exit within the kill grace.
     c.p.stdin.close()
     t = time.time()
@@ -314,12 +315,13 @@ def stdio_line():
     start = time.time()
     c.send_bytes(b'{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"'
                  + b"a" * (50 * MB) + b'"}}\n')
-    r = c.wait(None, 60)  # a line never parsed has no id to answer to: the error has id null
+    # A line refused unparsed has no id to answer to (the error has id null); one parsed has.
+    r = c.wait(("big", None), 60)
     after = c.call_raw("ping", {}, timeout=30)
     wall = time.time() - start
     c.close()
     outcome = "refused (-32600)" if r and r.get("error", {}).get("code") == -32600 else (
-        "parsed and answered" if r else "no answer")
+        "held, parsed and answered" if r else "no answer")
     outcome += "; next request answered" if after and "result" in after else "; server gone"
     row("2. one 50 MB line on stdio", outcome, rss_cell(c), f"{wall:.1f} s")
     shutil.rmtree(root, ignore_errors=True)

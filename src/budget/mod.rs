@@ -118,16 +118,6 @@ pub fn clip_with_count(line: &str, max: usize) -> Option<String> {
     })
 }
 
-/// A text cut to at most `keep` lines: the head and the tail, with one marker line in between
-/// naming what was left out and how to get it ([`page::head_tail`] on the whole text). Shown
-/// lines longer than [`MAX_LINE_BYTES`] are clipped with a count. `prune_id` holds the full text;
-/// when `exact` is true its line numbers are those of `text`, so the marker can name the omitted
-/// range. Returns the text and whether anything was cut. To cut one text at several sizes, build
-/// its [`page::TextLines`] once.
-pub fn head_tail(text: &str, keep: usize, prune_id: &str, exact: bool) -> (String, bool) {
-    page::head_tail(&page::TextLines::new(text), keep, prune_id, exact)
-}
-
 /// Bytes `c` takes inside a JSON string (serde_json's escaping).
 pub fn escaped_len(c: char) -> usize {
     match c {

@@ -219,12 +219,13 @@ fn fit(result: &mut PruneTextResult, budget_bytes: usize) -> ToolOutput {
         result.prune_id
     ));
     // Every kept line costs at least a byte, so no more lines than budget bytes can fit.
-    let lines = full_text.lines().count().min(budget_bytes);
+    let whole = budget::page::TextLines::new(&full_text);
+    let lines = budget::page::LineSource::count(&whole).min(budget_bytes);
     let k = budget::largest_fitting(lines, |k| {
         let mut r = result.clone();
-        r.pruned_text = budget::head_tail(&full_text, k, &result.prune_id, false).0;
+        r.pruned_text = budget::page::head_tail(&whole, k, &result.prune_id, false).0;
         out(&r).text.len() <= budget_bytes
     });
-    result.pruned_text = budget::head_tail(&full_text, k, &result.prune_id, false).0;
+    result.pruned_text = budget::page::head_tail(&whole, k, &result.prune_id, false).0;
     out(result)
 }
