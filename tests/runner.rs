@@ -602,8 +602,8 @@ fn a_server_still_busy_at_shutdown_is_killed_and_nothing_escapes() {
 
 #[test]
 fn an_interrupt_before_the_server_is_ready_ends_the_run_with_128_plus_2() {
-    // The server is caught (and stopped) as soon as the runner has spawned it, so it cannot get
-    // ready; then the runner is interrupted. A server that got ready first makes a retry.
+    // The server is caught (and stopped) as soon as it runs, so it cannot get ready; then the
+    // runner is interrupted. A server that got ready first makes a retry (counted below).
     for _ in 0..5 {
         let ws = Workspace::new();
         let child = start(&ws, &["--root", &ws.root()], &[], 0, "wait");
@@ -619,7 +619,11 @@ fn an_interrupt_before_the_server_is_ready_ends_the_run_with_128_plus_2() {
                     .split_whitespace()
                     .nth(1)?
                     .to_string();
-                (ppid == runner).then_some(pid)
+                // Only once it runs `serve`: a child stopped between fork and exec would hold
+                // the runner inside spawn(), which waits for the exec.
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+                let serving = cmdline.split(|&b| b == 0).nth(1) == Some(b"serve".as_slice());
+                (ppid == runner && serving).then_some(pid)
             });
             if let Some(pid) = found {
                 break pid;
@@ -636,6 +640,7 @@ fn an_interrupt_before_the_server_is_ready_ends_the_run_with_128_plus_2() {
         signal(&child, libc::SIGINT);
         let r = finish(&ws, child);
         if r.lifecycle().iter().any(|n| n == "mcp_pruner.ready") {
+            eprintln!("the server got ready before it was stopped; again");
             continue;
         }
         assert_eq!(r.code(), Some(128 + libc::SIGINT), "{}", r.stdout);
