@@ -1,6 +1,7 @@
 //! Pruning quality benchmark (not a test): for every case of `bench-data/quality.jsonl` (or the
 //! path given as the first non-flag argument or in `QUALITY_DATA`), prune at the tools' defaults
-//! (max_prune_ratio 0.8, min_keep_lines 20, markers on, no line numbers) and measure the o200k token
+//! (max_prune_ratio 0.8, min_keep_lines 20, no line numbers, the tools' compact markers
+//! `⟦lines a-b pruned⟧` plus the one note naming the prune id) and measure the o200k token
 //! reduction of the output and the recall of the gold lines. Two baselines get, per case, the same
 //! token budget as our output: (a) the head of the text, (b) plain BM25 line ranking (top lines by
 //! BM25 score of the query, shown in original order).
@@ -17,7 +18,7 @@
 
 use mcp_pruner::contract::types::SourceType;
 use mcp_pruner::prune::engine::{self, Limits, TextBudget};
-use mcp_pruner::prune::render;
+use mcp_pruner::prune::render::{self, Markers};
 use mcp_pruner::tokens;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -44,7 +45,7 @@ const TOOL_BUDGET: usize = 10_240;
 fn text_budget(bytes: usize, lines: usize) -> TextBudget {
     TextBudget {
         bytes: mcp_pruner::budget::for_pruned_text(bytes, false),
-        marker_bytes: mcp_pruner::prune::widest_marker(PRUNE_ID, lines),
+        marker_bytes: mcp_pruner::prune::widest_compact_marker(lines),
     }
 }
 
@@ -99,13 +100,13 @@ fn main() {
         "token reduction = 1 - tokens(output)/tokens(input), o200k_base; recall = gold lines kept / gold lines (mean per case);"
     );
     println!(
-        "baselines get each case's token budget of our output (markers included in ours, not in theirs)."
+        "baselines get each case's token budget of our output (ours counts its compact markers and the note naming the prune id; theirs have none)."
     );
     println!(
-        "aggregate = 1 - sum(output tokens)/sum(input tokens); no-markers = our mean reduction with include_markers=false;"
+        "aggregate = 1 - sum(output tokens)/sum(input tokens); no-markers = our mean reduction without markers or note;"
     );
     println!(
-        "gold-only = mean reduction when exactly the gold lines are kept, markers included (the ceiling at 100% recall)."
+        "gold-only = mean reduction when exactly the gold lines are kept, markers and note included (the ceiling at 100% recall)."
     );
     for (title, budget) in [
         ("no response budget (engine defaults)", None),
@@ -333,17 +334,17 @@ fn measure(case: &Case, budget: Option<usize>) -> Measured {
         &plan,
         PRUNE_ID,
         false,
-        true,
+        Markers::Compact,
         case.text.ends_with('\n'),
     );
     let before = tokens::count(&case.text).max(1);
-    let after = tokens::count(&rendered.pruned_text);
+    let after = tokens::count(&rendered.pruned_text) + note_tokens(&plan);
     let plain = render::render(
         &lines,
         &plan,
         PRUNE_ID,
         false,
-        false,
+        Markers::Off,
         case.text.ends_with('\n'),
     );
     let plain_reduction = 1.0 - tokens::count(&plain.pruned_text) as f64 / before as f64;
@@ -372,7 +373,7 @@ fn measure(case: &Case, budget: Option<usize>) -> Measured {
     if let Ok(show) = std::env::var("QUALITY_SHOW")
         && (case.origin.contains(&show) || case.query.contains(&show))
     {
-        let numbered = render::render(&lines, &plan, PRUNE_ID, true, true, true);
+        let numbered = render::render(&lines, &plan, PRUNE_ID, true, Markers::Compact, true);
         let marked: String = numbered
             .pruned_text
             .lines()
@@ -413,6 +414,16 @@ fn measure(case: &Case, budget: Option<usize>) -> Measured {
     }
 }
 
+/// Tokens of the note the tools add once after a pruned text, naming the prune id its compact
+/// markers refer to (none when nothing was removed).
+fn note_tokens(plan: &engine::Plan) -> usize {
+    if plan.removed.is_empty() {
+        0
+    } else {
+        tokens::count(&format!("\n{}", render::compact_note("", PRUNE_ID)))
+    }
+}
+
 /// Reduction of a plan keeping exactly the gold lines, markers included: what full recall costs
 /// at best on this case (`no_savings` applies as for ours).
 fn gold_only_reduction(case: &Case, lines: &[&str], gold: &HashSet<usize>, before: usize) -> f64 {
@@ -445,10 +456,10 @@ fn gold_only_reduction(case: &Case, lines: &[&str], gold: &HashSet<usize>, befor
         &plan,
         PRUNE_ID,
         false,
-        true,
+        Markers::Compact,
         case.text.ends_with('\n'),
     );
-    let after = tokens::count(&text.pruned_text).min(before);
+    let after = (tokens::count(&text.pruned_text) + note_tokens(&plan)).min(before);
     1.0 - after as f64 / before as f64
 }
 

@@ -110,7 +110,7 @@ fn time(text: &str, goal: &str, source: SourceType) -> (Duration, usize, usize) 
             &plan,
             "prn_01JBENCHSPEED000000000000",
             false,
-            true,
+            render::Markers::Compact,
             text.ends_with('\n'),
         );
         best = best.min(start.elapsed());

@@ -18,6 +18,9 @@ import tempfile
 
 GOAL = "how are escape sequences like \\u parsed in strings?"
 MARKER = re.compile(r"⟦PRUNÉ: prune_id=(\S+) lignes (\d+)-(\d+) \((\d+)\) raison=(.*)⟧")
+# The tools' compact markers, numbered in the prune id their one note names.
+COMPACT = re.compile(r"^⟦lines? (\d+)(?:-(\d+))? pruned⟧$")
+NOTE = re.compile(r"are lines a-b of recover_text prune_id=([^\s\]]+)\]")
 
 
 class Client:
@@ -73,15 +76,19 @@ def main():
             print(f"{tool}: {figures}")
             print(f"  escape-handling lines on the first page: {len(on_page)}/{len(wanted)} "
                   f"(missing: {[n for n in wanted if n not in on_page][:12]})")
-            markers = [m for m in (MARKER.search(l) for l in shown.split("\n")) if m]
+            markers = [(m.group(1), int(m.group(2)), int(m.group(3)), m.group(5))
+                       for m in (MARKER.search(l) for l in shown.split("\n")) if m]
+            note = NOTE.search(shown)
+            if note:
+                markers += [(note.group(1), int(m.group(1)), int(m.group(2) or m.group(1)), "compact")
+                            for m in (COMPACT.match(l) for l in shown.split("\n")) if m]
             if markers:
-                m = markers[len(markers) // 2]
-                pid, a, b = m.group(1), int(m.group(2)), int(m.group(3))
+                pid, a, b, why = markers[len(markers) // 2]
                 rec = c.call("recover_text", {"prune_id": pid, "ranges": [{"start_line": a, "end_line": b}],
                                               "include_line_numbers": False, "max_output_bytes": 1_000_000})
                 got = json.loads(rec["content"][0]["text"])["raw_text"]
                 want = "\n".join(raw_lines[a - 1:b]) + "\n"
-                print(f"  recover_text {pid} lines {a}-{b} ({m.group(5)}): "
+                print(f"  recover_text {pid} lines {a}-{b} ({why}): "
                       f"{'identical to the raw lines' if got == want else 'DIFFERS from the raw lines'}; "
                       f"{len(markers)} markers on the page")
     finally:

@@ -23,21 +23,44 @@ const QUESTIONS: &[&str] = &[
 const BUDGETS: &[u64] = &[2048, 6000, 10240, 40000];
 
 /// Checks every marker of `text` against the raw `lines` (1-based ranges, via recover_text).
+/// Canonical markers (`prune_text`) name their prune id; compact ones (`read`, `bash`) number
+/// lines of the prune id the text's one note names.
 fn check_markers(c: &mut StdioClient, text: &str, raw: &[&str], what: &str) -> usize {
     let re = Regex::new(mcp_pruner::prune::render::MARKER_PATTERN).unwrap();
+    let compact = Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
+    let note = Regex::new(
+        r"pruned to the focus question; ⟦lines a-b pruned⟧ are lines a-b of recover_text prune_id=(?<id>[^\s\]]+)\]",
+    )
+    .unwrap();
+    let noted: Vec<String> = note
+        .captures_iter(text)
+        .map(|m| m["id"].to_string())
+        .collect();
     let mut n = 0;
     for line in text.lines() {
-        let Some(m) = re.captures(line) else { continue };
-        let (id, a, b) = (
-            m["prune_id"].to_string(),
-            m["start"].parse::<usize>().unwrap(),
-            m["end"].parse::<usize>().unwrap(),
-        );
-        assert_eq!(
-            m["count"].parse::<usize>().unwrap(),
-            b + 1 - a,
-            "{what}: {line}"
-        );
+        let (id, a, b) = if let Some(m) = re.captures(line) {
+            let (a, b) = (
+                m["start"].parse::<usize>().unwrap(),
+                m["end"].parse::<usize>().unwrap(),
+            );
+            assert_eq!(
+                m["count"].parse::<usize>().unwrap(),
+                b + 1 - a,
+                "{what}: {line}"
+            );
+            (m["prune_id"].to_string(), a, b)
+        } else if let Some(m) = compact.captures(line) {
+            assert_eq!(
+                noted.len(),
+                1,
+                "{what}: one note names the prune id:\n{text}"
+            );
+            let a = m["start"].parse::<usize>().unwrap();
+            let b = m.name("end").map_or(a, |e| e.as_str().parse().unwrap());
+            (noted[0].clone(), a, b)
+        } else {
+            continue;
+        };
         let r = c.call(
             "recover_text",
             json!({"prune_id": id, "ranges": [{"start_line": a, "end_line": b}],

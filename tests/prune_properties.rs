@@ -4,7 +4,7 @@
 
 use mcp_pruner::contract::types::SourceType;
 use mcp_pruner::prune::engine::{self, Limits, Plan};
-use mcp_pruner::prune::render::{self, MARKER_PATTERN, Rendered};
+use mcp_pruner::prune::render::{self, MARKER_PATTERN, Markers, Rendered};
 use proptest::prelude::*;
 use regex::Regex;
 use std::path::{Path, PathBuf};
@@ -118,7 +118,7 @@ fn check(text: &str, goal: &str, source: SourceType, limits: &Limits) {
     );
     check_plan(&lines, &plan, limits);
     for annotate in [false, true] {
-        for markers in [false, true] {
+        for markers in [Markers::Off, Markers::Canonical, Markers::Compact] {
             let r = render::render(&lines, &plan, ID, annotate, markers, text.ends_with('\n'));
             check_render(text, &lines, &plan, &r, annotate, markers);
         }
@@ -188,7 +188,7 @@ fn check_render(
     plan: &Plan,
     r: &Rendered,
     annotate: bool,
-    markers: bool,
+    markers: Markers,
 ) {
     let kept = plan.keep.iter().filter(|k| **k).count();
     assert_eq!((r.kept_lines, r.pruned_lines), (kept, lines.len() - kept));
@@ -217,7 +217,21 @@ fn check_render(
     // marker, the removed lines it points to (recovered from the original, as recover_text does).
     // The output has one line per kept line and per inserted marker; it ends with '\n' when the
     // input did (so an empty last line is not mistaken for a terminator).
-    let expected = kept + if markers { r.annotations.len() } else { 0 };
+    let expected = kept
+        + if markers == Markers::Off {
+            0
+        } else {
+            r.annotations.len()
+        };
+    // The line standing for a removed run, when markers are on.
+    let marker_line = |a: &mcp_pruner::contract::types::PrunedBlock| match markers {
+        Markers::Off => None,
+        Markers::Canonical => Some(a.marker.clone()),
+        Markers::Compact => Some(render::compact_marker(
+            a.original_start_line.get() as usize,
+            a.original_end_line.get() as usize,
+        )),
+    };
     let body = if text.ends_with('\n') {
         r.pruned_text.strip_suffix('\n').unwrap_or(&r.pruned_text)
     } else {
@@ -233,10 +247,10 @@ fn check_render(
     let mut next = 1usize;
     let mut annotations = r.annotations.iter().peekable();
     for line in out {
-        if markers
-            && let Some(a) = annotations
-                .next_if(|a| a.original_start_line.get() as usize == next && a.marker == line)
-        {
+        if let Some(a) = annotations.next_if(|a| {
+            a.original_start_line.get() as usize == next
+                && marker_line(a).is_some_and(|m| m == line)
+        }) {
             let (s, e) = (
                 a.original_start_line.get() as usize,
                 a.original_end_line.get() as usize,
@@ -245,7 +259,7 @@ fn check_render(
             next = e + 1;
             continue;
         }
-        if !markers {
+        if markers == Markers::Off {
             while let Some(a) =
                 annotations.next_if(|a| a.original_start_line.get() as usize == next)
             {
@@ -276,7 +290,7 @@ fn check_render(
         rebuilt.push(content);
         next += 1;
     }
-    if markers {
+    if markers != Markers::Off {
         assert!(
             annotations.peek().is_none(),
             "an annotation has no marker in the text"
@@ -312,22 +326,56 @@ fn cases() -> u32 {
 /// fits the budget, unless what is left is NO_PRUNE lines and the head line of the best block.
 fn check_within(text: &str, goal: &str, source: SourceType, limits: &Limits, bytes: usize) {
     let lines = engine::split_lines(text);
-    let marker_bytes = mcp_pruner::prune::widest_marker(ID, lines.len());
+    // Canonical markers (prune_text) and compact ones (the tools), each with its own width.
+    for (markers, marker_bytes) in [
+        (
+            Markers::Canonical,
+            mcp_pruner::prune::widest_marker(ID, lines.len()),
+        ),
+        (
+            Markers::Compact,
+            mcp_pruner::prune::widest_compact_marker(lines.len()),
+        ),
+    ] {
+        check_within_markers(
+            text,
+            &lines,
+            goal,
+            source,
+            limits,
+            bytes,
+            markers,
+            marker_bytes,
+        );
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_within_markers(
+    text: &str,
+    lines: &[&str],
+    goal: &str,
+    source: SourceType,
+    limits: &Limits,
+    bytes: usize,
+    markers: Markers,
+    marker_bytes: usize,
+) {
     let budget = engine::TextBudget {
         bytes,
         marker_bytes,
     };
-    let plan = engine::plan_within(&lines, goal, source, limits, Some(budget));
+    let plan = engine::plan_within(lines, goal, source, limits, Some(budget));
     assert_eq!(
         plan,
-        engine::plan_within(&lines, goal, source, limits, Some(budget)),
+        engine::plan_within(lines, goal, source, limits, Some(budget)),
         "not deterministic"
     );
-    check_plan(&lines, &plan, limits);
-    let r = render::render(&lines, &plan, ID, false, true, text.ends_with('\n'));
-    check_render(text, &lines, &plan, &r, false, true);
+    check_plan(lines, &plan, limits);
+    let r = render::render(lines, &plan, ID, false, markers, text.ends_with('\n'));
+    check_render(text, lines, &plan, &r, false, markers);
     if plan.warnings.iter().any(|w| w == "budget_elided") {
-        let protected = engine::protected_lines(&lines);
+        let protected = engine::protected_lines(lines);
         let free_kept = plan
             .keep
             .iter()
@@ -469,7 +517,7 @@ fn invalid_limits_fall_back_to_no_op() {
         );
         assert!(plan.used_fallback);
         assert_eq!(plan.warnings, ["constraints_unmet"]);
-        let r = render::render(&lines, &plan, ID, false, true, true);
+        let r = render::render(&lines, &plan, ID, false, Markers::Canonical, true);
         assert_eq!(r.pruned_text, text);
         assert!(r.annotations.is_empty());
     }
@@ -505,7 +553,7 @@ pub fn render_widget_N(w: &Widget) -> String {
         SourceType::Code,
         &Limits::default(),
     );
-    let r = render::render(&lines, &plan, ID, false, true, true);
+    let r = render::render(&lines, &plan, ID, false, Markers::Canonical, true);
     assert!(r.pruned_text.contains("split_header(line)"));
     let before = mcp_pruner::tokens::count(&text);
     let after = mcp_pruner::tokens::count(&r.pruned_text);

@@ -242,7 +242,12 @@ fn assert_applied(r: &Value, log: &str, c: &mut StdioClient, backend: &str) {
     assert!(p["pruned_bytes"].as_u64().unwrap() < log.len() as u64);
     assert!(p["tokens_after"].as_u64().unwrap() < p["tokens_before"].as_u64().unwrap());
     assert!(
-        content.contains("worker 150 failed") && content.contains("⟦PRUNÉ: prune_id="),
+        content.contains("worker 150 failed")
+            && content.contains(" pruned⟧\n")
+            && content.contains(&format!(
+                "recover_text prune_id={}]",
+                p["prune_id"].as_str().unwrap()
+            )),
         "{content}"
     );
     assert!(!content.contains("worker 120 processed"));

@@ -9,5 +9,6 @@ pub mod pipeline;
 pub mod render;
 
 pub use pipeline::{
-    Job, Pruned, Pruner, detect_source, merge_metadata, serve_pruner_request, widest_marker,
+    Job, Pruned, Pruner, detect_source, merge_metadata, serve_pruner_request,
+    widest_compact_marker, widest_marker,
 };

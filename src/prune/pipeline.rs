@@ -128,7 +128,7 @@ impl Pruner {
         events::pruner_call_start(&ctx.request_id, &endpoint, job.tool, raw_bytes);
         let started = Instant::now();
         let outcome = tokio::select! {
-            r = self.plan(ctx, &job, question, &lines, &prune_id) => r,
+            r = self.plan(ctx, &job, question, &lines) => r,
             _ = ctx.cancel.cancelled() => Err(Failure { code: PrunerErrorCode::Timeout, message: "request cancelled while pruning".into() }),
         };
         let duration_ms = started.elapsed().as_millis() as u64;
@@ -154,7 +154,7 @@ impl Pruner {
                     &plan,
                     &prune_id,
                     false,
-                    true,
+                    render::Markers::Compact,
                     job.text.ends_with('\n'),
                 );
                 let after = tokens::count(&rendered.pruned_text) as u64;
@@ -213,7 +213,6 @@ impl Pruner {
         job: &Job<'_>,
         question: &str,
         lines: &[&str],
-        prune_id: &str,
     ) -> Result<Plan, Failure> {
         let endpoint = || {
             self.endpoint
@@ -226,7 +225,7 @@ impl Pruner {
                 let (text, goal, source) = (job.text.to_string(), question.to_string(), job.source);
                 let budget = job.budget.map(|bytes| engine::TextBudget {
                     bytes,
-                    marker_bytes: widest_marker(prune_id, lines.len()),
+                    marker_bytes: widest_compact_marker(lines.len()),
                 });
                 let work = tokio::task::spawn_blocking(move || {
                     let lines = engine::split_lines(&text);
@@ -362,6 +361,13 @@ pub fn widest_marker(prune_id: &str, n: usize) -> usize {
     render::marker(prune_id, n, n, n, engine::widest_reason()).len() + 1
 }
 
+/// Bytes the widest compact marker of a text of `n` lines takes, newline included (what the
+/// tools' pruned text spends on each removed run).
+pub fn widest_compact_marker(n: usize) -> usize {
+    // Both numbers as wide as the last line's (one digit more at worst: safe).
+    render::compact_marker(n.max(1), n.max(1) + 1).len() + 1
+}
+
 /// Folds the metadata of a second pruned stream (bash stderr) into the first.
 pub fn merge_metadata(into: &mut PruningMetadata, other: &PruningMetadata) {
     into.raw_bytes += other.raw_bytes;
@@ -422,7 +428,15 @@ pub async fn serve_pruner_request(app: &App, req: PrunerRequest) -> Result<Prune
     let out = tokio::task::spawn_blocking(move || {
         let lines = engine::split_lines(&text);
         let plan = engine::plan(&lines, &goal, source, &Limits::default());
-        render::render(&lines, &plan, &prune_id, false, true, text.ends_with('\n')).pruned_text
+        render::render(
+            &lines,
+            &plan,
+            &prune_id,
+            false,
+            render::Markers::Canonical,
+            text.ends_with('\n'),
+        )
+        .pruned_text
     })
     .await
     .map_err(|e| format!("engine failed: {e}"))?;

@@ -11,6 +11,44 @@ use std::num::NonZeroU64;
 /// Client-side pattern of a marker line (seed 001 section 6.2).
 pub const MARKER_PATTERN: &str = r"^⟦PRUNÉ: prune_id=(?<prune_id>[^\s]+) lignes (?<start>\d+)-(?<end>\d+) \((?<count>\d+)\) raison=(?<reason>.*)⟧$";
 
+/// Client-side pattern of a compact marker line ([`Markers::Compact`]).
+pub const COMPACT_MARKER_PATTERN: &str = r"^⟦lines? (?<start>\d+)(?:-(?<end>\d+))? pruned⟧$";
+
+/// How removed runs show in the pruned text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Markers {
+    /// No marker lines (the annotations still say what was removed).
+    Off,
+    /// Seed 001's canonical marker, byte for byte the annotation's (`prune_text`, `POST /prune`).
+    Canonical,
+    /// `⟦lines a-b pruned⟧` ([`compact_marker`]): what `read` and `bash` show the model, with the
+    /// prune id named once in the tool's note instead of on every marker (13 o200k tokens a
+    /// marker instead of ~47 with a store id).
+    Compact,
+}
+
+/// The compact marker of removed lines `start..=end`: `⟦lines a-b pruned⟧`, `⟦line a pruned⟧`.
+pub fn compact_marker(start: usize, end: usize) -> String {
+    if start == end {
+        format!("⟦line {start} pruned⟧")
+    } else {
+        format!("⟦lines {start}-{end} pruned⟧")
+    }
+}
+
+/// The note a tool adds after a text pruned with compact markers, naming once the prune id whose
+/// lines they number: `what` says which text (`"stdout"`; empty for the only one).
+pub fn compact_note(what: &str, prune_id: &str) -> String {
+    let what = if what.is_empty() {
+        String::new()
+    } else {
+        format!("{what} ")
+    };
+    format!(
+        "[{what}pruned to the focus question; ⟦lines a-b pruned⟧ are lines a-b of recover_text prune_id={prune_id}]"
+    )
+}
+
 /// A plan rendered for the caller.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rendered {
@@ -37,8 +75,8 @@ pub fn marker(prune_id: &str, start: usize, end: usize, count: usize, reason: &s
 /// Renders `plan` over `lines`.
 ///
 /// `annotate_lines` prefixes each kept line with `{n}│ ` (its original 1-based number); markers are
-/// never prefixed. `include_markers` inserts each annotation's marker where its block was;
-/// `annotation.marker` is filled either way. `trailing_newline` (did the original text end with
+/// never prefixed. `markers` says what stands where each removed block was (the canonical marker
+/// is the annotation's; `annotation.marker` is filled either way). `trailing_newline` (did the original text end with
 /// `'\n'`?) is taken as a parameter because [`super::engine::split_lines`] drops that fact: the
 /// pruned text ends with `'\n'` exactly when it is non-empty and the original did.
 pub fn render(
@@ -46,7 +84,7 @@ pub fn render(
     plan: &Plan,
     prune_id: &str,
     annotate_lines: bool,
-    include_markers: bool,
+    markers: Markers,
     trailing_newline: bool,
 ) -> Rendered {
     let annotations: Vec<PrunedBlock> = plan
@@ -76,8 +114,13 @@ pub fn render(
                 (*line).to_owned()
             });
         } else if let Some(a) = next.next_if(|a| a.original_start_line.get() == i as u64 + 1) {
-            if include_markers {
-                out.push(a.marker.clone());
+            match markers {
+                Markers::Off => {}
+                Markers::Canonical => out.push(a.marker.clone()),
+                Markers::Compact => out.push(compact_marker(
+                    a.original_start_line.get() as usize,
+                    a.original_end_line.get() as usize,
+                )),
             }
         }
     }
@@ -134,7 +177,7 @@ mod tests {
     fn markers_annotations_and_numbers() {
         let lines = ["a", "b", "c", "d"];
         let p = plan(&[true, false, false, true], &[(2, 3, "hors focus")]);
-        let r = render(&lines, &p, "prn_x", true, true, true);
+        let r = render(&lines, &p, "prn_x", true, Markers::Canonical, true);
         let m = "⟦PRUNÉ: prune_id=prn_x lignes 2-3 (2) raison=hors focus⟧";
         assert_eq!(r.pruned_text, format!("1│ a\n{m}\n4│ d\n"));
         assert_eq!(r.annotations.len(), 1);
@@ -147,7 +190,7 @@ mod tests {
     fn marker_kept_in_annotation_without_insertion() {
         let lines = ["a", "b"];
         let p = plan(&[false, true], &[(1, 1, "lignes répétées")]);
-        let r = render(&lines, &p, "id", false, false, false);
+        let r = render(&lines, &p, "id", false, Markers::Off, false);
         assert_eq!(r.pruned_text, "b");
         assert!(
             r.annotations[0]
@@ -162,11 +205,19 @@ mod tests {
         let lines = crate::prune::engine::split_lines(text);
         let p = plan(&[true, true], &[]);
         assert_eq!(
-            render(&lines, &p, "id", false, true, text.ends_with('\n')).pruned_text,
+            render(
+                &lines,
+                &p,
+                "id",
+                false,
+                Markers::Canonical,
+                text.ends_with('\n')
+            )
+            .pruned_text,
             text
         );
         assert_eq!(
-            render(&[], &plan(&[], &[]), "id", false, true, true).pruned_text,
+            render(&[], &plan(&[], &[]), "id", false, Markers::Canonical, true).pruned_text,
             ""
         );
     }

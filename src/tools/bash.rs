@@ -236,6 +236,16 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             });
             text.push_str(se);
         }
+        for note in [
+            pruned_note(&out_view, so, "stdout"),
+            pruned_note(&err_view, se, "stderr"),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            text.push_str(if text.ends_with('\n') { "" } else { "\n" });
+            text.push_str(&note);
+        }
         let truncated = cut || capture_cut;
         if capture_cut {
             text.push_str(&format!(
@@ -408,6 +418,25 @@ struct View {
     raw: String,
     /// A stream held in the store: its first and last lines, the page's source.
     excerpt: Option<budget::page::Excerpt>,
+}
+
+/// The note naming the prune id behind the compact markers of a pruned stream, when `shown`
+/// (the stream as it went out) still has one.
+fn pruned_note(view: &View, shown: &str, what: &str) -> Option<String> {
+    let id = view.stored.as_deref().filter(|_| !view.exact)?;
+    let re = compact_marker_re();
+    shown
+        .lines()
+        .any(|l| re.is_match(l))
+        .then(|| crate::prune::render::compact_note(what, id))
+}
+
+/// [`crate::prune::render::COMPACT_MARKER_PATTERN`], compiled once.
+fn compact_marker_re() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(crate::prune::render::COMPACT_MARKER_PATTERN).expect("a valid pattern")
+    })
 }
 
 /// Where the full streams are kept.

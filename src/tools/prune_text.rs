@@ -27,7 +27,11 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         min_keep_lines: opts.min_keep_lines.unwrap_or(DEFAULT_MIN_KEEP_LINES) as usize,
     };
     let annotate = opts.annotate_lines.unwrap_or(false);
-    let markers = opts.include_markers.unwrap_or(true);
+    let markers = if opts.include_markers.unwrap_or(true) {
+        render::Markers::Canonical
+    } else {
+        render::Markers::Off
+    };
     let timeout = Duration::from_millis(
         opts.timeout_ms
             .map(|t| t.get())

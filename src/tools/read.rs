@@ -524,9 +524,7 @@ async fn store_artifact(
 fn pruned_note(result: &ReadResult) -> Option<String> {
     let pruning = result.pruning.as_ref().filter(|p| p.applied)?;
     let id = pruning.prune_id.as_ref()?;
-    Some(format!(
-        "[pruned to the focus question; removed lines: recover_text prune_id={id}]"
-    ))
+    Some(crate::prune::render::compact_note("", id))
 }
 
 /// Sets `duration_ms` in a finished output and logs the response.
