@@ -71,16 +71,23 @@ struct Kept {
 /// to tell that the line is longer.
 const KEPT_LINE_BYTES: usize = MAX_LINE_BYTES + 8;
 
-/// The first and last `cap` lines of a text fed to it in pieces, with its line count and size:
-/// what a page of the text needs, in memory bounded by `2 * cap` lines of at most
-/// [`KEPT_LINE_BYTES`] each, however large the text. Numbered like [`crate::store::line_starts`].
+/// The first and last lines of a text fed to it in pieces, as many at each end as `cap` bytes of
+/// kept text hold (at least one), with its line count and size: what a page of at most `cap`
+/// bytes needs, in memory bounded by about `2 * cap` however large the text. A line keeps at most
+/// [`KEPT_LINE_BYTES`]. Numbered like [`crate::store::line_starts`].
 pub struct Excerpt {
-    /// How many lines to keep at each end.
+    /// Bytes of kept text (each line's kept part and its newline) at each end.
     cap: usize,
-    /// The first `cap` lines.
+    /// The first lines.
     head: Vec<Kept>,
-    /// The last lines after the head (at most `cap`).
+    /// Kept bytes in `head`.
+    head_kept: usize,
+    /// Whether the head is full: every later line goes to the tail.
+    head_closed: bool,
+    /// The last lines after the head.
     tail: VecDeque<Kept>,
+    /// Kept bytes in `tail`.
+    tail_kept: usize,
     /// Bytes of the lines in `tail`, newlines included.
     tail_bytes: u64,
     /// Complete lines fed so far.
@@ -92,12 +99,15 @@ pub struct Excerpt {
 }
 
 impl Excerpt {
-    /// An empty excerpt keeping `cap` lines at each end.
+    /// An empty excerpt keeping `cap` bytes of lines at each end.
     pub fn new(cap: usize) -> Excerpt {
         Excerpt {
-            cap: cap.max(1),
+            cap,
             head: Vec::new(),
+            head_kept: 0,
+            head_closed: false,
             tail: VecDeque::new(),
+            tail_kept: 0,
             tail_bytes: 0,
             lines: 0,
             bytes: 0,
@@ -157,16 +167,24 @@ impl Excerpt {
             },
         );
         self.lines += 1;
-        if self.head.len() < self.cap {
-            self.head.push(line);
-            return;
+        let kept = line.text.len() + 1;
+        if !self.head_closed {
+            if self.head.is_empty() || self.head_kept + kept <= self.cap {
+                self.head_kept += kept;
+                self.head.push(line);
+                return;
+            }
+            self.head_closed = true;
         }
         self.tail_bytes += line.len + u64::from(line.newline);
+        self.tail_kept += kept;
         self.tail.push_back(line);
-        if self.tail.len() > self.cap
+        while self.tail_kept > self.cap
+            && self.tail.len() > 1
             && let Some(old) = self.tail.pop_front()
         {
             self.tail_bytes -= old.len + u64::from(old.newline);
+            self.tail_kept -= old.text.len() + 1;
         }
     }
 
@@ -185,7 +203,14 @@ impl LineSource for Excerpt {
         self.lines
     }
     fn showable(&self) -> usize {
-        self.head.len() + self.tail.len()
+        if self.head.len() + self.tail.len() == self.lines {
+            // Everything is kept: head and tail meet.
+            self.lines
+        } else {
+            // A page shows as many lines from each end (one more from the head when odd).
+            let (h, t) = (self.head.len(), self.tail.len());
+            (2 * h.min(t) + usize::from(h > t)).min(h + t)
+        }
     }
     fn line(&self, i: usize) -> (&str, u64, bool) {
         let k = self.kept(i);
@@ -303,12 +328,12 @@ mod tests {
         ];
         for text in &texts {
             let whole = TextLines::new(text);
-            for cap in [1, 3, 40, 1000] {
+            for cap in [1, 16, 600, 5000, 1 << 20] {
                 for piece in [1, 7, 4096] {
                     let e = excerpt(text, cap, piece);
                     assert_eq!(e.lines(), whole.count(), "{cap} {piece}");
                     assert_eq!(e.bytes(), text.len() as u64);
-                    for keep in 0..=(2 * cap).min(whole.count() + 2) {
+                    for keep in 0..=e.showable().min(300) {
                         for exact in [true, false] {
                             assert_eq!(
                                 head_tail(&e, keep, "prn_1_x", exact),
@@ -325,7 +350,7 @@ mod tests {
 
     #[test]
     fn a_huge_line_is_shown_clipped_with_its_true_size() {
-        let mut e = Excerpt::new(100);
+        let mut e = Excerpt::new(10_000);
         for _ in 0..1000 {
             e.feed(&"a".repeat(100_000));
         }

@@ -24,9 +24,6 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// so that whatever may be pruned is held whole.
 pub const STREAM_MEMORY_MAX: usize = 2 * 1024 * 1024;
 
-/// Lines kept at each end of a stream too long to hold, for its page: more than a budget shows.
-const EXCERPT_LINES: usize = 1000;
-
 /// Variables never passed to commands: our own secrets.
 const SCRUBBED_ENV: &[&str] = &["MCP_PRUNER_AUTH_TOKEN"];
 
@@ -155,8 +152,8 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     }
     let capture_cut = outcome.capture_truncated();
     let (stdout, stderr) = (
-        Stream::take(ctx, "stdout", outcome.stdout).await,
-        Stream::take(ctx, "stderr", outcome.stderr).await,
+        Stream::take(ctx, "stdout", outcome.stdout, budget).await,
+        Stream::take(ctx, "stderr", outcome.stderr, budget).await,
     );
     let cwd_shown = paths::display(root, &cwd);
     let label = budget::summary(&input.cmd);
@@ -337,8 +334,14 @@ enum Stream {
 
 impl Stream {
     /// Decodes a captured stream; a spilled one is copied into the store (decoded and
-    /// line-indexed in chunks, off the runtime) as it is read.
-    async fn take(ctx: &ToolCtx, label: &'static str, captured: process::Captured) -> Stream {
+    /// line-indexed in chunks, off the runtime) as it is read, keeping at each end the lines a
+    /// page of `budget` bytes can show.
+    async fn take(
+        ctx: &ToolCtx,
+        label: &'static str,
+        captured: process::Captured,
+        budget: usize,
+    ) -> Stream {
         let (file, len) = match captured {
             process::Captured::Memory(bytes) => {
                 return Stream::Whole(match String::from_utf8(bytes) {
@@ -348,7 +351,7 @@ impl Stream {
             }
             process::Captured::Spilled { file, len } => (file, len),
         };
-        let copied = tokio::task::spawn_blocking(move || copy_spilled(file, len)).await;
+        let copied = tokio::task::spawn_blocking(move || copy_spilled(file, len, budget)).await;
         match copied {
             Ok(Ok((written, excerpt))) => {
                 let id = ctx
@@ -380,14 +383,16 @@ impl Stream {
 }
 
 /// Reads a spilled capture in chunks into a store-ready [`crate::store::Written`] and an
-/// excerpt of its first and last lines.
+/// excerpt of its first and last lines (a `budget` of bytes at each end).
 fn copy_spilled(
     mut file: std::fs::File,
     len: u64,
+    budget: usize,
 ) -> std::io::Result<(crate::store::Written, budget::page::Excerpt)> {
     use std::io::Read;
     let mut writer = crate::store::SpillWriter::new();
-    let mut excerpt = budget::page::Excerpt::new(EXCERPT_LINES);
+    // A shown line costs at least its kept bytes: a budget's worth at each end fills any page.
+    let mut excerpt = budget::page::Excerpt::new(budget);
     let mut decoder = crate::store::LossyDecoder::default();
     let mut chunk = vec![0u8; 256 * 1024];
     let mut read = 0u64;
