@@ -269,6 +269,32 @@ fn bash_timeout_kills_descendants_that_left_the_group() {
 }
 
 #[test]
+fn a_command_dies_with_a_server_that_is_killed() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    // A command in the middle of its run, with a child in a session of its own that ignores
+    // SIGTERM; then the server is SIGKILLed (no chance to clean up).
+    let cmd = "echo $$ > cmd.pid; \
+               setsid bash -c 'echo $$ > sid.pid; trap \"\" TERM; exec sleep 60' & \
+               exec sleep 60";
+    c.request_async(
+        "tools/call",
+        json!({"name": "bash", "arguments": {"cmd": cmd}}),
+    );
+    wait_for_file(&root.path().join("cmd.pid"));
+    wait_for_file(&root.path().join("sid.pid"));
+    c.child.kill().unwrap();
+    c.child.wait().unwrap();
+    common::assert_processes_gone(
+        root.path(),
+        &["cmd.pid", "sid.pid"],
+        Duration::from_secs(3),
+        "the server's death",
+    );
+}
+
+#[test]
 fn a_daemon_detached_by_a_command_that_succeeds_lives_on() {
     let root = fixture_root();
     let mut c = StdioClient::spawn(root.path(), &["--kill-grace-ms", "300"]);

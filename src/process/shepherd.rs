@@ -6,12 +6,26 @@
 //! double-forked `setsid` daemon whose parent already died) is re-parented to the shepherd
 //! instead of PID 1, so the server's tree walk from the session leader still finds it on a
 //! timeout or cancel. Once the command has *succeeded* the shepherd is gone, and a daemon the
-//! command detached on purpose lives on under PID 1.
+//! command detached on purpose lives on under PID 1. If the server dies while the command runs
+//! (killed, crashed), the shepherd learns it (`PR_SET_PDEATHSIG`, checked against its parent
+//! pid) and kills the command's whole tree: nothing outlives the server that started it.
 //!
 //! Owns only this process's own life: never reads or writes the command's output (the output
 //! pipes belong to the command and its descendants) and never signals anything.
 
 use std::ffi::OsString;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Set by the parent-death signal; read by the wait loop.
+static PARENT_GONE: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_parent_death(_: libc::c_int) {
+    PARENT_GONE.store(true, Ordering::SeqCst);
+}
+
+/// How often the shepherd looks at its parent once the death signal can no longer be relied on.
+const PARENT_POLL: Duration = Duration::from_millis(200);
 
 /// The argument that turns the binary into a shepherd (first, before any subcommand).
 pub const ARG: &str = "__shepherd";
@@ -22,10 +36,23 @@ pub fn main(args: Vec<OsString>) -> ! {
         eprintln!("mcp-pruner {ARG}: expected a program to run");
         std::process::exit(2);
     };
+    // SAFETY: getppid has no side effects.
+    let server = unsafe { libc::getppid() };
     #[cfg(target_os = "linux")]
-    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag on this process.
+    // SAFETY: prctl sets flags on this process; sigaction installs a handler that only stores to
+    // an atomic (async-signal-safe). No SA_RESTART: the signal interrupts the wait.
     unsafe {
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_parent_death as *const () as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut());
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGUSR1);
+    }
+    // SAFETY: getppid has no side effects.
+    if unsafe { libc::getppid() } != server {
+        // The server died before the death signal was armed.
+        std::process::exit(137);
     }
     let child = match std::process::Command::new(program).args(rest).spawn() {
         Ok(child) => child,
@@ -55,20 +82,66 @@ pub fn main(args: Vec<OsString>) -> ! {
             libc::signal(sig, libc::SIG_IGN);
         }
     }
+    // The death signal comes when the *thread* that started us ends, which is the server's
+    // death only if our parent changed; after a thread's end no signal will come, so the
+    // parent is then polled.
+    let mut polling = false;
     loop {
         let mut status = 0;
+        let flags = if polling { libc::WNOHANG } else { 0 };
         // SAFETY: waitpid writes only `status`.
-        let reaped = unsafe { libc::waitpid(-1, &mut status, 0) };
+        let reaped = unsafe { libc::waitpid(-1, &mut status, flags) };
         if reaped == pid {
             exit_like(status);
         }
-        if reaped < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+        let errno = std::io::Error::last_os_error().raw_os_error();
+        if PARENT_GONE.swap(false, Ordering::SeqCst) {
+            polling = true;
+        }
+        if polling {
+            // SAFETY: getppid has no side effects.
+            if unsafe { libc::getppid() } != server {
+                end_tree();
+            }
+            if reaped <= 0 {
+                std::thread::sleep(PARENT_POLL);
+            }
+            continue;
+        }
+        if reaped < 0 && errno != Some(libc::EINTR) {
             // No child left at all: the command is gone without our seeing it (cannot happen
             // while it is our child; kept so a bug cannot spin).
             std::process::exit(127);
         }
         // Otherwise an adopted orphan was reaped, or a signal interrupted the wait.
     }
+}
+
+/// The server is gone: SIGKILL to every process of the command's tree (its session and every
+/// descendant, adopted orphans included), until none is left, then exit.
+fn end_tree() -> ! {
+    // SAFETY: getpid has no side effects.
+    let me = unsafe { libc::getpid() };
+    for _ in 0..100 {
+        let members: Vec<i32> = super::tree_members(me)
+            .into_iter()
+            .filter(|&p| p != me)
+            .collect();
+        if members.is_empty() {
+            break;
+        }
+        for p in members {
+            // SAFETY: kill(2) on a pid; no memory is involved.
+            unsafe {
+                libc::kill(p, libc::SIGKILL);
+            }
+        }
+        // Reap what died (our children and adopted orphans), then look again.
+        std::thread::sleep(Duration::from_millis(10));
+        // SAFETY: waitpid with WNOHANG writes only `status`.
+        while unsafe { libc::waitpid(-1, &mut 0, libc::WNOHANG) } > 0 {}
+    }
+    std::process::exit(137);
 }
 
 /// Ends this process the way the command ended: the same exit code, or the same signal (without
