@@ -74,7 +74,7 @@ const KEPT_LINE_BYTES: usize = MAX_LINE_BYTES + 8;
 /// The first and last lines of a text fed to it in pieces, as many at each end as `cap` bytes of
 /// kept text hold (at least one), with its line count and size: what a page of at most `cap`
 /// bytes needs, in memory bounded by about `2 * cap` however large the text. A line keeps at most
-/// [`KEPT_LINE_BYTES`]. Numbered like [`crate::store::line_starts`].
+/// `KEPT_LINE_BYTES` (508). Numbered like [`crate::store::line_starts`].
 pub struct Excerpt {
     /// Bytes of kept text (each line's kept part and its newline) at each end.
     cap: usize,
