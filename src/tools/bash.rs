@@ -460,28 +460,6 @@ async fn prune_streams(
     budget: usize,
 ) -> (View, View, PruningMetadata) {
     let both = !stderr.is_empty();
-    let prune = |text: Option<&str>, budget: usize| {
-        let text = text.map(str::to_string);
-        async move {
-            let text = text?;
-            Some(
-                ctx.app
-                    .pruner
-                    .apply(
-                        ctx,
-                        Job {
-                            tool: "bash",
-                            text: &text,
-                            question,
-                            source: SourceType::Logs,
-                            label,
-                            budget: Some(budget),
-                        },
-                    )
-                    .await,
-            )
-        }
-    };
     let too_large = |s: &Stream| match s {
         Stream::Stored { excerpt, .. } => Some(crate::tools::not_attempted(
             crate::contract::types::PruningMetadataReason::TooLarge,
@@ -489,14 +467,15 @@ async fn prune_streams(
         )),
         Stream::Whole(_) => None,
     };
-    let out = prune(stdout.whole(), if both { budget / 2 } else { budget }).await;
+    let half = if both { budget / 2 } else { budget };
+    let out = prune_one(ctx, stdout.whole(), question, label, half).await;
     let mut meta = out
         .as_ref()
         .map(|p| p.metadata.clone())
         .or_else(|| too_large(&stdout))
         .expect("a stream is whole or stored");
     let err = if both {
-        let e = prune(stderr.whole(), budget / 2).await;
+        let e = prune_one(ctx, stderr.whole(), question, label, budget / 2).await;
         let e_meta = e
             .as_ref()
             .map(|p| p.metadata.clone())
@@ -533,6 +512,25 @@ async fn prune_streams(
         },
     };
     (view(stdout, out), view(stderr, err), meta)
+}
+
+/// One stream through the pruner (logs, with the question), when it is held whole.
+async fn prune_one(
+    ctx: &ToolCtx,
+    text: Option<&str>,
+    question: Option<&str>,
+    label: &str,
+    budget: usize,
+) -> Option<crate::prune::Pruned> {
+    let job = Job {
+        tool: "bash",
+        text: text?,
+        question,
+        source: SourceType::Logs,
+        label,
+        budget: Some(budget),
+    };
+    Some(ctx.app.pruner.apply(ctx, job).await)
 }
 
 /// Shows as many head/tail lines of both streams as the budget allows; stores what is cut.
