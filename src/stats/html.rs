@@ -1,7 +1,7 @@
 //! The `--html` page: one self-contained file (inline CSS and SVG, no script, no network), with the
 //! totals, a chart of tokens saved per day, one of tokens saved by tool, and the tables.
 
-use super::thousands;
+use super::{cells, thousands};
 use crate::contract::types::{StatsReport, StatsRow};
 
 fn esc(s: &str) -> String {
@@ -51,18 +51,11 @@ fn table(title: &str, rows: &[StatsRow]) -> String {
         esc(title)
     );
     for r in rows {
-        t.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}%</td><td>{}</td><td>{}</td><td>{:.1}%</td></tr>",
-            esc(&r.key),
-            thousands(r.calls),
-            thousands(r.tokens_raw),
-            thousands(r.tokens_read),
-            thousands(r.tokens_saved),
-            r.saved_pct,
-            thousands(r.pruned_calls),
-            thousands(r.recovered_calls),
-            r.recovery_rate * 100.0
-        ));
+        t.push_str(&format!("<tr><td>{}</td>", esc(&r.key)));
+        for cell in cells(r) {
+            t.push_str(&format!("<td>{cell}</td>"));
+        }
+        t.push_str("</tr>");
     }
     t.push_str("</table>");
     t

@@ -152,17 +152,34 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-fn line(label: &str, r: &StatsRow) -> String {
-    format!(
-        "{label:<24} {:>7} {:>13} {:>13} {:>13} {:>7.1}% {:>7} {:>9} {:>8.1}%\n",
+/// A row's figures as shown, in column order (calls, raw, read, saved, saved %, pruned,
+/// recovered, recovery): the text table and the HTML page print the same cells.
+pub fn cells(r: &StatsRow) -> [String; 8] {
+    [
         thousands(r.calls),
         thousands(r.tokens_raw),
         thousands(r.tokens_read),
         thousands(r.tokens_saved),
-        r.saved_pct,
+        format!("{:.1}%", r.saved_pct),
         thousands(r.pruned_calls),
         thousands(r.recovered_calls),
-        r.recovery_rate * 100.0
+        format!("{:.1}%", r.recovery_rate * 100.0),
+    ]
+}
+
+fn line(label: &str, r: &StatsRow) -> String {
+    let [
+        calls,
+        raw,
+        read,
+        saved,
+        saved_pct,
+        pruned,
+        recovered,
+        recovery,
+    ] = cells(r);
+    format!(
+        "{label:<24} {calls:>7} {raw:>13} {read:>13} {saved:>13} {saved_pct:>8} {pruned:>7} {recovered:>9} {recovery:>9}\n"
     )
 }
 
