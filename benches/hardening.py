@@ -130,6 +130,34 @@ def row(case, outcome, rss, wall, leftovers="-"):
     print(f"| {case} | {outcome} | {rss} | {wall} | {leftovers} |", flush=True)
 
 
+def write_inside(path):
+    with open(path, "w") as f:
+        f.write("inside\n")
+
+
+class Swapper:
+    """A thread that keeps replacing ROOT/NAME (atomically, by rename) with what `make(tmp, odd)`
+    creates at `tmp`, alternating odd and even, until stopped."""
+
+    def __init__(self, root, name, make):
+        self.stop_event = threading.Event()
+
+        def loop():
+            n = 0
+            while not self.stop_event.is_set():
+                n += 1
+                tmp = os.path.join(root, f".tmp{n}")
+                make(tmp, n % 2 == 1)
+                os.replace(tmp, os.path.join(root, name))
+
+        self.thread = threading.Thread(target=loop, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.stop_event.set()
+        self.thread.join()
+
+
 def swap_race(kind, tries):
     """A path swapped between an inside file and a link out of the root while `read` runs."""
     root, outside = tempfile.mkdtemp(), tempfile.mkdtemp()
@@ -139,43 +167,28 @@ def swap_race(kind, tries):
     with open(os.path.join(outside, "d", "f.txt"), "w") as f:
         f.write("OUTSIDE-SECRET\n")
     os.mkdir(os.path.join(root, "real"))
-    with open(os.path.join(root, "real", "f.txt"), "w") as f:
-        f.write("inside\n")
-    stop = threading.Event()
-
-    def swapper():
-        n = 0
-        while not stop.is_set():
-            n += 1
-            tmp = os.path.join(root, f".tmp{n}")
-            if kind == "file":
-                if n % 2:
-                    os.symlink(os.path.join(outside, "secret.txt"), tmp)
-                else:
-                    with open(tmp, "w") as f:
-                        f.write("inside\n")
-                os.replace(tmp, os.path.join(root, "swap"))
-            else:
-                os.symlink(os.path.join(outside, "d") if n % 2 else "real", tmp)
-                os.replace(tmp, os.path.join(root, "swapdir"))
-
+    write_inside(os.path.join(root, "real", "f.txt"))
     if kind == "file":
-        with open(os.path.join(root, "swap"), "w") as f:
-            f.write("inside\n")
-        path = "swap"
+        write_inside(os.path.join(root, "swap"))
+        path, name = "swap", "swap"
+        secret = os.path.join(outside, "secret.txt")
+
+        def make(tmp, odd):
+            os.symlink(secret, tmp) if odd else write_inside(tmp)
     else:
         os.symlink("real", os.path.join(root, "swapdir"))
-        path = "swapdir/f.txt"
+        path, name = "swapdir/f.txt", "swapdir"
+
+        def make(tmp, odd):
+            os.symlink(os.path.join(outside, "d") if odd else "real", tmp)
     c = Stdio(root)
-    t = threading.Thread(target=swapper, daemon=True)
-    t.start()
+    swapper = Swapper(root, name, make)
     leaks, start = 0, time.time()
     for _ in range(tries):
         r = c.call("read", {"path": path}, timeout=10)
         leaks += "OUTSIDE-SECRET" in text_of(r)
     wall = time.time() - start
-    stop.set()
-    t.join()
+    swapper.stop()
     c.close()
     row(f"1. race: {kind} swapped with a link out, {tries} reads", f"{leaks} leaks",
         rss_cell(c), f"{wall:.1f} s")
@@ -186,25 +199,10 @@ def swap_race(kind, tries):
 def dev_zero_race():
     """The same swap, with a link to /dev/zero; the old build grew until killed."""
     root = tempfile.mkdtemp()
-    stop = threading.Event()
-
-    def swapper():
-        n = 0
-        while not stop.is_set():
-            n += 1
-            tmp = os.path.join(root, f".tmp{n}")
-            if n % 2:
-                os.symlink("/dev/zero", tmp)
-            else:
-                with open(tmp, "w") as f:
-                    f.write("inside\n")
-            os.replace(tmp, os.path.join(root, "swap"))
-
-    with open(os.path.join(root, "swap"), "w") as f:
-        f.write("inside\n")
+    write_inside(os.path.join(root, "swap"))
     c = Stdio(root)
-    t = threading.Thread(target=swapper, daemon=True)
-    t.start()
+    swapper = Swapper(root, "swap",
+                      lambda tmp, odd: os.symlink("/dev/zero", tmp) if odd else write_inside(tmp))
     start, answered, tries = time.time(), 0, 200
     for _ in range(tries):
         r = c.call("read", {"path": "swap"}, timeout=10)
@@ -212,8 +210,7 @@ def dev_zero_race():
             break
         answered += 1
     wall = time.time() - start
-    stop.set()
-    t.join()
+    swapper.stop()
     c.close()
     row(f"1. race: link to /dev/zero swapped in, {tries} reads", f"{answered}/{tries} answered",
         rss_cell(c), f"{wall:.1f} s")
