@@ -228,6 +228,33 @@ fn assert_nothing_left(ws: &Workspace, run: &Finished) {
     }
 }
 
+/// The parent pid in `/proc/<pid>/stat`.
+fn ppid_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// Waits (polling `/proc` every `every`, up to 10 s) for a child of `ppid` that `is_it` accepts.
+fn child_of(ppid: i32, every: Duration, what: &str, is_it: impl Fn(i32) -> bool) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let found = std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
+            let pid = e.file_name().to_string_lossy().parse::<i32>().ok()?;
+            (ppid_of(pid) == Some(ppid) && is_it(pid)).then_some(pid)
+        });
+        if let Some(pid) = found {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "{what} never started");
+        std::thread::sleep(every);
+    }
+}
+
 fn signal(child: &std::process::Child, sig: i32) {
     // SAFETY: kill(2) on the pid of our own child, which has not been reaped yet.
     assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
@@ -607,32 +634,12 @@ fn an_interrupt_before_the_server_is_ready_ends_the_run_with_128_plus_2() {
     for _ in 0..5 {
         let ws = Workspace::new();
         let child = start(&ws, &["--root", &ws.root()], &[], 0, "wait");
-        let runner = child.id().to_string();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let server = loop {
-            let found = std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
-                let pid = e.file_name().to_string_lossy().parse::<i32>().ok()?;
-                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-                let ppid = stat
-                    .rsplit_once(')')?
-                    .1
-                    .split_whitespace()
-                    .nth(1)?
-                    .to_string();
-                // Only once it runs `serve`: a child stopped between fork and exec would hold
-                // the runner inside spawn(), which waits for the exec.
-                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-                let serving = cmdline.split(|&b| b == 0).nth(1) == Some(b"serve".as_slice());
-                (ppid == runner && serving).then_some(pid)
-            });
-            if let Some(pid) = found {
-                break pid;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the runner never spawned the server"
-            );
-        };
+        // Only once it runs `serve`: a child stopped between fork and exec would hold the
+        // runner inside spawn(), which waits for the exec. Polled without pause: it is a race.
+        let server = child_of(child.id() as i32, Duration::ZERO, "the server", |pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.split(|&b| b == 0).nth(1) == Some(b"serve".as_slice()))
+        });
         // SAFETY: kill(2) on a pid; no memory is involved.
         unsafe {
             libc::kill(server, libc::SIGSTOP);
@@ -698,21 +705,9 @@ fn sigint_death_of_the_agent_is_128_plus_2() {
     wait_for_file(&ws.out().join("agent.pid"));
     // Signal only once `sleep` runs: a SIGINT that lands while bash forks it is absorbed by bash.
     let agent = ws.pid("agent.pid");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
-        let pid = e.file_name().to_string_lossy().parse::<i32>().unwrap_or(0);
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, r)| r.split_whitespace().nth(1));
-        ppid == Some(agent.to_string().as_str()) && alive(pid, "sleep 30")
-    }) {
-        assert!(
-            Instant::now() < deadline,
-            "the agent never started sleep 30"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    child_of(agent, Duration::from_millis(20), "sleep 30", |pid| {
+        alive(pid, "sleep 30")
+    });
     signal(&child, libc::SIGINT);
     let r = finish(&ws, child);
     assert_eq!(r.code(), Some(130), "{}", r.stdout);
