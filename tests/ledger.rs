@@ -77,6 +77,13 @@ fn a_scripted_session_is_counted_and_reported() {
         json!({"cmd": "for i in $(seq 1 300); do echo compiling unit $i; done; echo 'error[E0425]: cannot find value `x`' >&2; exit 101", "context_focus_question": "why did the build fail?"}),
     );
     assert_eq!(build["result"]["isError"], true);
+    // A short failure with a question: pruning is tried, leaves it whole, and the model reads it
+    // with the error header (more tokens than the output alone).
+    let short = c.call(
+        "bash",
+        json!({"cmd": "echo 'error: could not find Cargo.toml' >&2; exit 101", "context_focus_question": "why did the build fail?"}),
+    );
+    assert_eq!(structured(&short["result"])["pruning"]["applied"], false);
     let back = c.call(
         "recover_text",
         json!({"prune_id": id, "ranges": [{"start_line": 1, "end_line": 3}]}),
@@ -92,7 +99,7 @@ fn a_scripted_session_is_counted_and_reported() {
     assert!(c.close().success());
 
     let report: Value = serde_json::from_str(&stats(&ledger, &["--json"])).unwrap();
-    assert_eq!(report["total"]["calls"], 5, "{report}");
+    assert_eq!(report["total"]["calls"], 6, "{report}");
     let tool = |name: &str| {
         report["by_tool"]
             .as_array()
@@ -110,6 +117,16 @@ fn a_scripted_session_is_counted_and_reported() {
     assert_eq!(read["recovery_rate"], 1.0);
     assert!(read["tokens_saved"].as_u64().unwrap() > 1000, "{read}");
     assert_eq!(report["by_client"][0]["key"], "scripted-agent@9.1");
+    // Saved = raw - read on every row (the README's definition), the failing build included: a
+    // call pruning did not shorten read what it would have read raw.
+    for row in report["by_tool"].as_array().unwrap() {
+        let n = |k: &str| row[k].as_u64().unwrap();
+        assert_eq!(
+            n("tokens_saved"),
+            n("tokens_raw") - n("tokens_read"),
+            "{row}"
+        );
+    }
     let table = stats(&ledger, &[]);
     assert!(
         table.contains("by tool") && table.contains("by day"),

@@ -297,7 +297,13 @@ fn ledger_row(
         client_name,
         client_version,
         tool: tool.to_string(),
-        tokens_raw: raw.unwrap_or(returned),
+        // Saved = raw - read on every row: a call pruning did not shorten saved nothing (its
+        // `tokens_before` counts the output alone, without the header and notes read with it).
+        tokens_raw: if applied {
+            raw.unwrap_or(returned).max(returned)
+        } else {
+            returned
+        },
         tokens_read: returned,
         pruning_applied: applied,
         pruning_reason: if applied {
