@@ -2,7 +2,8 @@
 # The project's test command (README, .ci/run): the Rust suites, the benchmarks compiled (they run
 # with `cargo bench`), then the interop suite and the official conformance scenarios, which drive
 # the binary just built with the official Python and TypeScript MCP SDKs, and the client bindings
-# check (TypeScript and pydantic bindings generated from the contract bundle, live results validated).
+# check (TypeScript and pydantic bindings generated from the contract bundle, live results validated)
+# and the savings page (`stats --html`) opened in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")"
 # The suites' servers write their savings-ledger rows here, never into the user's data directory.
@@ -17,4 +18,5 @@ if [ "${MCP_PRUNER_SKIP_INTEROP:-0}" != "1" ]; then
   bash interop/conformance.sh
   bash interop/run.sh
   bash bindings/check.sh
+  bash interop/stats_page.sh
 fi
