@@ -42,6 +42,9 @@ const MIN_UNITS: usize = 10;
 const BUDGET: f32 = 0.3;
 /// A loose paragraph is kept when it scores this fraction of the best definition's score.
 const LOOSE_OF_BEST: f32 = 0.5;
+/// Goal terms in the header of the container a definition belongs to (`class CookieJar:`,
+/// `impl Parser {`) count this much towards it: the container names what its members are about.
+const CONTAINER_BONUS: f32 = 0.5;
 
 /// Decides every line of a source file for the goal `q` (matched as `m`). A goal about tests
 /// keeps tests from being ranked down. With a response budget, `engine::budget` then drops the
@@ -91,9 +94,10 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
 }
 
 /// Score of each definition: BM25 of its code (signature and body) with length normalisation,
-/// plus a bonus for the goal terms in its signature (name, parameters, types). Documentation does
-/// not vote (a definition's doc comment follows its fate; prose matches generic question words),
-/// and tests count half unless the goal is about tests (they re-mention everything they test).
+/// plus a bonus for the goal terms in its signature (name, parameters, types) and a smaller one
+/// for those in its container's header. Documentation does not vote (a definition's doc comment
+/// follows its fate; prose matches generic question words), and tests count half unless the goal
+/// is about tests (they re-mention everything they test).
 fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> Vec<f32> {
     let goal_about_tests = q.has("test");
     let code = m.without(&o.doc);
@@ -105,11 +109,13 @@ fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> 
         / units.len().max(1) as f32;
     let test_weight = if goal_about_tests { 1.0 } else { TEST_WEIGHT };
     let tests = test_containers(lines, o);
+    let headers = container_headers(o, &code, lines.len());
     units
         .iter()
         .map(|u| {
             let mut score = code.bm25(u.sig.start..u.body.end, avg, LENGTH_NORM)
-                + SIG_BONUS * code.span(u.sig.clone());
+                + SIG_BONUS * code.span(u.sig.clone())
+                + CONTAINER_BONUS * headers[u.sig.start];
             if !goal_about_tests && is_test(lines, &tests, u) {
                 score *= test_weight;
             }
@@ -119,6 +125,22 @@ fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> 
             score
         })
         .collect()
+}
+
+/// For each line, the goal's weight in the header line of the innermost container holding it that
+/// has any (0 outside containers). Only containers whose header matches are walked.
+fn container_headers(o: &outline::Outline, code: &Matches, n: usize) -> Vec<f32> {
+    let mut out = vec![0.0; n];
+    // Outer containers come first, so an inner matching header overwrites its parent's.
+    let mut containers: Vec<&std::ops::Range<usize>> = o.containers.iter().collect();
+    containers.sort_by_key(|c| (c.start, std::cmp::Reverse(c.end)));
+    for c in containers {
+        let weight = code.span(c.start..c.start + 1);
+        if weight > 0.0 {
+            out[c.clone()].fill(weight);
+        }
+    }
+    out
 }
 
 /// A data definition (struct, enum, union, type, constant or static) rather than behaviour.
@@ -313,6 +335,28 @@ pub fn render_body(body: &Body) -> String {
         assert!(!k.iter().any(|l| l.contains("f.read")));
         assert!(!k.iter().any(|l| l.contains("def load")));
         assert!(k.iter().any(|l| l.contains("class Store")));
+    }
+
+    #[test]
+    fn a_container_header_names_what_its_members_are_about() {
+        // `info` says nothing of cookies; its class does. `prepare` mentions headers only.
+        let src = "class Request:\n    def prepare(self):\n        for key, value in self.headers.items():\n            self.headers.setdefault(key, value)\n        return self.headers\n\nclass _CookieCompatResponse:\n    def info(self):\n        info = Message()\n        for key, value in self.response.headers.items():\n            info[key] = value\n        return info\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let q = Query::new("multiple Set-Cookie headers", true);
+        let m = Matches::new(&q, &lines);
+        let o = outline(&lines);
+        let scores = unit_scores(&lines, &o, &q, &m);
+        let info = o
+            .units
+            .iter()
+            .position(|u| lines[u.sig.start].contains("def info"))
+            .unwrap();
+        let prepare = o
+            .units
+            .iter()
+            .position(|u| lines[u.sig.start].contains("def prepare"))
+            .unwrap();
+        assert!(scores[info] > scores[prepare], "{scores:?}");
     }
 
     #[test]
