@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 /// `doctor` flags: the same server flags a client config passes, so the check sees what it sees.
 #[derive(Args, Debug)]
 pub struct DoctorArgs {
-    /// Server flags, as in `stdio` (`--root`, `--pruner-backend`, store limits, ...).
+    /// Server flags, as in `stdio` (`--root`, `--pruner`, store limits, ...).
     #[command(flatten)]
     pub server: ServerArgs,
 }
@@ -191,6 +191,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
 struct Entry {
     /// Which file, and where in it.
     place: String,
+    /// The client that reads it (`claude` or `codex`), for the `mcp-pruner config` hint.
+    client: &'static str,
     /// `command`, for stdio entries.
     command: Option<String>,
     /// `args`.
@@ -230,6 +232,7 @@ fn client_configs(home: &Option<PathBuf>, exe: Option<&Path>, root: Option<&Path
                 Ok(t) => collect_toml(&t, &codex.display().to_string(), &mut entries),
                 Err(e) => entries.push(Entry {
                     place: format!("{} (unreadable TOML: {e})", codex.display()),
+                    client: "codex",
                     command: None,
                     args: Vec::new(),
                     url: None,
@@ -280,6 +283,7 @@ fn collect_json(servers: &Value, place: &str, out: &mut Vec<Entry>) {
     for (name, s) in servers {
         out.push(Entry {
             place: format!("{place}: {name}"),
+            client: "claude",
             command: s["command"].as_str().map(str::to_string),
             args: s["args"]
                 .as_array()
@@ -301,6 +305,7 @@ fn collect_toml(table: &toml::Table, place: &str, out: &mut Vec<Entry>) {
     for (name, s) in servers {
         out.push(Entry {
             place: format!("{place}: mcp_servers.{name}"),
+            client: "codex",
             command: s
                 .get("command")
                 .and_then(|v| v.as_str())
@@ -348,7 +353,10 @@ fn entry_check(e: &Entry, exe: Option<&Path>) -> Check {
             Verdict::Fail,
             "clients",
             format!("{} has neither command nor url", e.place),
-            Some("re-register it: `mcp-pruner config claude --stdio --root DIR`".into()),
+            Some(format!(
+                "re-register it: `mcp-pruner config {} --stdio --root DIR`",
+                e.client
+            )),
         );
     };
     let resolved = if command.contains('/') {
@@ -367,7 +375,8 @@ fn entry_check(e: &Entry, exe: Option<&Path>) -> Check {
             "clients",
             format!("{} runs {command}, which does not exist", e.place),
             Some(format!(
-                "point it at {current}: `mcp-pruner config claude --stdio --root DIR` prints the entry"
+                "point it at {current}: `mcp-pruner config {} --stdio --root DIR` prints the entry",
+                e.client
             )),
         ),
         Some(p) if exe.is_some_and(|x| !same_file(&p, x)) => check(

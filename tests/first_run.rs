@@ -181,6 +181,11 @@ fn doctor_passes_a_healthy_setup_and_names_each_broken_one() {
         "{out}"
     );
     assert!(out.contains(&format!("fix: point it at {me}")), "{out}");
+    // The stale entry is Codex's, so the fix prints a Codex table.
+    assert!(
+        out.contains("`mcp-pruner config codex --stdio --root DIR`"),
+        "{out}"
+    );
 
     // 3. An unreachable pruner endpoint (a port nothing listens on).
     let port = std::net::TcpListener::bind("127.0.0.1:0")
