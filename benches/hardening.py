@@ -8,7 +8,8 @@ and put the two tables side by side. Each case starts its own server (`stdio`, o
 127.0.0.1:0) with the defaults, on a temporary root; peak RSS is the server's VmHWM from /proc,
 read just before it is killed. A server above 3 GB is killed and the row says so (the old build
 reached 6.1 GB on /dev/zero). The Rust suites assert the same fixes (tests/confinement.rs,
-tests/memory.rs, tests/tools_stdio.rs, tests/tools_http.rs); this script prints the figures.
+tests/memory.rs, tests/tools_stdio.rs, tests/tools_http.rs, and tests/bad_inputs.rs for the
+oversized stdio line); this script prints the figures.
 """
 import json
 import os

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,8 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
+            # A check, not usage: no rows in the user's savings ledger.
+            env={**os.environ, "MCP_PRUNER_NO_LEDGER": "1"},
         )
         self.next_id = 0
 
@@ -133,19 +136,24 @@ def main() -> int:
     call("health", {"unexpected": 1}, "rpc")
     s.close()
     # The models reject what the contract rejects (else "valid" above would mean nothing).
+    live = len(checked)
+    rejected: list[str] = []
     for name, bad in [("ReadResult", {"tool": "read"}), ("ToolFailure", {"tool": "read", "error": {}}),
                       ("RpcError", {"code": 1, "message": "x"})]:
         try:
             getattr(models, name).model_validate(bad)
             failures.append(f"{name} accepted an invalid value: {bad}")
         except Exception:  # noqa: BLE001 - pydantic.ValidationError
-            checked.append(f"{name} rejects {json.dumps(bad)}")
+            rejected.append(f"{name} rejects {json.dumps(bad)}")
 
     for c in checked:
         print(f"bindings: valid  {c}")
+    for r in rejected:
+        print(f"bindings: ok     {r}")
     for f in failures:
         print(f"bindings: INVALID {f}")
-    print(f"bindings: {len(checked)} live results valid against the generated pydantic models, {len(failures)} invalid")
+    print(f"bindings: {live} live results valid against the generated pydantic models, "
+          f"{len(rejected)} invalid values rejected, {len(failures)} failures")
     return 1 if failures else 0
 
 

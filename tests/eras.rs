@@ -223,6 +223,7 @@ fn methods_the_revision_removed_are_method_not_found() {
         "ping",
         "logging/setLevel",
         "resources/subscribe",
+        "resources/unsubscribe",
     ]
     .into_iter()
     .enumerate()
@@ -242,12 +243,20 @@ fn methods_the_revision_removed_are_method_not_found() {
         assert_eq!(c.next_message(Duration::from_secs(10)).to_string(), want);
     }
     // An unknown method is 404 too; the handshake era still answers ping.
-    let (status, _, _) = post(
-        &s,
-        &request(9, "nope/nothing", json!({}), MODERN),
-        &routing("nope/nothing", None),
+    let unknown = request(9, "nope/nothing", json!({}), MODERN);
+    let want = r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32601,"message":"Method not found: nope/nothing"}}"#;
+    let (status, sid, text) = post(&s, &unknown, &routing("nope/nothing", None));
+    assert_eq!((status, sid, text.as_str()), (404, None, want));
+    c.send(&unknown);
+    assert_eq!(c.next_message(Duration::from_secs(10)).to_string(), want);
+    // A declared version that is not a string (stdio: no header to disagree with).
+    let mut bad = request(10, "tools/list", json!({}), MODERN);
+    bad["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!(20260728);
+    c.send(&bad);
+    assert_eq!(
+        c.next_message(Duration::from_secs(10)).to_string(),
+        r#"{"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"the protocol-version envelope value must be a string"}}"#
     );
-    assert_eq!(status, 404);
     assert_eq!(c.request("ping", json!({}))["result"], json!({}));
     assert!(c.close().success());
 }
@@ -364,4 +373,91 @@ fn a_cancelled_modern_bash_call_leaves_no_process_on_either_transport() {
         v["result"]["_meta"]["mcp-pruner/result"]["error"]["code"],
         "TOOL_TIMEOUT"
     );
+}
+
+/// The envelope is read per request: `logLevel` opts that request (and only that one) in to
+/// `notifications/message`, a `progressToken` gets progress, and `clientInfo` names the client in
+/// the savings ledger, all with no `initialize` on the connection.
+#[test]
+fn client_info_log_level_and_progress_come_from_each_requests_envelope() {
+    let root = fixture_root();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger.sqlite3");
+    let ledger_str = ledger.to_str().unwrap();
+    // An unreachable pruner: its fallback is reported as a warning notification.
+    let mut c = StdioClient::spawn_env(
+        root.path(),
+        &[],
+        &[
+            ("JEEVES_PRUNER_ENDPOINT", "http://127.0.0.1:9/prune"),
+            ("JEEVES_PRUNER_TIMEOUT_MS", "200"),
+            ("MCP_PRUNER_NO_LEDGER", "0"),
+            ("MCP_PRUNER_LEDGER", ledger_str),
+        ],
+    );
+    let read = json!({"name": "read", "arguments": {"path": "hello.txt", "context_focus_question": "what?"}});
+    let messages = |c: &StdioClient| {
+        c.notifications
+            .iter()
+            .filter(|n| n["method"] == "notifications/message")
+            .count()
+    };
+    c.send(&request(21, "tools/call", read.clone(), MODERN));
+    let r = c.wait_for(&json!(21), Duration::from_secs(10));
+    assert_eq!(
+        r["result"]["_meta"]["mcp-pruner/result"]["pruning"]["fallback"], true,
+        "{r}"
+    );
+    assert_eq!(messages(&c), 0, "no logLevel, no log notifications");
+
+    let mut with_level = request(22, "tools/call", read.clone(), MODERN);
+    with_level["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("warning");
+    c.send(&with_level);
+    c.wait_for(&json!(22), Duration::from_secs(10));
+    let msg = c
+        .notifications
+        .iter()
+        .find(|n| n["method"] == "notifications/message")
+        .expect("a warning notification for the request that asked")
+        .clone();
+    assert_eq!(msg["params"]["level"], "warning");
+    assert_eq!(msg["params"]["data"]["event"], "pruner.call_failed");
+
+    // The level belonged to that request only.
+    c.send(&request(23, "tools/call", read, MODERN));
+    c.wait_for(&json!(23), Duration::from_secs(10));
+    assert_eq!(messages(&c), 1, "logLevel is not sticky across requests");
+
+    let mut progress = request(
+        24,
+        "tools/call",
+        json!({"name": "bash", "arguments": {"cmd": "for i in 1 2 3 4 5 6; do echo tick-$i; sleep 0.3; done"}}),
+        MODERN,
+    );
+    progress["params"]["_meta"]["progressToken"] = json!("modern-p");
+    c.send(&progress);
+    let r = c.wait_for(&json!(24), Duration::from_secs(20));
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert!(
+        c.notifications
+            .iter()
+            .any(|n| n["method"] == "notifications/progress"
+                && n["params"]["progressToken"] == "modern-p"),
+        "progress for the modern call: {:?}",
+        c.notifications
+    );
+    assert!(c.close().success());
+
+    let out = std::process::Command::new(bin())
+        .args(["stats", "--json", "--since", "all", "--ledger", ledger_str])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["total"]["calls"], 4, "{report}");
+    assert_eq!(report["by_client"][0]["key"], "eras-test@1", "{report}");
 }
