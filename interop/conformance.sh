@@ -15,6 +15,12 @@
 # Results: interop/results/conformance/<scenario>.log plus the suite's own checks.json files.
 # Last line: `conformance: N passed, M failed` (scenarios).
 set -uo pipefail
+# The servers these checks start write their savings-ledger rows to a temp file, never into the
+# user's data directory (test.sh sets its own).
+if [[ -z "${MCP_PRUNER_LEDGER:-}" ]]; then
+  MCP_PRUNER_LEDGER="$(mktemp -d)/ledger.sqlite3"
+  export MCP_PRUNER_LEDGER
+fi
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"

@@ -10,6 +10,12 @@
 # `npm ci` in interop/ (package.json + package-lock.json). Exits non-zero if any check failed.
 # Last line: `interop: N passed, M failed[, K skipped]`.
 set -uo pipefail
+# The servers these checks start write their savings-ledger rows to a temp file, never into the
+# user's data directory (test.sh sets its own).
+if [[ -z "${MCP_PRUNER_LEDGER:-}" ]]; then
+  MCP_PRUNER_LEDGER="$(mktemp -d)/ledger.sqlite3"
+  export MCP_PRUNER_LEDGER
+fi
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
