@@ -1,11 +1,13 @@
 //! Pruning source code: keep the structure (imports, file header, containers' headers and closing
 //! braces, attributes), keep whole the definitions that serve the goal (doc comment, signature,
-//! body) and those one call away from the best of them, keep only the signature of the others that
-//! share some of the goal's terms, and remove the rest whole, so that one marker stands for a run
-//! of unrelated definitions.
+//! body; of a very long body, the paragraphs about the goal and their neighbours) and those one
+//! call away from the best of them, keep only the signature of the others that share some of the
+//! goal's terms, and remove the rest whole, so that one marker stands for a run of unrelated
+//! definitions.
 //!
-//! Owns the code decisions on top of the outline. It must never remove a structural line or cut a
-//! relevant definition in pieces; limits and NO_PRUNE are applied by the caller.
+//! Owns the code decisions on top of the outline. It must never remove a structural line, nor cut
+//! a relevant definition in pieces unless it is very long (then only its off-goal paragraphs go);
+//! limits and NO_PRUNE are applied by the caller.
 
 mod braces;
 mod calls;
@@ -42,6 +44,9 @@ const MIN_UNITS: usize = 10;
 const BUDGET: f32 = 0.3;
 /// A loose paragraph is kept when it scores this fraction of the best definition's score.
 const LOOSE_OF_BEST: f32 = 0.5;
+/// A kept definition body longer than this many lines keeps only the paragraphs about the goal,
+/// their neighbours, and its first and last paragraphs ([`thin_body`]).
+const THIN_BODY_LINES: usize = 80;
 /// Goal terms in the header of the container a definition belongs to (`class CookieJar:`,
 /// `impl Parser {`) count this much towards it: the container names what its members are about.
 const CONTAINER_BONUS: f32 = 0.5;
@@ -91,6 +96,47 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
         }
     }
     loose(lines, &o.roles, m, LOOSE_OF_BEST * best, draft);
+    for (k, u) in o.units.iter().enumerate() {
+        if relevant[k] && u.body.len() > THIN_BODY_LINES {
+            thin_body(lines, u, m, draft);
+        }
+    }
+}
+
+/// Inside a kept body of more than [`THIN_BODY_LINES`] lines, the paragraphs (runs between blank
+/// lines) with none of the goal's terms go, except the first and the last (the opening and the
+/// closing of the body) and the neighbours of a matching one: in a 300-line function the goal is
+/// about a few places, and the rest stays one marker away.
+fn thin_body(lines: &[&str], u: &Unit, m: &Matches, draft: &mut Draft) {
+    let body = u.body.clone();
+    let mut paras: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut start = None;
+    for i in body.clone() {
+        if is_blank(lines[i]) {
+            if let Some(s) = start.take() {
+                paras.push(s..i);
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        paras.push(s..body.end);
+    }
+    if paras.len() < 3 {
+        return;
+    }
+    let hit: Vec<bool> = paras.iter().map(|p| m.span(p.clone()) > 0.0).collect();
+    let last = paras.len() - 1;
+    for (k, p) in paras.iter().enumerate() {
+        let near = (k.saturating_sub(1)..=(k + 1).min(last)).any(|j| hit[j]);
+        if k == 0 || k == last || near {
+            continue;
+        }
+        for i in p.clone() {
+            draft.remove(i, Reason::OffFocus);
+        }
+    }
 }
 
 /// Score of each definition: BM25 of its code (signature and body) with length normalisation,
@@ -357,6 +403,37 @@ pub fn render_body(body: &Body) -> String {
             .position(|u| lines[u.sig.start].contains("def prepare"))
             .unwrap();
         assert!(scores[info] > scores[prepare], "{scores:?}");
+    }
+
+    #[test]
+    fn a_very_long_relevant_body_keeps_the_paragraphs_about_the_goal() {
+        let mut src =
+            String::from("function xhrAdapter(config) {\n  var request = open(config);\n\n");
+        for i in 0..30 {
+            if i == 20 {
+                src.push_str("  var xsrfValue = cookies.read(config.xsrfCookieName);\n  if (xsrfValue) {\n    headers[config.xsrfHeaderName] = xsrfValue;\n  }\n\n");
+            } else {
+                src.push_str(&format!(
+                    "  step{i}(request);\n  more{i}(request);\n  done{i}(request);\n\n"
+                ));
+            }
+        }
+        src.push_str("  request.send(data);\n}\n");
+        let k = kept(&src, "xsrf header on missing xsrfCookieName");
+        assert!(k.iter().any(|l| l.contains("cookies.read")), "{k:#?}");
+        assert!(
+            k.iter().any(|l| l.contains("step19")),
+            "a neighbour paragraph stays"
+        );
+        assert!(
+            !k.iter().any(|l| l.contains("step5(")),
+            "a far paragraph goes"
+        );
+        assert!(k.iter().any(|l| l.contains("function xhrAdapter")));
+        assert!(
+            k.iter().any(|l| l.contains("request.send")),
+            "the last paragraph stays"
+        );
     }
 
     #[test]
