@@ -224,6 +224,16 @@ pub(crate) fn is_blank(line: &str) -> bool {
     }
 }
 
+/// A line that separates paragraphs: blank, or a comment marker with nothing after it (`//!`,
+/// `///`, `//`, `#`, `*`, `--`), as inside a long doc comment.
+pub(crate) fn is_paragraph_break(line: &str) -> bool {
+    is_blank(line)
+        || matches!(
+            line.trim(),
+            "//" | "///" | "//!" | "#" | "*" | "--" | "#'" | ";;" | "%"
+        )
+}
+
 /// Maximal runs of `false` in `keep`, as 0-based half-open ranges.
 pub(crate) fn runs(keep: &[bool]) -> Vec<Range<usize>> {
     let mut out = Vec::new();

@@ -16,7 +16,7 @@ mod indented;
 mod outline;
 mod scan;
 
-use super::draft::{Draft, Reason, is_blank};
+use super::draft::{Draft, Reason, is_blank, is_paragraph_break};
 use super::terms::{Matches, Query};
 use outline::{Role, Unit, outline};
 
@@ -44,6 +44,9 @@ const MIN_UNITS: usize = 10;
 const BUDGET: f32 = 0.3;
 /// A loose paragraph is kept when it scores this fraction of the best definition's score.
 const LOOSE_OF_BEST: f32 = 0.5;
+/// For a goal about documentation, a loose paragraph (a module doc's) is kept at this fraction of
+/// the usual threshold: its prose is what the goal is about.
+const DOC_GOAL_LOOSE: f32 = 0.3;
 /// A kept definition body longer than this many lines keeps only the paragraphs about the goal,
 /// their neighbours, and its first and last paragraphs ([`thin_body`]).
 const THIN_BODY_LINES: usize = 80;
@@ -95,7 +98,12 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
             }
         }
     }
-    loose(lines, &o.roles, m, LOOSE_OF_BEST * best, draft);
+    let loose_of_best = if about_docs(q) {
+        DOC_GOAL_LOOSE * LOOSE_OF_BEST
+    } else {
+        LOOSE_OF_BEST
+    };
+    loose(lines, &o.roles, m, loose_of_best * best, draft);
     for (k, u) in o.units.iter().enumerate() {
         if relevant[k] && u.body.len() > THIN_BODY_LINES {
             thin_body(lines, u, m, draft);
@@ -189,6 +197,33 @@ fn container_headers(o: &outline::Outline, code: &Matches, n: usize) -> Vec<f32>
     out
 }
 
+/// Words that make a goal about documentation.
+const DOC_WORDS: &[&str] = &[
+    "doc",
+    "docs",
+    "documentation",
+    "documented",
+    "document",
+    "docstring",
+    "docstrings",
+    "typo",
+    "typos",
+    "markdown",
+    "rustdoc",
+    "javadoc",
+    "jsdoc",
+    "godoc",
+];
+
+/// True when the goal is about documentation (names one of [`DOC_WORDS`]).
+fn about_docs(q: &Query) -> bool {
+    let mut found = false;
+    for word in DOC_WORDS {
+        super::terms::for_each_term(word, &mut |t| found |= q.has(t));
+    }
+    found
+}
+
 /// A data definition (struct, enum, union, type, constant or static) rather than behaviour.
 fn is_data(sig: &str) -> bool {
     let mut rest = sig.trim_start();
@@ -267,8 +302,9 @@ fn select(units: &[Unit], scores: &[f32], total_lines: usize) -> Vec<bool> {
     keep
 }
 
-/// Loose paragraphs (runs of loose lines between blank lines or other roles): kept when relevant;
-/// otherwise their comments go, and so does their code unless it is a short statement.
+/// Loose paragraphs (runs of loose lines between blank lines, bare comment markers such as a lone
+/// `//!` inside a long module doc, or other roles): kept when relevant; otherwise their comments
+/// go, and so does their code unless it is a short statement.
 fn loose(lines: &[&str], roles: &[Role], m: &Matches, threshold: f32, draft: &mut Draft) {
     let mut i = 0;
     while i < roles.len() {
@@ -279,6 +315,14 @@ fn loose(lines: &[&str], roles: &[Role], m: &Matches, threshold: f32, draft: &mu
         let start = i;
         while i < roles.len() && roles[i] == Role::Loose {
             i += 1;
+            // A bare comment marker followed by text starts the next paragraph of a doc comment.
+            if i < roles.len()
+                && i > start + 1
+                && is_paragraph_break(lines[i - 1])
+                && !is_paragraph_break(lines[i])
+            {
+                break;
+            }
         }
         let score = m.span(start..i);
         draft.score[start..i].fill(score);
@@ -433,6 +477,27 @@ pub fn render_body(body: &Body) -> String {
         assert!(
             k.iter().any(|l| l.contains("request.send")),
             "the last paragraph stays"
+        );
+    }
+
+    #[test]
+    fn a_documentation_goal_keeps_the_module_doc_paragraph_it_is_about() {
+        let mut src = String::from("//! A logging facade.\n//!\n");
+        for i in 0..12 {
+            src.push_str(&format!("//! Section {i} talks about records, targets and metadata\n//! of the macros in paragraph number {i}.\n//!\n"));
+        }
+        src.push_str("//! The maximum log level is a global filter: messages above it are\n//! discarded before they reach the logger.\n//!\n");
+        src.push_str("//! Closing words about the facade.\n\nuse std::fmt;\n\n");
+        for name in ["set_max_level", "max_level", "log_enabled"] {
+            src.push_str(&format!(
+                "pub fn {name}(level: usize) -> usize {{\n    let max = level;\n    max\n}}\n\n"
+            ));
+        }
+        let k = kept(&src, "Fix max log level documentation");
+        assert!(k.iter().any(|l| l.contains("global filter")), "{k:#?}");
+        assert!(
+            !k.iter().any(|l| l.contains("paragraph number 5")),
+            "{k:#?}"
         );
     }
 
