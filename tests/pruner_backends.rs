@@ -49,6 +49,14 @@ fn fake_pruner() -> u16 {
                     "/500" => (500, "{\"detail\":\"model crashed\"}".into()),
                     "/garbage" => (200, "<html>not json</html>".into()),
                     "/shape" => (200, json!({"pruned":"x"}).to_string()),
+                    // A backend that keeps every line: what it returns is over any budget.
+                    "/keepall" => {
+                        let input = req["input"].as_str().unwrap_or("");
+                        (
+                            200,
+                            json!({"output": input, "output_bytes": input.len()}).to_string(),
+                        )
+                    }
                     "/rewrite" => (
                         200,
                         json!({"output":"a summary of the log","output_bytes":20}).to_string(),
@@ -310,6 +318,63 @@ fn remote_backends_never_remove_a_no_prune_block() {
         );
         assert!(!content.contains("worker 150 processed"), "{backend}");
     }
+}
+
+#[test]
+fn an_over_budget_remote_answer_is_fitted_by_relevance() {
+    let port = fake_pruner();
+    let root = fixture_root();
+    // The one failure sits in the middle: a cut by position (head and tail) would miss it.
+    let log: String = (1..=2000)
+        .map(|i| {
+            if i == 1000 {
+                format!("2026-11-22 ERROR worker {i} failed: connection reset\n")
+            } else {
+                format!("2026-11-22 INFO worker {i} processed batch {}\n", i * 7)
+            }
+        })
+        .collect();
+    std::fs::write(root.path().join("app.log"), &log).unwrap();
+    let endpoint = format!("http://127.0.0.1:{port}/keepall");
+    let mut c = StdioClient::spawn_env(
+        root.path(),
+        &["--pruner", "http"],
+        &[("JEEVES_PRUNER_ENDPOINT", &endpoint)],
+    );
+    c.initialize();
+    let r = c.call(
+        "read",
+        json!({"path":"app.log","context_focus_question":"which workers failed?"}),
+    )["result"]
+        .clone();
+    assert_valid_result("read", &r);
+    let p = &structured(&r)["pruning"];
+    assert_eq!(p["applied"], true, "{p}");
+    let content = text(&r);
+    assert!(content.contains("worker 1000 failed"), "{content}");
+    // Every marker cites raw lines, and recover_text returns exactly them.
+    let raw: Vec<&str> = log.lines().collect();
+    let id = p["prune_id"].as_str().unwrap();
+    let mut markers = 0;
+    for line in content.lines() {
+        let Some(range) = line
+            .strip_prefix("⟦lines ")
+            .and_then(|l| l.strip_suffix(" pruned⟧"))
+        else {
+            continue;
+        };
+        let (a, b) = range.split_once('-').unwrap();
+        let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+        let rec = c.call(
+            "recover_text",
+            json!({"prune_id":id,"ranges":[{"start_line":a,"end_line":b}],"include_line_numbers":false,"max_output_bytes":1000000}),
+        )["result"]
+            .clone();
+        let got = structured(&rec)["raw_text"].as_str().unwrap().to_string();
+        assert_eq!(got, raw[a - 1..b].join("\n") + "\n", "lines {a}-{b}");
+        markers += 1;
+    }
+    assert!(markers > 0, "{content}");
 }
 
 #[test]

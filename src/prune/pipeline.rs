@@ -265,7 +265,9 @@ impl Pruner {
                     max_output_bytes: None,
                 };
                 let out = backend::call_http(client(), endpoint(), self.timeout, req).await?;
-                plan_from_mask(lines, backend::keep_mask(lines, &out)?, &Limits::default())
+                let plan =
+                    plan_from_mask(lines, backend::keep_mask(lines, &out)?, &Limits::default())?;
+                Ok(self.fit_remote(job, question, plan).await)
             }
             Backend::SwePruner => {
                 let out = backend::call_swe(
@@ -277,13 +279,35 @@ impl Pruner {
                     self.swe_threshold,
                 )
                 .await?;
-                plan_from_mask(
+                let plan = plan_from_mask(
                     lines,
                     backend::swe_keep_mask(lines, &out)?,
                     &Limits::default(),
-                )
+                )?;
+                Ok(self.fit_remote(job, question, plan).await)
             }
         }
+    }
+
+    /// A remote answer fitted to the job's budget by the builtin strategies' relevance (remote
+    /// answers carry no scores): the least relevant kept blocks go first, as for the builtin
+    /// backend, instead of the tool cutting the text's middle by position.
+    async fn fit_remote(&self, job: &Job<'_>, question: &str, plan: Plan) -> Plan {
+        let Some(bytes) = job.budget else {
+            return plan;
+        };
+        let (text, goal, source) = (job.text.to_string(), question.to_string(), job.source);
+        let fallback = plan.clone();
+        tokio::task::spawn_blocking(move || {
+            let lines = engine::split_lines(&text);
+            let budget = engine::TextBudget {
+                bytes,
+                marker_bytes: widest_compact_marker(lines.len()),
+            };
+            engine::fit_plan(&lines, &goal, source, plan, budget)
+        })
+        .await
+        .unwrap_or(fallback)
     }
 }
 

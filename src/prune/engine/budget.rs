@@ -20,10 +20,11 @@ pub struct TextBudget {
 
 /// The kept lines of `draft` cut into blocks, 0-based half-open ranges in order: a block ends where
 /// a removed line, a blank line followed by a non-blank one (a paragraph or definition boundary,
-/// the blank lines staying with the block above), or a change between NO_PRUNE and other lines
-/// comes. Relevance is decided per block, so a kept run that spans several definitions (small
-/// bodies the plan kept because a marker would cost as much) is not one all-or-nothing unit.
-fn blocks(draft: &Draft, lines: &[&str]) -> Vec<Range<usize>> {
+/// the blank lines staying with the block above), a change between NO_PRUNE and other lines, or a
+/// line flagged in `breaks` comes. Relevance is decided per block, so a kept run that spans several
+/// definitions (small bodies the plan kept because a marker would cost as much) is not one
+/// all-or-nothing unit.
+fn blocks(draft: &Draft, lines: &[&str], breaks: &[bool]) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     for i in 0..lines.len() {
@@ -35,7 +36,8 @@ fn blocks(draft: &Draft, lines: &[&str]) -> Vec<Range<usize>> {
         }
         if let Some(s) = start {
             let paragraph = is_blank(lines[i - 1]) && !is_blank(lines[i]);
-            if paragraph || draft.must[i] != draft.must[i - 1] {
+            let forced = breaks.get(i).copied().unwrap_or(false);
+            if paragraph || forced || draft.must[i] != draft.must[i - 1] {
                 out.push(s..i);
                 start = Some(i);
             }
@@ -95,15 +97,16 @@ fn remove_range(
 /// lines (the strategies score a kept definition, section or incident through all its lines). Ties
 /// go to the block farthest from the most relevant one, so what stays is the best block and its
 /// neighbourhood. NO_PRUNE lines always stay. If the most relevant block alone is still too big,
-/// its tail is removed (its head holds the signature or heading that names it). Linear in the
-/// number of lines plus a sort of the blocks. Returns whether anything was removed.
-pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget) -> bool {
+/// its tail is removed (its head holds the signature or heading that names it). `breaks` flags
+/// lines that start a block in any case (empty: none). Linear in the number of lines plus a sort
+/// of the blocks. Returns whether anything was removed.
+pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks: &[bool]) -> bool {
     let mb = budget.marker_bytes;
     let mut size = rendered_bytes(draft, lines, mb);
     if size <= budget.bytes {
         return false;
     }
-    let blocks = blocks(draft, lines);
+    let blocks = blocks(draft, lines, breaks);
     let scores: Vec<f32> = blocks
         .iter()
         .map(|r| {
@@ -168,7 +171,7 @@ mod tests {
             bytes: 4,
             marker_bytes: 10,
         };
-        assert!(!fit(&mut d, &lines, &b));
+        assert!(!fit(&mut d, &lines, &b, &[]));
         assert_eq!(d.keep, [true, true]);
     }
 
@@ -184,7 +187,7 @@ mod tests {
             bytes: 13,
             marker_bytes: 2,
         };
-        assert!(fit(&mut d, &lines, &b));
+        assert!(fit(&mut d, &lines, &b, &[]));
         assert_eq!(d.keep, [false, false, true, false, true]);
         assert_eq!(rendered_bytes(&d, &lines, 2), 13);
         // Tighter: `mid` goes next, `high` stays.
@@ -192,7 +195,7 @@ mod tests {
             bytes: 12,
             marker_bytes: 2,
         };
-        assert!(fit(&mut d, &lines, &b));
+        assert!(fit(&mut d, &lines, &b, &[]));
         assert_eq!(d.keep, [false, false, true, false, false]);
     }
 
@@ -213,7 +216,7 @@ mod tests {
             bytes: 8 + 2 + 12 + 2,
             marker_bytes: 2,
         };
-        fit(&mut d, &lines, &b);
+        fit(&mut d, &lines, &b, &[]);
         assert!(d.keep[0], "NO_PRUNE line removed");
         assert!(d.keep[2], "the best block keeps its signature");
         assert!(!d.keep[5]);

@@ -161,7 +161,7 @@ pub fn plan_within(
     }
     if let Some(b) = budget
         && !query.is_empty()
-        && budget::fit(&mut draft, lines, &b)
+        && budget::fit(&mut draft, lines, &b, &[])
     {
         warnings.push("budget_elided".to_owned());
     }
@@ -170,6 +170,50 @@ pub fn plan_within(
         keep: draft.keep,
         warnings,
         used_fallback: false,
+    }
+}
+
+/// Fits a plan made elsewhere (a remote backend's keep mask) to `budget` the way [`plan_within`]
+/// fits its own: the builtin strategy for `source` scores the lines for `goal`, and the least
+/// relevant kept blocks are removed first (reason `hors budget`, warning `budget_elided`); NO_PRUNE
+/// lines stay. The plan's own removals are left as they are. An empty goal ranks nothing, so the
+/// plan is returned unchanged.
+pub fn fit_plan(
+    lines: &[&str],
+    goal: &str,
+    source: SourceType,
+    plan: Plan,
+    budget: TextBudget,
+) -> Plan {
+    let query = Query::new(goal, source == SourceType::Code);
+    if query.is_empty() || lines.is_empty() {
+        return plan;
+    }
+    // Only the strategy's relevance scores, and where its own decisions change (a block boundary:
+    // a remote answer may keep one long run, a log with no blank line), are used.
+    let mut draft = Draft::keep_all(lines.len());
+    let m = Matches::new(&query, lines);
+    match source {
+        SourceType::Logs => logs::plan(lines, &query, &m, &mut draft),
+        SourceType::Code => code::plan(lines, &query, &m, &mut draft),
+        SourceType::Docs => docs::plan(lines, &m, &mut draft),
+    }
+    let breaks: Vec<bool> = (0..lines.len())
+        .map(|i| i > 0 && draft.keep[i] != draft.keep[i - 1])
+        .collect();
+    draft.keep = plan.keep;
+    draft.reason.fill(draft::Reason::OffFocus);
+    draft.must = directives::protected(lines);
+    let mut warnings = plan.warnings;
+    if budget::fit(&mut draft, lines, &budget, &breaks) {
+        warnings.push("budget_elided".to_owned());
+    }
+    let removed = draft.removed_runs();
+    Plan {
+        keep: draft.keep,
+        removed,
+        warnings,
+        used_fallback: plan.used_fallback,
     }
 }
 
@@ -304,6 +348,53 @@ mod tests {
         assert!(p.keep[11] && p.keep[12] && p.keep[13]);
         assert!(p.keep[24], "closing brace of other() removed");
         assert!(!p.keep[1] && !p.keep[23]);
+    }
+
+    #[test]
+    fn a_remote_plan_is_fitted_by_relevance_not_position() {
+        let mut text = String::new();
+        for i in 0..40 {
+            text.push_str(&format!(
+                "fn filler_{i}() {{\n    let value = compute({i});\n    store(value);\n}}\n\n"
+            ));
+        }
+        text.push_str(
+            "fn parse_header(line: &str) {\n    let header = line.trim();\n    split(header);\n}\n",
+        );
+        let lines = split_lines(&text);
+        // A remote backend kept everything but the first definition (and its blank line).
+        let mut keep = vec![true; lines.len()];
+        keep[..5].fill(false);
+        let remote = Plan {
+            keep,
+            removed: vec![Removed {
+                start_line: 1,
+                end_line: 5,
+                reason: "hors focus".into(),
+            }],
+            warnings: vec![],
+            used_fallback: false,
+        };
+        let budget = TextBudget {
+            bytes: 400,
+            marker_bytes: 30,
+        };
+        let p = fit_plan(&lines, "parse the header", SourceType::Code, remote, budget);
+        let n = lines.len();
+        assert!(
+            p.keep[n - 4] && p.keep[n - 3],
+            "the relevant definition, last in the file, stays"
+        );
+        assert!(
+            !p.keep[..4].iter().any(|k| *k),
+            "the remote's removals stay removed"
+        );
+        assert!(p.warnings.contains(&"budget_elided".to_owned()));
+        let mut keep = vec![true; n];
+        for r in &p.removed {
+            keep[r.start_line - 1..r.end_line].fill(false);
+        }
+        assert_eq!(keep, p.keep);
     }
 
     #[test]
