@@ -448,16 +448,8 @@ fn client_info_log_level_and_progress_come_from_each_requests_envelope() {
     );
     assert!(c.close().success());
 
-    let out = std::process::Command::new(bin())
-        .args(["stats", "--json", "--since", "all", "--ledger", ledger_str])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report: Value =
+        serde_json::from_str(&stats(&ledger, &["--json", "--since", "all"])).unwrap();
     assert_eq!(report["total"]["calls"], 4, "{report}");
     assert_eq!(report["by_client"][0]["key"], "eras-test@1", "{report}");
 }

@@ -6,7 +6,6 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 fn ledger_env(path: &Path) -> Vec<(&'static str, String)> {
@@ -20,22 +19,6 @@ fn stdio_with_ledger(root: &Path, ledger: &Path) -> StdioClient {
     let env = ledger_env(ledger);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     StdioClient::spawn_env(root, &[], &env)
-}
-
-fn stats(ledger: &Path, args: &[&str]) -> String {
-    let out = Command::new(bin())
-        .arg("stats")
-        .arg("--ledger")
-        .arg(ledger)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// A root with a long source file, so that a focused read prunes.

@@ -368,6 +368,23 @@ impl Drop for HttpServer {
     }
 }
 
+/// `mcp-pruner stats --ledger LEDGER ARGS...`: its stdout, the command asserted to succeed.
+pub fn stats(ledger: &Path, args: &[&str]) -> String {
+    let out = Command::new(bin())
+        .arg("stats")
+        .arg("--ledger")
+        .arg(ledger)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 pub fn root_path(dir: &tempfile::TempDir) -> PathBuf {
     std::fs::canonicalize(dir.path()).unwrap()
 }
