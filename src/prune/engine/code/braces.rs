@@ -5,7 +5,7 @@
 //! panic on unbalanced braces (a block that never closes runs to the end of its container).
 
 use super::outline::{
-    Kind, MAX_SIG_LINES, Outline, Role, Unit, attach_preamble, classify, is_attribute,
+    Kind, MAX_NESTING, MAX_SIG_LINES, Outline, Role, Unit, attach_preamble, classify, is_attribute,
     is_declaration, is_import,
 };
 use super::scan::LineScan;
@@ -22,8 +22,9 @@ pub(super) struct Braces<'a> {
 }
 
 impl Braces<'_> {
-    /// Outlines lines `lo..hi` whose depth is `d` (the inside of a container, or the file).
-    pub(super) fn level(&self, o: &mut Outline, lo: usize, hi: usize, d: i32) {
+    /// Outlines lines `lo..hi` whose depth is `d` (the inside of a container, or the file), `nest`
+    /// containers deep (past [`MAX_NESTING`], a container is outlined as a plain definition).
+    pub(super) fn level(&self, o: &mut Outline, lo: usize, hi: usize, d: i32, nest: usize) {
         let mut i = lo;
         while i < hi {
             let s = self.s[i];
@@ -53,6 +54,9 @@ impl Braces<'_> {
             if kind == Kind::Unit && self.holds_definitions(i + 1, close.unwrap_or(hi), d + 1) {
                 kind = Kind::Container;
             }
+            if kind == Kind::Container && nest >= MAX_NESTING {
+                kind = Kind::Unit;
+            }
             match kind {
                 Kind::Import => o.roles[start..end].fill(Role::Import),
                 Kind::Container => {
@@ -69,7 +73,7 @@ impl Braces<'_> {
                         None,
                     );
                     o.containers.push(start..end);
-                    self.level(o, i + 1, close.unwrap_or(hi), d + 1);
+                    self.level(o, i + 1, close.unwrap_or(hi), d + 1, nest + 1);
                 }
                 Kind::Unit => {
                     let id = o.units.len() as u32;

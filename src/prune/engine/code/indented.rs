@@ -5,7 +5,7 @@
 
 use super::indent::PyLine;
 use super::outline::{
-    Outline, Role, Unit, attach_preamble, first_keyword, is_attribute, is_import,
+    MAX_NESTING, Outline, Role, Unit, attach_preamble, first_keyword, is_attribute, is_import,
 };
 
 /// Outline of indentation languages.
@@ -15,8 +15,9 @@ pub(super) struct Indent<'a> {
 }
 
 impl Indent<'_> {
-    /// Outlines the statements of lines `lo..hi` (one indentation level).
-    pub(super) fn level(&self, o: &mut Outline, lo: usize, hi: usize) {
+    /// Outlines the statements of lines `lo..hi` (one indentation level), `nest` classes deep (past
+    /// [`MAX_NESTING`], a class is outlined as a plain definition).
+    pub(super) fn level(&self, o: &mut Outline, lo: usize, hi: usize, nest: usize) {
         let mut i = lo;
         while i < hi {
             let s = self.s[i];
@@ -56,11 +57,11 @@ impl Indent<'_> {
                 }
                 end -= 1;
             }
-            if first_keyword(t) == "class" {
+            if first_keyword(t) == "class" && nest < MAX_NESTING {
                 o.roles[i..=last].fill(Role::Sig);
                 attach_preamble(self.lines, |k| self.s[k].comment, &mut o.roles, i, lo, None);
                 o.containers.push(i..end);
-                self.level(o, last + 1, end);
+                self.level(o, last + 1, end, nest + 1);
             } else {
                 let id = o.units.len() as u32;
                 let pre = attach_preamble(

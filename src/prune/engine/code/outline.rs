@@ -61,6 +61,9 @@ pub(crate) struct Outline {
 /// At most this many lines of the header's first paragraph are kept whatever the goal; the rest of
 /// the header (licence text, long module docs) is scored like any comment.
 const HEADER_KEEP: usize = 4;
+/// Containers nested deeper than this are outlined as plain definitions: the walk recurses once per
+/// container level, and a hostile or generated file must not exhaust the stack.
+pub(super) const MAX_NESTING: usize = 64;
 /// A multi-line signature is at most this many lines above the line opening the body.
 pub(super) const MAX_SIG_LINES: usize = 12;
 
@@ -97,7 +100,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
         }
         let comment: Vec<bool> = s.iter().map(|l| l.comment).collect();
         let first_code = header(lines, &comment, &mut o.roles, |i| s[i].in_string);
-        Indent { lines, s: &s }.level(&mut o, first_code, lines.len());
+        Indent { lines, s: &s }.level(&mut o, first_code, lines.len(), 0);
     } else {
         let s = scan::scan(lines);
         for (d, l) in o.doc.iter_mut().zip(&s) {
@@ -112,7 +115,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
             .min()
             .unwrap_or(0)
             .min(0);
-        Braces { lines, s: &s }.level(&mut o, first_code, lines.len(), top);
+        Braces { lines, s: &s }.level(&mut o, first_code, lines.len(), top, 0);
     }
     o
 }
