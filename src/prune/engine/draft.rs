@@ -225,7 +225,7 @@ pub(crate) fn is_blank(line: &str) -> bool {
 }
 
 /// A line that separates paragraphs: blank, or a comment marker with nothing after it (`//!`,
-/// `///`, `//`, `#`, `*`, `--`), as inside a long doc comment.
+/// `///`, `//`, `#`, `*`, `--`, R's `#'`, Lisp's `;;`, TeX's `%`), as inside a long doc comment.
 pub(crate) fn is_paragraph_break(line: &str) -> bool {
     is_blank(line)
         || matches!(

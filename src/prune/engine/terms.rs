@@ -129,6 +129,9 @@ pub(crate) struct Query {
     /// A term is a stop word quoted as code (`` `Fixed` ``): lines then emit stop words too, so it
     /// can match (otherwise they are dropped, as noise and as work).
     quoted_stop_words: bool,
+    /// The goal's plain words, lowercased, punctuation trimmed (`docs:` -> `docs`); identifiers
+    /// stay whole (`to_doc`, `DocumentBuilder`), so a word test is not fooled by their parts.
+    words: Vec<String>,
 }
 
 impl Query {
@@ -178,17 +181,31 @@ impl Query {
                     .ok()
             })
             .flatten();
+        let words = goal
+            .split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+            })
+            .filter(|w| !w.is_empty())
+            .collect();
         Query {
             index,
             prefixes,
             prefilter,
             quoted_stop_words,
+            words,
         }
     }
 
     /// True when `term` (already normalised: lowercase, stemmed) is one of the goal's terms.
     pub(crate) fn has(&self, term: &str) -> bool {
         self.index.contains_key(term)
+    }
+
+    /// True when the goal has `word` (lowercase) as a plain word, not as part of an identifier.
+    pub(crate) fn has_word(&self, word: &str) -> bool {
+        self.words.iter().any(|w| w == word)
     }
 
     /// Bits (exact and abbreviation) of the goal terms among `words` (normalised like the goal).

@@ -111,21 +111,35 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
     }
 }
 
-/// Inside a kept body of more than [`THIN_BODY_LINES`] lines, the paragraphs (runs between blank
-/// lines) with none of the goal's terms go, except the first and the last (the opening and the
-/// closing of the body) and the neighbours of a matching one: in a 300-line function the goal is
-/// about a few places, and the rest stays one marker away.
+/// Inside a kept body of more than [`THIN_BODY_LINES`] lines, the paragraphs with none of the
+/// goal's terms go, except the first and the last (the opening and the closing of the body) and
+/// the neighbours of a matching one: in a 300-line function the goal is about a few places, and
+/// the rest stays one marker away. A paragraph ends at a blank line followed by a line at the
+/// body's own indentation, so a nested block (an `if`, a closure) is kept or removed whole, its
+/// closing brace with it.
 fn thin_body(lines: &[&str], u: &Unit, m: &Matches, draft: &mut Draft) {
     let body = u.body.clone();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let Some(base) = lines[body.clone()]
+        .iter()
+        .find(|l| !is_blank(l))
+        .map(|l| indent(l))
+    else {
+        return;
+    };
     let mut paras: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut start = None;
+    let mut start: Option<usize> = None;
     for i in body.clone() {
         if is_blank(lines[i]) {
-            if let Some(s) = start.take() {
+            continue;
+        }
+        match start {
+            None => start = Some(i),
+            Some(s) if is_blank(lines[i - 1]) && indent(lines[i]) <= base => {
                 paras.push(s..i);
+                start = Some(i);
             }
-        } else if start.is_none() {
-            start = Some(i);
+            Some(_) => {}
         }
     }
     if let Some(s) = start {
@@ -215,13 +229,10 @@ const DOC_WORDS: &[&str] = &[
     "godoc",
 ];
 
-/// True when the goal is about documentation (names one of [`DOC_WORDS`]).
+/// True when the goal is about documentation: one of [`DOC_WORDS`] is a plain word of it (not a
+/// part of an identifier such as `to_doc` or `DocumentBuilder`).
 fn about_docs(q: &Query) -> bool {
-    let mut found = false;
-    for word in DOC_WORDS {
-        super::terms::for_each_term(word, &mut |t| found |= q.has(t));
-    }
-    found
+    DOC_WORDS.iter().any(|w| q.has_word(w))
 }
 
 /// A data definition (struct, enum, union, type, constant or static) rather than behaviour.
@@ -315,11 +326,13 @@ fn loose(lines: &[&str], roles: &[Role], m: &Matches, threshold: f32, draft: &mu
         let start = i;
         while i < roles.len() && roles[i] == Role::Loose {
             i += 1;
-            // A bare comment marker followed by text starts the next paragraph of a doc comment.
+            // A bare comment marker followed by more comment starts the next paragraph of a doc
+            // comment (between statements, a bare `#` does not split code).
             if i < roles.len()
                 && i > start + 1
                 && is_paragraph_break(lines[i - 1])
                 && !is_paragraph_break(lines[i])
+                && is_comment(lines[i])
             {
                 break;
             }
@@ -499,6 +512,78 @@ pub fn render_body(body: &Body) -> String {
             !k.iter().any(|l| l.contains("paragraph number 5")),
             "{k:#?}"
         );
+    }
+
+    #[test]
+    fn documentation_goals_are_told_by_plain_words() {
+        assert!(about_docs(&Query::new(
+            "Fix max log level documentation",
+            true
+        )));
+        assert!(about_docs(&Query::new(
+            "docs: fix a typo in the README",
+            true
+        )));
+        assert!(!about_docs(&Query::new(
+            "to_doc panics on empty input",
+            true
+        )));
+        assert!(!about_docs(&Query::new(
+            "DocumentBuilder drops the last node",
+            true
+        )));
+        assert!(!about_docs(&Query::new(
+            "document.querySelector is null",
+            true
+        )));
+    }
+
+    #[test]
+    fn thinning_a_long_body_keeps_inner_blocks_balanced() {
+        let mut src = String::from(
+            "fn handle_cookie(req: &Request) -> Response {\n    let jar = cookie_jar(req);\n\n",
+        );
+        for i in 0..30 {
+            if i == 10 {
+                src.push_str("    if jar.cookie_count() > 0 {\n        step_a(req);\n\n        step_b(req);\n\n        step_c(req);\n        step_d(req);\n\n        step_e(req);\n        step_f(req);\n    }\n\n");
+            } else {
+                src.push_str(&format!(
+                    "    work{i}(req);\n    more{i}(req);\n    done{i}(req);\n\n"
+                ));
+            }
+        }
+        src.push_str("    Response::ok()\n}\n");
+        let k = kept(&src, "cookie jar count");
+        let opens = k.iter().filter(|l| l.trim_end().ends_with('{')).count();
+        let closes = k.iter().filter(|l| l.trim() == "}").count();
+        assert_eq!(opens, closes, "{k:#?}");
+        assert!(k.iter().any(|l| l.contains("step_f")), "{k:#?}");
+        assert!(!k.iter().any(|l| l.contains("work20")), "{k:#?}");
+    }
+
+    #[test]
+    fn deeply_nested_containers_do_not_exhaust_the_stack() {
+        // Run on a thread with a small stack: the outline must not recurse once per level.
+        let t = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(|| {
+                let mut rust = String::new();
+                let mut py = String::new();
+                for k in 0..2_000 {
+                    rust.push_str(&format!("mod cookie{k} {{\n"));
+                    py.push_str(&format!("{}class Cookie{k}:\n", " ".repeat(k)));
+                }
+                rust.push_str("fn f() {\n    x();\n}\n");
+                rust.push_str(&"}\n".repeat(2_000));
+                py.push_str(&format!("{}pass\n", " ".repeat(2_000)));
+                (
+                    kept(&rust, "cookie module").len(),
+                    kept(&py, "cookie class").len(),
+                )
+            })
+            .unwrap();
+        let (rust, py) = t.join().expect("the outline overflowed its stack");
+        assert!(rust > 0 && py > 0);
     }
 
     #[test]
