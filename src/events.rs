@@ -4,6 +4,12 @@
 
 use tracing::{error, info, warn};
 
+/// `pruner.fit_failed` (this server's): a remote backend's answer could not be fitted to the
+/// response budget by relevance in time (or the fitting failed); the answer is used as it is.
+pub fn pruner_fit_failed(request_id: &str, tool: &str, message: &str) {
+    warn!(event = "pruner.fit_failed", request_id, tool, message);
+}
+
 /// `mcp_pruner.ready`: listening, health endpoint available.
 pub fn ready(host: &str, port: u16, root: &str) {
     info!(event = "mcp_pruner.ready", host, port, root);

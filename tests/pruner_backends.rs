@@ -378,6 +378,32 @@ fn an_over_budget_remote_answer_is_fitted_by_relevance() {
 }
 
 #[test]
+fn a_remote_answer_for_deeply_nested_code_does_not_kill_the_server() {
+    let port = fake_pruner();
+    let root = fixture_root();
+    let mut src = String::new();
+    for k in 0..10_000 {
+        src += &format!("mod cookie{k} {{\n");
+    }
+    src += "fn f() {\n    x();\n}\n";
+    src += &"}\n".repeat(10_000);
+    std::fs::write(root.path().join("deep.rs"), &src).unwrap();
+    let endpoint = format!("http://127.0.0.1:{port}/keepall");
+    let mut c = StdioClient::spawn_env(
+        root.path(),
+        &["--pruner", "http"],
+        &[("JEEVES_PRUNER_ENDPOINT", &endpoint)],
+    );
+    c.initialize();
+    let r = c.call(
+        "read",
+        json!({"path":"deep.rs","context_focus_question":"where is the cookie module?"}),
+    );
+    assert_valid_result("read", &r["result"]);
+    assert!(c.close().success());
+}
+
+#[test]
 fn one_instance_is_another_ones_pruner() {
     let (root, log) = log_root();
     let a = HttpServer::start(root.path(), &[]);

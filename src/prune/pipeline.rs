@@ -2,7 +2,9 @@
 //! large?), `req:calling_pruner` with a timeout, `req:pruner_error_fallback`, and the
 //! `PruningMetadata` each outcome reports. Every backend's answer is reduced to a keep mask and
 //! rendered by [`super::render`], so order, `max_prune_ratio`, `min_keep_lines` and markers hold
-//! whatever the backend. The raw output is stored under the `prune_id` before anything is cut.
+//! whatever the backend (the ratio and the minimum yield only to the response budget, which every
+//! backend's answer is fitted to by relevance). The raw output is stored under the `prune_id`
+//! before anything is cut.
 //! The raw output is never lost: on any failure the tool returns it unchanged.
 
 use super::backend::{self, Failure};
@@ -30,8 +32,8 @@ pub struct Job<'a> {
     pub source: SourceType,
     /// Short label for the store (path, command).
     pub label: &'a str,
-    /// Bytes the pruned text may take in the response (the tool's budget less its own notes):
-    /// the builtin engine removes the least relevant kept blocks until it fits.
+    /// Bytes the pruned text may take in the response (the tool's budget less its own notes): the
+    /// least relevant kept blocks are removed until it fits, whatever the backend.
     pub budget: Option<usize>,
 }
 
@@ -206,7 +208,8 @@ impl Pruner {
     }
 
     /// Asks the backend which lines to keep. The builtin engine's plan is used as it is (with its
-    /// own reasons); a remote answer becomes a keep mask checked against the limits.
+    /// own reasons); a remote answer becomes a keep mask checked against the limits, then fitted
+    /// to the budget.
     async fn plan(
         &self,
         ctx: &ToolCtx,
@@ -267,7 +270,7 @@ impl Pruner {
                 let out = backend::call_http(client(), endpoint(), self.timeout, req).await?;
                 let plan =
                     plan_from_mask(lines, backend::keep_mask(lines, &out)?, &Limits::default())?;
-                Ok(self.fit_remote(job, question, plan).await)
+                Ok(self.fit_remote(ctx, job, question, plan).await)
             }
             Backend::SwePruner => {
                 let out = backend::call_swe(
@@ -284,30 +287,39 @@ impl Pruner {
                     backend::swe_keep_mask(lines, &out)?,
                     &Limits::default(),
                 )?;
-                Ok(self.fit_remote(job, question, plan).await)
+                Ok(self.fit_remote(ctx, job, question, plan).await)
             }
         }
     }
 
     /// A remote answer fitted to the job's budget by the builtin strategies' relevance (remote
     /// answers carry no scores): the least relevant kept blocks go first, as for the builtin
-    /// backend, instead of the tool cutting the text's middle by position.
-    async fn fit_remote(&self, job: &Job<'_>, question: &str, plan: Plan) -> Plan {
+    /// backend, instead of the tool cutting the text's middle by position. The fitting gets the
+    /// pruner timeout; past it (or if it fails) the answer is used as it is, with a warning.
+    async fn fit_remote(&self, ctx: &ToolCtx, job: &Job<'_>, question: &str, plan: Plan) -> Plan {
         let Some(bytes) = job.budget else {
             return plan;
         };
         let (text, goal, source) = (job.text.to_string(), question.to_string(), job.source);
-        let fallback = plan.clone();
-        tokio::task::spawn_blocking(move || {
+        let unfitted = plan.clone();
+        let work = tokio::task::spawn_blocking(move || {
             let lines = engine::split_lines(&text);
             let budget = engine::TextBudget {
                 bytes,
                 marker_bytes: widest_compact_marker(lines.len()),
             };
             engine::fit_plan(&lines, &goal, source, plan, budget)
-        })
-        .await
-        .unwrap_or(fallback)
+        });
+        let failed = match tokio::time::timeout(self.timeout, work).await {
+            Ok(Ok(fitted)) => return fitted,
+            Ok(Err(e)) => format!("fitting the answer to the budget failed: {e}"),
+            Err(_) => format!(
+                "fitting the answer to the budget took over {} ms",
+                self.timeout.as_millis()
+            ),
+        };
+        events::pruner_fit_failed(&ctx.request_id, job.tool, &failed);
+        unfitted
     }
 }
 

@@ -51,12 +51,12 @@ fn blocks(draft: &Draft, lines: &[&str], breaks: &[bool]) -> Vec<Range<usize>> {
     out
 }
 
-/// Rendered size of `draft` with one marker per removed run.
-fn rendered_bytes(draft: &Draft, lines: &[&str], marker_bytes: usize) -> usize {
+/// Rendered size of the lines flagged in `keep` with one marker per removed run.
+pub(crate) fn rendered_bytes(keep: &[bool], lines: &[&str], marker_bytes: usize) -> usize {
     let mut size = 0;
     let mut in_removed = false;
     for (i, line) in lines.iter().enumerate() {
-        if draft.keep[i] {
+        if keep[i] {
             size += line.len() + 1;
             in_removed = false;
         } else if !in_removed {
@@ -102,7 +102,7 @@ fn remove_range(
 /// of the blocks. Returns whether anything was removed.
 pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks: &[bool]) -> bool {
     let mb = budget.marker_bytes;
-    let mut size = rendered_bytes(draft, lines, mb);
+    let mut size = rendered_bytes(&draft.keep, lines, mb);
     if size <= budget.bytes {
         return false;
     }
@@ -149,7 +149,7 @@ pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks
         size = remove_range(draft, lines, end..end + 1, size, mb);
         changed = true;
     }
-    debug_assert_eq!(size, rendered_bytes(draft, lines, mb));
+    debug_assert_eq!(size, rendered_bytes(&draft.keep, lines, mb));
     changed
 }
 
@@ -189,7 +189,7 @@ mod tests {
         };
         assert!(fit(&mut d, &lines, &b, &[]));
         assert_eq!(d.keep, [false, false, true, false, true]);
-        assert_eq!(rendered_bytes(&d, &lines, 2), 13);
+        assert_eq!(rendered_bytes(&d.keep, &lines, 2), 13);
         // Tighter: `mid` goes next, `high` stays.
         let b = TextBudget {
             bytes: 12,

@@ -2,13 +2,14 @@
 //! serve a goal (seed 001 sections 2.3, 5, 7.3, 7.4 and 9).
 //!
 //! Owns the decision only: for each line, keep or remove, and for each removed run, a short French
-//! reason. It must never do I/O, read a clock, use randomness or the network, and never return a
-//! plan that breaks `max_prune_ratio`, `min_keep_lines` or a NO_PRUNE block.
+//! reason. It must never do I/O, read a clock, use randomness or the network, never remove a
+//! NO_PRUNE line, and never return a plan that breaks `max_prune_ratio` or `min_keep_lines` except
+//! to fit a response budget it was given (then with the warning `budget_elided`).
 //!
 //! How a plan is made: the goal is split into terms (identifier-aware, stop words dropped, light
 //! stemming, IDF over the lines of this text); a strategy per source type marks lines to remove
-//! (code: keeps the skeleton and the few best-ranked definitions whole, removes the bodies and doc
-//! comments of the others; logs: keeps alerts, the incidents the goal is about, the goal's lines,
+//! (code: keeps the skeleton and the few best-ranked definitions whole, of a very long one only the
+//! paragraphs about the goal, removes the bodies and doc comments of the others; logs: keeps alerts, the incidents the goal is about, the goal's lines,
 //! head and tail; docs: keeps headings, the sections and paragraphs about the goal); then NO_PRUNE
 //! lines are forced back, blank lines around removed runs are absorbed, runs too small to be worth
 //! a marker (~40 tokens) are restored, and removed lines are added back best first until both
@@ -175,9 +176,10 @@ pub fn plan_within(
 
 /// Fits a plan made elsewhere (a remote backend's keep mask) to `budget` the way [`plan_within`]
 /// fits its own: the builtin strategy for `source` scores the lines for `goal`, and the least
-/// relevant kept blocks are removed first (reason `hors budget`, warning `budget_elided`); NO_PRUNE
-/// lines stay. The plan's own removals are left as they are. An empty goal ranks nothing, so the
-/// plan is returned unchanged.
+/// relevant kept blocks are removed first (reason `hors budget`, warning `budget_elided`), past
+/// `max_prune_ratio` if need be; NO_PRUNE lines are kept. The plan's own removals stay removed,
+/// with the reason `hors focus`. A plan that already fits, one for an empty goal (nothing is
+/// ranked) or one whose mask does not match `lines` is returned unchanged.
 pub fn fit_plan(
     lines: &[&str],
     goal: &str,
@@ -186,7 +188,10 @@ pub fn fit_plan(
     budget: TextBudget,
 ) -> Plan {
     let query = Query::new(goal, source == SourceType::Code);
-    if query.is_empty() || lines.is_empty() {
+    if query.is_empty()
+        || plan.keep.len() != lines.len()
+        || budget::rendered_bytes(&plan.keep, lines, budget.marker_bytes) <= budget.bytes
+    {
         return plan;
     }
     // Only the strategy's relevance scores, and where its own decisions change (a block boundary:
@@ -204,6 +209,7 @@ pub fn fit_plan(
     draft.keep = plan.keep;
     draft.reason.fill(draft::Reason::OffFocus);
     draft.must = directives::protected(lines);
+    draft.force_must();
     let mut warnings = plan.warnings;
     if budget::fit(&mut draft, lines, &budget, &breaks) {
         warnings.push("budget_elided".to_owned());
@@ -390,6 +396,7 @@ mod tests {
             "the remote's removals stay removed"
         );
         assert!(p.warnings.contains(&"budget_elided".to_owned()));
+        assert!(budget::rendered_bytes(&p.keep, &lines, 30) <= 400);
         let mut keep = vec![true; n];
         for r in &p.removed {
             keep[r.start_line - 1..r.end_line].fill(false);
