@@ -390,8 +390,116 @@ fn check_within_markers(
     }
 }
 
+/// One function of 90 to 240 lines: blank-separated paragraphs of statements (some naming goal
+/// words, some opening a nested block), with NO_PRUNE blocks among them, so that the thinning of
+/// long bodies and the directives meet.
+fn long_function() -> impl Strategy<Value = String> {
+    let paragraph = prop_oneof![
+        4 => proptest::collection::vec(proptest::sample::select(WORDS), 1..4).prop_map(|w| {
+            format!("    let {} = step(req);\n    more(req);\n    done(req);\n", w.join("_"))
+        }),
+        1 => Just("    if ready(req) {\n        go(req);\n\n        again(req);\n    }\n".to_string()),
+        1 => Just("    // ⟦NO_PRUNE_BEGIN⟧\n    audit(req);\n    // ⟦NO_PRUNE_END⟧\n".to_string()),
+    ];
+    proptest::collection::vec(paragraph, 25..60).prop_map(|ps| {
+        format!(
+            "fn handle(req: &Request) -> Response {{\n{}    respond(req)\n}}\n",
+            ps.join("\n")
+        )
+    })
+}
+
+/// A remote backend's answer fitted to a budget ([`engine::fit_plan`]): the lines it removed stay
+/// removed, NO_PRUNE lines stay, markers cite raw lines and recover them, and the rendering fits
+/// the budget unless what is left is NO_PRUNE lines and one other line.
+fn check_fit_plan(text: &str, goal: &str, source: SourceType, mask: &[bool], bytes: usize) {
+    let lines = engine::split_lines(text);
+    let protected = engine::protected_lines(&lines);
+    let keep: Vec<bool> = (0..lines.len())
+        .map(|i| mask.get(i).copied().unwrap_or(true) || protected[i])
+        .collect();
+    let mut removed = Vec::new();
+    let mut i = 0;
+    while i < keep.len() {
+        if keep[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < keep.len() && !keep[i] {
+            i += 1;
+        }
+        removed.push(engine::Removed {
+            start_line: start + 1,
+            end_line: i,
+            reason: "hors focus".into(),
+        });
+    }
+    let remote = Plan {
+        keep: keep.clone(),
+        removed,
+        warnings: vec![],
+        used_fallback: false,
+    };
+    let budget = engine::TextBudget {
+        bytes,
+        marker_bytes: mcp_pruner::prune::widest_compact_marker(lines.len()),
+    };
+    let plan = engine::fit_plan(&lines, goal, source, remote.clone(), budget);
+    assert_eq!(
+        plan,
+        engine::fit_plan(&lines, goal, source, remote, budget),
+        "not deterministic"
+    );
+    let anything = Limits {
+        max_prune_ratio: 1.0,
+        min_keep_lines: 0,
+    };
+    check_plan(&lines, &plan, &anything);
+    for (i, (before, after)) in keep.iter().zip(&plan.keep).enumerate() {
+        assert!(
+            *before || !*after,
+            "line {} the remote removed came back",
+            i + 1
+        );
+    }
+    let r = render::render(
+        &lines,
+        &plan,
+        ID,
+        false,
+        Markers::Compact,
+        text.ends_with('\n'),
+    );
+    check_render(text, &lines, &plan, &r, false, Markers::Compact);
+    if plan.warnings.iter().any(|w| w == "budget_elided") {
+        let free_kept = plan
+            .keep
+            .iter()
+            .zip(&protected)
+            .filter(|(k, p)| **k && !**p)
+            .count();
+        assert!(
+            r.pruned_text.len() <= bytes || free_kept <= 1,
+            "{} bytes rendered for a budget of {bytes}, {free_kept} removable lines kept",
+            r.pruned_text.len()
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_remote_answer_fitted_to_a_budget(text in text(), goal in goal(), source in source(), mask in proptest::collection::vec(proptest::bool::weighted(0.8), 0..120), bytes in 0usize..4096) {
+        check_fit_plan(&text, &goal, source, &mask, bytes);
+    }
+
+    #[test]
+    fn long_bodies_with_directives(text in long_function(), goal in goal(), limits in limits(), bytes in 0usize..4096) {
+        check(&text, &goal, SourceType::Code, &limits);
+        check_within(&text, &goal, SourceType::Code, &limits, bytes);
+    }
 
     #[test]
     fn invariants_within_a_budget(text in text(), goal in goal(), source in source(), limits in limits(), bytes in 0usize..4096) {
