@@ -100,6 +100,26 @@ fn tool_schemas_are_frozen_per_version() {
     }
 }
 
+/// The savings ledger's rows and `stats --json` report are frozen per ledger schema version
+/// (`PRAGMA user_version`): changing either schema without bumping it fails here, and a bump adds
+/// new snapshots beside the old ones.
+#[test]
+fn ledger_schemas_are_frozen_per_version() {
+    let version = mcp_pruner::ledger::SCHEMA_VERSION as u64;
+    for (title, name) in [("LedgerRow", "ledger-row"), ("StatsReport", "stats-report")] {
+        let schema = contract().schemas.get(title).cloned().unwrap();
+        let mut s = settings();
+        s.set_snapshot_path(snapshots_dir());
+        s.bind(|| insta::assert_json_snapshot!(format!("{name}-v{version}"), Plain(&schema)));
+        for v in 1..version {
+            assert!(
+                snapshots_dir().join(format!("{name}-v{v}.snap")).exists(),
+                "snapshots/{name}-v{v}.snap is missing: old versions must be kept"
+            );
+        }
+    }
+}
+
 #[test]
 fn every_earlier_version_keeps_its_snapshot() {
     for t in &contract().tools {
