@@ -50,6 +50,8 @@ const DOC_GOAL_LOOSE: f32 = 0.3;
 /// A kept definition body longer than this many lines keeps only the paragraphs about the goal,
 /// their neighbours, and its first and last paragraphs ([`thin_body`]).
 const THIN_BODY_LINES: usize = 80;
+/// Nested blocks are thinned at most this many levels down.
+const MAX_THIN_DEPTH: usize = 4;
 /// Goal terms in the header of the container a definition belongs to (`class CookieJar:`,
 /// `impl Parser {`) count this much towards it: the container names what its members are about.
 const CONTAINER_BONUS: f32 = 0.5;
@@ -106,7 +108,7 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
     loose(lines, &o.roles, m, loose_of_best * best, draft);
     for (k, u) in o.units.iter().enumerate() {
         if relevant[k] && u.body.len() > THIN_BODY_LINES {
-            thin_body(lines, u, m, draft);
+            thin_body(lines, u.body.clone(), m, draft, 0);
         }
     }
 }
@@ -116,9 +118,16 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
 /// the neighbours of a matching one: in a 300-line function the goal is about a few places, and
 /// the rest stays one marker away. A paragraph ends at a blank line followed by a line at the
 /// body's own indentation, so a nested block (an `if`, a closure) is kept or removed whole, its
-/// closing brace with it.
-fn thin_body(lines: &[&str], u: &Unit, m: &Matches, draft: &mut Draft) {
-    let body = u.body.clone();
+/// closing brace with it; a kept paragraph that is itself that long (a body wrapped in one
+/// `return new Promise(function () { ... })`) is thinned the same way inside its first and last
+/// lines.
+fn thin_body(
+    lines: &[&str],
+    body: std::ops::Range<usize>,
+    m: &Matches,
+    draft: &mut Draft,
+    depth: usize,
+) {
     let indent = |l: &str| l.len() - l.trim_start().len();
     let Some(base) = lines[body.clone()]
         .iter()
@@ -145,18 +154,25 @@ fn thin_body(lines: &[&str], u: &Unit, m: &Matches, draft: &mut Draft) {
     if let Some(s) = start {
         paras.push(s..body.end);
     }
-    if paras.len() < 3 {
-        return;
-    }
     let hit: Vec<bool> = paras.iter().map(|p| m.span(p.clone()) > 0.0).collect();
-    let last = paras.len() - 1;
+    let last = paras.len().saturating_sub(1);
     for (k, p) in paras.iter().enumerate() {
         let near = (k.saturating_sub(1)..=(k + 1).min(last)).any(|j| hit[j]);
-        if k == 0 || k == last || near {
+        let kept = paras.len() < 3 || k == 0 || k == last || near;
+        if !kept {
+            for i in p.clone() {
+                draft.remove(i, Reason::OffFocus);
+            }
             continue;
         }
-        for i in p.clone() {
-            draft.remove(i, Reason::OffFocus);
+        // A long kept paragraph is a nested block: thin its inside, keeping its first and last
+        // lines (the opening and the closing).
+        let end = (p.start..p.end)
+            .rev()
+            .find(|&i| !is_blank(lines[i]))
+            .unwrap_or(p.start);
+        if end - p.start > THIN_BODY_LINES && depth < MAX_THIN_DEPTH {
+            thin_body(lines, p.start + 1..end, m, draft, depth + 1);
         }
     }
 }
@@ -512,6 +528,28 @@ pub fn render_body(body: &Body) -> String {
             !k.iter().any(|l| l.contains("paragraph number 5")),
             "{k:#?}"
         );
+    }
+
+    #[test]
+    fn a_body_wrapped_in_one_block_is_thinned_inside_it() {
+        let mut src = String::from(
+            "module.exports = function xhrAdapter(config) {\n  return new Promise(function dispatch(resolve, reject) {\n    var request = open(config);\n\n",
+        );
+        for i in 0..30 {
+            if i == 20 {
+                src.push_str("    if (config.cancelToken) {\n      config.cancelToken.unsubscribe(onCanceled);\n    }\n\n");
+            } else {
+                src.push_str(&format!("    step{i}(request);\n    more{i}(request);\n\n"));
+            }
+        }
+        src.push_str("    request.send(data);\n  });\n};\n");
+        let k = kept(&src, "unsubscribing from cancel token");
+        assert!(
+            k.iter().any(|l| l.contains("unsubscribe(onCanceled)")),
+            "{k:#?}"
+        );
+        assert!(!k.iter().any(|l| l.contains("step5(")), "{k:#?}");
+        assert!(k.iter().any(|l| l.contains("new Promise")) && k.iter().any(|l| l.trim() == "});"));
     }
 
     #[test]
