@@ -338,15 +338,25 @@ fn is_ours(e: &Entry) -> bool {
 fn entry_check(e: &Entry, exe: Option<&Path>) -> Check {
     let args = e.args.join(" ");
     if let Some(url) = &e.url {
-        return check(
-            Verdict::Ok,
-            "clients",
-            format!(
-                "{} -> {url} (HTTP: start `mcp-pruner serve` before the client)",
-                e.place
+        // An HTTP entry works only while a server runs there: say whether one answers now. None
+        // answering is a warning, not a failure (the server may simply not be started yet).
+        return match answers(url) {
+            Ok(said) => check(
+                Verdict::Ok,
+                "clients",
+                format!("{} -> {url} ({said})", e.place),
+                None,
             ),
-            None,
-        );
+            Err(why) => check(
+                Verdict::Warn,
+                "clients",
+                format!("{} -> {url}: nothing answers there now ({why})", e.place),
+                Some(
+                    "start `mcp-pruner serve --port PORT --root DIR` before the client, or register the stdio server instead"
+                        .into(),
+                ),
+            ),
+        };
     }
     let Some(command) = &e.command else {
         return check(
@@ -486,6 +496,29 @@ async fn backend(cfg: &Config) -> Check {
                 .into(),
         ),
     )
+}
+
+/// Whether an mcp-pruner HTTP server answers at the origin of `url` (`GET /healthz`, 3 s): what
+/// it said, or why not.
+fn answers(url: &str) -> Result<String, String> {
+    let mut health = url::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
+    health.set_path("/healthz");
+    health.set_query(None);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(3))
+            .build()
+            .map_err(|e| e.to_string())?;
+        match client.get(health.clone()).send().await {
+            Ok(r) if r.status().is_success() => Ok(format!("{health} answers {}", r.status())),
+            Ok(r) => Err(format!("{health} -> {}", r.status())),
+            Err(e) => Err(format!("{health} -> {}", error_chain(&e))),
+        }
+    })
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {

@@ -132,6 +132,41 @@ fn home_with(command: &str, codex_command: &str, root: &Path) -> tempfile::TempD
     home
 }
 
+/// A home whose Claude Code config points at an HTTP server at `url`.
+fn home_with_url(url: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".claude.json"),
+        json!({"mcpServers": {"pruner": {"type": "http", "url": url}}}).to_string(),
+    )
+    .unwrap();
+    home
+}
+
+#[test]
+fn doctor_says_whether_an_http_entry_answers() {
+    let root = fixture_root();
+    let r = root.path().to_str().unwrap();
+    let server = HttpServer::start(root.path(), &[]);
+    let live = home_with_url(&format!("{}/mcp", server.base));
+    let out = stdout(&run(&["doctor", "--root", r], live.path()));
+    assert!(out.contains("ok    clients"), "{out}");
+    assert!(out.contains("/healthz answers 200 OK"), "{out}");
+    // Nothing listens on this port: a warning with the fix, not a failure.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dead = home_with_url(&format!("http://127.0.0.1:{port}/mcp"));
+    let o = run(&["doctor", "--root", r], dead.path());
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("warn  clients"), "{out}");
+    assert!(out.contains("nothing answers there now"), "{out}");
+    assert!(out.contains("fix: start `mcp-pruner serve"), "{out}");
+}
+
 #[test]
 fn doctor_passes_a_healthy_setup_and_names_each_broken_one() {
     let root = fixture_root();
