@@ -375,6 +375,50 @@ fn a_cancelled_modern_bash_call_leaves_no_process_on_either_transport() {
     );
 }
 
+/// Over HTTP too, a modern request's `logLevel` opts it in to `notifications/message`: they arrive
+/// on the request's own SSE stream before its result, and a request without it gets none.
+#[test]
+fn a_modern_http_request_with_a_log_level_gets_its_log_messages_over_sse() {
+    let root = fixture_root();
+    let s = HttpServer::start_env(
+        root.path(),
+        &[],
+        &[
+            ("JEEVES_PRUNER_ENDPOINT", "http://127.0.0.1:9/prune"),
+            ("JEEVES_PRUNER_TIMEOUT_MS", "200"),
+        ],
+    );
+    let read = json!({"name": "read", "arguments": {"path": "hello.txt", "context_focus_question": "what?"}});
+    let events = |text: &str| -> Vec<Value> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(|d| serde_json::from_str(d.trim()).unwrap())
+            .collect()
+    };
+    let mut body = request(31, "tools/call", read.clone(), MODERN);
+    body["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("warning");
+    let (status, sid, text) = post(&s, &body, &routing("tools/call", Some("read")));
+    assert_eq!((status, sid), (200, None), "{text}");
+    let got = events(&text);
+    let msg = got
+        .iter()
+        .position(|e| e["method"] == "notifications/message")
+        .unwrap_or_else(|| panic!("no log message on the stream: {text}"));
+    assert_eq!(got[msg]["params"]["level"], "warning");
+    assert_eq!(got[msg]["params"]["data"]["event"], "pruner.call_failed");
+    let result = got
+        .iter()
+        .position(|e| e["id"] == 31)
+        .unwrap_or_else(|| panic!("no result on the stream: {text}"));
+    assert!(msg < result, "the message comes before the result: {text}");
+    assert_eq!(got[result]["result"]["resultType"], "complete");
+
+    let body = request(32, "tools/call", read, MODERN);
+    let (status, _, text) = post(&s, &body, &routing("tools/call", Some("read")));
+    assert_eq!(status, 200);
+    assert!(!text.contains("notifications/message"), "{text}");
+}
+
 /// The envelope is read per request: `logLevel` opts that request (and only that one) in to
 /// `notifications/message`, a `progressToken` gets progress, and `clientInfo` names the client in
 /// the savings ledger, all with no `initialize` on the connection.
