@@ -375,18 +375,7 @@ fn check_within_markers(
     let r = render::render(lines, &plan, ID, false, markers, text.ends_with('\n'));
     check_render(text, lines, &plan, &r, false, markers);
     if plan.warnings.iter().any(|w| w == "budget_elided") {
-        let protected = engine::protected_lines(lines);
-        let free_kept = plan
-            .keep
-            .iter()
-            .zip(&protected)
-            .filter(|(k, p)| **k && !**p)
-            .count();
-        assert!(
-            r.pruned_text.len() <= bytes || free_kept <= 1,
-            "{} bytes rendered for a budget of {bytes}, {free_kept} removable lines kept",
-            r.pruned_text.len()
-        );
+        assert_fits(&plan, &engine::protected_lines(lines), &r, bytes);
     }
 }
 
@@ -473,18 +462,24 @@ fn check_fit_plan(text: &str, goal: &str, source: SourceType, mask: &[bool], byt
     );
     check_render(text, &lines, &plan, &r, false, Markers::Compact);
     if plan.warnings.iter().any(|w| w == "budget_elided") {
-        let free_kept = plan
-            .keep
-            .iter()
-            .zip(&protected)
-            .filter(|(k, p)| **k && !**p)
-            .count();
-        assert!(
-            r.pruned_text.len() <= bytes || free_kept <= 1,
-            "{} bytes rendered for a budget of {bytes}, {free_kept} removable lines kept",
-            r.pruned_text.len()
-        );
+        assert_fits(&plan, &protected, &r, bytes);
     }
+}
+
+/// A plan fitted to `bytes` renders within them, unless what is left is NO_PRUNE lines
+/// (`protected`) and one other line (the head of the best block).
+fn assert_fits(plan: &Plan, protected: &[bool], r: &Rendered, bytes: usize) {
+    let free_kept = plan
+        .keep
+        .iter()
+        .zip(protected)
+        .filter(|(k, p)| **k && !**p)
+        .count();
+    assert!(
+        r.pruned_text.len() <= bytes || free_kept <= 1,
+        "{} bytes rendered for a budget of {bytes}, {free_kept} removable lines kept",
+        r.pruned_text.len()
+    );
 }
 
 proptest! {

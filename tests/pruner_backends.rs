@@ -7,6 +7,7 @@ use common::*;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
+use std::path::Path;
 use std::time::Duration;
 
 /// A one-thread HTTP server: the path picks the behaviour. Requests are checked against the
@@ -320,6 +321,30 @@ fn remote_backends_never_remove_a_no_prune_block() {
     }
 }
 
+/// `read` of `path` with `question`, pruned by the fake backend that keeps every line (so its
+/// answer is over any budget): the valid result and the client.
+fn read_through_keepall(
+    root: &Path,
+    port: u16,
+    path: &str,
+    question: &str,
+) -> (Value, StdioClient) {
+    let endpoint = format!("http://127.0.0.1:{port}/keepall");
+    let mut c = StdioClient::spawn_env(
+        root,
+        &["--pruner", "http"],
+        &[("JEEVES_PRUNER_ENDPOINT", &endpoint)],
+    );
+    c.initialize();
+    let r = c.call(
+        "read",
+        json!({"path": path, "context_focus_question": question}),
+    )["result"]
+        .clone();
+    assert_valid_result("read", &r);
+    (r, c)
+}
+
 #[test]
 fn an_over_budget_remote_answer_is_fitted_by_relevance() {
     let port = fake_pruner();
@@ -335,19 +360,7 @@ fn an_over_budget_remote_answer_is_fitted_by_relevance() {
         })
         .collect();
     std::fs::write(root.path().join("app.log"), &log).unwrap();
-    let endpoint = format!("http://127.0.0.1:{port}/keepall");
-    let mut c = StdioClient::spawn_env(
-        root.path(),
-        &["--pruner", "http"],
-        &[("JEEVES_PRUNER_ENDPOINT", &endpoint)],
-    );
-    c.initialize();
-    let r = c.call(
-        "read",
-        json!({"path":"app.log","context_focus_question":"which workers failed?"}),
-    )["result"]
-        .clone();
-    assert_valid_result("read", &r);
+    let (r, mut c) = read_through_keepall(root.path(), port, "app.log", "which workers failed?");
     let p = &structured(&r)["pruning"];
     assert_eq!(p["applied"], true, "{p}");
     let content = text(&r);
@@ -388,18 +401,7 @@ fn a_remote_answer_for_deeply_nested_code_does_not_kill_the_server() {
     src += "fn f() {\n    x();\n}\n";
     src += &"}\n".repeat(10_000);
     std::fs::write(root.path().join("deep.rs"), &src).unwrap();
-    let endpoint = format!("http://127.0.0.1:{port}/keepall");
-    let mut c = StdioClient::spawn_env(
-        root.path(),
-        &["--pruner", "http"],
-        &[("JEEVES_PRUNER_ENDPOINT", &endpoint)],
-    );
-    c.initialize();
-    let r = c.call(
-        "read",
-        json!({"path":"deep.rs","context_focus_question":"where is the cookie module?"}),
-    );
-    assert_valid_result("read", &r["result"]);
+    let (_, c) = read_through_keepall(root.path(), port, "deep.rs", "where is the cookie module?");
     assert!(c.close().success());
 }
 
