@@ -427,30 +427,7 @@ fn note_tokens(plan: &engine::Plan) -> usize {
 /// Reduction of a plan keeping exactly the gold lines, markers included: what full recall costs
 /// at best on this case (`no_savings` applies as for ours).
 fn gold_only_reduction(case: &Case, lines: &[&str], gold: &HashSet<usize>, before: usize) -> f64 {
-    let keep: Vec<bool> = (1..=lines.len()).map(|i| gold.contains(&i)).collect();
-    let mut removed = Vec::new();
-    let mut i = 0;
-    while i < keep.len() {
-        if keep[i] {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < keep.len() && !keep[i] {
-            i += 1;
-        }
-        removed.push(engine::Removed {
-            start_line: start + 1,
-            end_line: i,
-            reason: "hors focus".into(),
-        });
-    }
-    let plan = engine::Plan {
-        keep,
-        removed,
-        warnings: Vec::new(),
-        used_fallback: false,
-    };
+    let plan = engine::Plan::from_keep((1..=lines.len()).map(|i| gold.contains(&i)).collect());
     let text = render::render(
         lines,
         &plan,

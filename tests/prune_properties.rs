@@ -407,29 +407,7 @@ fn check_fit_plan(text: &str, goal: &str, source: SourceType, mask: &[bool], byt
     let keep: Vec<bool> = (0..lines.len())
         .map(|i| mask.get(i).copied().unwrap_or(true) || protected[i])
         .collect();
-    let mut removed = Vec::new();
-    let mut i = 0;
-    while i < keep.len() {
-        if keep[i] {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < keep.len() && !keep[i] {
-            i += 1;
-        }
-        removed.push(engine::Removed {
-            start_line: start + 1,
-            end_line: i,
-            reason: "hors focus".into(),
-        });
-    }
-    let remote = Plan {
-        keep: keep.clone(),
-        removed,
-        warnings: vec![],
-        used_fallback: false,
-    };
+    let remote = Plan::from_keep(keep.clone());
     let budget = engine::TextBudget {
         bytes,
         marker_bytes: mcp_pruner::prune::widest_compact_marker(lines.len()),

@@ -8,7 +8,7 @@
 //! The raw output is never lost: on any failure the tool returns it unchanged.
 
 use super::backend::{self, Failure};
-use super::engine::{self, Limits, Plan, Removed};
+use super::engine::{self, Limits, Plan};
 use super::render;
 use crate::app::App;
 use crate::config::{Backend, Config};
@@ -362,29 +362,7 @@ fn plan_from_mask(lines: &[&str], mut keep: Vec<bool>, limits: &Limits) -> Resul
             keep[i] = true;
         }
     }
-    let mut blocks = Vec::new();
-    let mut i = 0;
-    while i < n {
-        if keep[i] {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < n && !keep[i] {
-            i += 1;
-        }
-        blocks.push(Removed {
-            start_line: start + 1,
-            end_line: i,
-            reason: "hors focus".into(),
-        });
-    }
-    Ok(Plan {
-        keep,
-        removed: blocks,
-        warnings: Vec::new(),
-        used_fallback: false,
-    })
+    Ok(Plan::from_keep(keep))
 }
 
 /// Source type of a tool output: by file extension when there is a path, else by content.

@@ -90,6 +90,28 @@ pub struct Plan {
     pub used_fallback: bool,
 }
 
+impl Plan {
+    /// The plan that keeps exactly the lines flagged in `keep` (a remote backend's mask, a
+    /// benchmark's gold lines): each maximal run of the others is one removal, reason
+    /// `hors focus`; no warnings.
+    pub fn from_keep(keep: Vec<bool>) -> Plan {
+        let removed = draft::runs(&keep)
+            .into_iter()
+            .map(|r| Removed {
+                start_line: r.start + 1,
+                end_line: r.end,
+                reason: draft::Reason::OffFocus.text().to_owned(),
+            })
+            .collect();
+        Plan {
+            keep,
+            removed,
+            warnings: Vec::new(),
+            used_fallback: false,
+        }
+    }
+}
+
 /// Lines of `text` without their terminators (`"a\nb\n"` -> `["a", "b"]`; `""` -> `[]`; a `'\r'`
 /// before `'\n'` stays in the line, so joining with `'\n'` restores the text).
 pub fn split_lines(text: &str) -> Vec<&str> {
