@@ -13,6 +13,8 @@
 //!
 //! Run: `cargo bench --bench prune_quality [-- FILE]`. `QUALITY_VERBOSE=1` prints one row per case;
 //! `QUALITY_SHOW=<text>` prints the pruned output of the cases whose origin or query contains it;
+//! `QUALITY_DUMP=file.tsv` appends one row per case and budget (origin, budget in bytes or 0 for
+//! none, the keep mask as `0`/`1` per line, reduction) for analysis outside the bench;
 //! `QUALITY_CURVE=out.svg` writes the recall-vs-reduction curve of the code cases (ours at several
 //! budgets, head and BM25 at the same token budgets).
 
@@ -319,6 +321,23 @@ fn parse_case(line: &str) -> Case {
     }
 }
 
+/// Appends one row to the `QUALITY_DUMP` file: origin, budget (0 = none), the keep mask (`1` per
+/// line shown, all of them when the raw text was returned) and the token reduction.
+fn dump_keep(path: &str, case: &Case, budget: Option<usize>, keep: &[bool], raw: bool, red: f64) {
+    use std::io::Write;
+    let mask: String = keep
+        .iter()
+        .map(|&k| if raw || k { '1' } else { '0' })
+        .collect();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    writeln!(f, "{}\t{}\t{mask}\t{red}", case.origin, budget.unwrap_or(0))
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+}
+
 /// Our figures and the baselines' for one case.
 fn measure(case: &Case, budget: Option<usize>) -> Measured {
     let lines = engine::split_lines(&case.text);
@@ -366,6 +385,16 @@ fn measure(case: &Case, budget: Option<usize>) -> Measured {
     let raw = after >= before;
     let after = after.min(before);
     let plain_reduction = if raw { 0.0 } else { plain_reduction };
+    if let Ok(dump) = std::env::var("QUALITY_DUMP") {
+        dump_keep(
+            &dump,
+            case,
+            budget,
+            &plan.keep,
+            raw,
+            1.0 - after as f64 / before as f64,
+        );
+    }
     let ours = (
         1.0 - after as f64 / before as f64,
         recall(&|i| raw || plan.keep[i]),
