@@ -94,7 +94,7 @@ fn remove_range(
 /// Removes the least relevant kept blocks of `draft` until its rendering fits `budget`.
 ///
 /// Blocks are paragraphs of kept lines ([`blocks`]); a block's relevance is the best score of its
-/// lines (the strategies score a kept definition, section or incident through all its lines). Ties
+/// non-blank lines (the strategies score a kept definition, section or incident through all its lines). Ties
 /// go to the block farthest from the most relevant one, so what stays is the best block and its
 /// neighbourhood. NO_PRUNE lines always stay. If the most relevant block alone is still too big,
 /// its tail is removed (its head holds the signature or heading that names it). `breaks` flags
@@ -107,13 +107,20 @@ pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks
         return false;
     }
     let blocks = blocks(draft, lines, breaks);
+    // A blank line holds nothing: it must not carry the block it closes.
     let scores: Vec<f32> = blocks
         .iter()
         .map(|r| {
-            draft.score[r.clone()]
-                .iter()
-                .copied()
-                .fold(f32::MIN, f32::max)
+            let content = r.clone().filter(|&i| !is_blank(lines[i]));
+            content
+                .map(|i| draft.score[i])
+                .fold(None, |a: Option<f32>, s| Some(a.map_or(s, |a| a.max(s))))
+                .unwrap_or_else(|| {
+                    draft.score[r.clone()]
+                        .iter()
+                        .copied()
+                        .fold(f32::MIN, f32::max)
+                })
         })
         .collect();
     let removable = |r: &Range<usize>| !draft.must[r.start];

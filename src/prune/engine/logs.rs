@@ -1,7 +1,9 @@
 //! Pruning logs and command output: keep every alert line (errors, warnings, failures, panics,
 //! assertions); keep whole, with context and stack trace, the incidents the goal singles out (or,
 //! when it singles out none, every error incident); keep the lines about the goal, the head and the
-//! tail; collapse runs of repeated lines; remove the rest.
+//! tail; collapse runs of repeated lines; remove the rest. Under a response budget the failure
+//! detail of the test the goal names (its section: `____ test_x ____`, `---- x stdout ----`,
+//! `--- FAIL: TestX`) outranks the one-line statuses that only say it failed.
 //!
 //! Owns the log decisions. It must never remove an alert line unless it repeats the line above
 //! (digits ignored), and never interpret the log's content beyond recognising these patterns.
@@ -139,9 +141,39 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
             for (k, a) in keep[range.clone()].iter_mut().zip(&alert[range.clone()]) {
                 *k |= whole || *a;
             }
-            if whole {
-                for r in &mut incident_rank[range.clone()] {
-                    *r = r.max(1.0 + score);
+            // A status line (`tests/t.py::test_x FAILED [ 40%]`) says only that the test failed,
+            // which the summary says too: under a budget, an incident made of status lines (and
+            // the lines around them) goes before the detail of the failures.
+            let only_status = range
+                .clone()
+                .filter(|&i| alert[i])
+                .all(|i| is_status_line(lines[i]));
+            if whole && !only_status {
+                for i in range.clone() {
+                    if !is_status_line(lines[i]) {
+                        incident_rank[i] = incident_rank[i].max(1.0 + score);
+                    }
+                }
+            }
+        }
+        // A failure section whose header is about the goal (`____ test_parse[utf8] ____` names
+        // the test, its assertion lines do not) lends the header's weight to its lines: its alert
+        // lines rank with the incidents the goal singles out, its other lines (the test's source,
+        // captured output) come before unrelated lines when a budget or a limit decides.
+        let header = section_headers(lines);
+        let best_header = header
+            .iter()
+            .flatten()
+            .map(|&h| specific.line(h))
+            .fold(0.0, f32::max);
+        let mut inherited = vec![0.0f32; n];
+        for (i, h) in header.iter().enumerate() {
+            let Some(h) = *h else { continue };
+            let named = specific.line(h);
+            if named > 0.0 && named >= FOCUS * best_header && !is_status_line(lines[i]) {
+                inherited[i] = named;
+                if alert[i] {
+                    incident_rank[i] = incident_rank[i].max(1.0 + named);
                 }
             }
         }
@@ -159,7 +191,8 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
             } else {
                 0.0
             };
-            draft.score[i] = tier * (best_line + best + 1.0) + score + incident_rank[i];
+            draft.score[i] =
+                tier * (best_line + best + 1.0) + score + inherited[i] + incident_rank[i];
             if score > 0.0 && score >= threshold {
                 mark(
                     &mut keep,
@@ -193,6 +226,57 @@ fn incidents(lines: &[&str], alert: &[bool]) -> Vec<std::ops::Range<usize>> {
         i = if trace > i + 1 { trace } else { i + 1 };
     }
     out
+}
+
+/// For each line, the header line of the test failure section holding it, if any. A section starts
+/// at a header naming one failing test (pytest's `____ test_name ____`, cargo's
+/// `---- name stdout ----`, Go's `--- FAIL: TestName`, Jest's `● Suite › name`) and ends before the
+/// next header or a rule line (`=====`, pytest's summaries).
+fn section_headers(lines: &[&str]) -> Vec<Option<usize>> {
+    let mut out = vec![None; lines.len()];
+    let mut current = None;
+    for (i, line) in lines.iter().enumerate() {
+        if is_section_header(line) {
+            current = Some(i);
+        } else if line.trim_start().starts_with("=====") {
+            current = None;
+        }
+        out[i] = current;
+    }
+    out
+}
+
+/// A line that opens the failure report of one test (see [`section_headers`]).
+fn is_section_header(line: &str) -> bool {
+    let t = line.trim();
+    let pytest = t.len() > 8
+        && t.starts_with("___")
+        && t.ends_with("___")
+        && t.trim_matches('_').starts_with(' ')
+        && !t.trim_matches('_').trim().is_empty();
+    let cargo = t.starts_with("---- ") && t.ends_with(" stdout ----");
+    let go = t.starts_with("--- FAIL: ");
+    let jest = t.starts_with("● ") && t.len() > 4;
+    pytest || cargo || go || jest
+}
+
+/// A test runner's one-line status of a test (`tests/t.py::test_x FAILED [ 40%]`,
+/// `test tests::x ... FAILED`): it names the test and its outcome, nothing about why.
+fn is_status_line(line: &str) -> bool {
+    let t = line.trim_end();
+    let percent = t.ends_with("%]")
+        && t.rfind('[').is_some_and(|k| {
+            t[k + 1..t.len() - 2]
+                .trim()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        });
+    let outcome = [
+        " FAILED", " ERROR", " PASSED", " SKIPPED", " XFAIL", " XPASS",
+    ]
+    .iter()
+    .any(|o| t.contains(o));
+    percent && outcome || t.starts_with("test ") && t.ends_with(" ... FAILED")
 }
 
 fn mark(keep: &mut [bool], from: usize, to: usize) {
@@ -462,6 +546,105 @@ mod tests {
                 "retrying connection attempt 0",
                 "retrying connection attempt 9"
             ]
+        );
+    }
+
+    #[test]
+    fn failure_section_headers_and_status_lines() {
+        for h in [
+            "_________________ test_parse[utf8] _________________",
+            "---- tests::parse_utf8 stdout ----",
+            "--- FAIL: TestParse (0.00s)",
+            "    --- FAIL: TestParse/utf8 (0.00s)",
+            "● Parser › parses utf8",
+        ] {
+            assert!(is_section_header(h), "{h}");
+        }
+        for not in ["____", "_ _ _ _ _ _ _", "---- a ----", "FAIL\tpkg\t0.01s"] {
+            assert!(!is_section_header(not), "{not}");
+        }
+        assert!(is_status_line(
+            "tests/t.py::test_parse[utf8] FAILED                        [ 40%]"
+        ));
+        assert!(is_status_line("test tests::parse ... FAILED"));
+        assert!(!is_status_line("E       AssertionError: assert 1 == 2"));
+        assert!(!is_status_line("tests/t.py:12: AssertionError"));
+        let log = "a\n___ test_x ___\nsrc\nE   boom\n===== summary =====\nafter";
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(
+            section_headers(&lines),
+            [None, Some(1), Some(1), Some(1), None, None]
+        );
+    }
+
+    /// A long pytest log with a parametrized test failing many times: under a response budget,
+    /// the assertion details of the test the goal names come before the progress lines that only
+    /// say FAILED (the summary says that too).
+    #[test]
+    fn under_a_budget_failure_details_outrank_status_lines() {
+        // Parameters that differ in letters, not digits (repeated lines would collapse).
+        let param = |k: usize| char::from(b'a' + k as u8).to_string().repeat(4);
+        let mut log = vec!["===== test session starts =====".to_string()];
+        for k in 0..30 {
+            log.push(format!(
+                "tests/test_style.py::test_color[{}] FAILED                              [{:>3}%]",
+                param(k),
+                k * 3
+            ));
+        }
+        log.push(String::new());
+        log.push("===== FAILURES =====".into());
+        for k in 0..30 {
+            log.push(format!(
+                "_______________ test_color[{}] _______________",
+                param(k)
+            ));
+            log.push(String::new());
+            log.push(format!("value = '{}'", param(k)));
+            for j in 0..8 {
+                log.push(format!("    setup line {j} of the test body"));
+            }
+            log.push("    def test_color(value):".into());
+            log.push(">       with pytest.raises(ValueError):".into());
+            log.push(format!(
+                "E       Failed: DID NOT RAISE ValueError for {}",
+                param(k)
+            ));
+            log.push(String::new());
+            log.push("tests/test_style.py:106: Failed".into());
+        }
+        log.push("===== short test summary info =====".into());
+        for k in 0..30 {
+            log.push(format!(
+                "FAILED tests/test_style.py::test_color[v{k}] - Failed: DID NOT RAISE"
+            ));
+        }
+        log.push("===== 30 failed in 0.5s =====".into());
+        let lines: Vec<&str> = log.iter().map(String::as_str).collect();
+        let budget = crate::prune::engine::TextBudget {
+            bytes: 6000,
+            marker_bytes: 24,
+        };
+        let plan = crate::prune::engine::plan_within(
+            &lines,
+            "Why does `test_color` in tests/test_style.py fail?",
+            crate::contract::types::SourceType::Logs,
+            &crate::prune::engine::Limits::default(),
+            Some(budget),
+        );
+        let kept = |pred: &dyn Fn(&str) -> bool| {
+            lines
+                .iter()
+                .zip(&plan.keep)
+                .filter(|(l, k)| **k && pred(l))
+                .count()
+        };
+        let details = kept(&|l| l.starts_with("E       Failed"));
+        let status = kept(&|l| l.ends_with("%]"));
+        assert!(details >= 10, "{details} assertion lines kept");
+        assert!(
+            status < details,
+            "{status} status lines kept, {details} details"
         );
     }
 
