@@ -13,7 +13,8 @@ statement line ("> ..."), the "path:NN: ExcType" location lines and the
 failure: which test fails and the exception type seen in the output.
 
 This runs third-party test code, so it is NOT part of build_realistic.py; it is
-run once and its output (bench-data/realistic_logs.jsonl) is committed.
+run once and its output (bench-data/realistic_logs.jsonl) is committed; capture_rust_logs.py then
+appends its `cargo test` cases to the same file (run it again after this script).
 build_realistic.py appends that file's cases verbatim (so realistic.jsonl stays
 deterministic).  Requires a Python env with pytest (+ hypothesis for attrs,
 pygments + markdown-it-py for rich):
@@ -86,27 +87,39 @@ def gold_for_log(text):
     return gold
 
 
+def repo_heads():
+    """The pinned head of each benchmark repository and its dev/test split."""
+    shas = dict(br.read_repo_list(os.path.join(HERE, "realistic_repos.txt")))
+    return shas, br.assign_splits(list(shas))
+
+
+def fix_commits(gitdir, head):
+    """Yield (sha, parent, files) of the commits whose cleaned subject reads as a bug fix (the
+    benchmark builder's rules), newest first."""
+    for sha, parent, msg, files in br.iter_commits(gitdir, head):
+        subject = br.clean_subject(msg)
+        if not br.FIX_RE.search(subject) or br.NOISE_SUBJECT_RE.search(subject) \
+                or br.CODE_NOISE_SUBJECT_RE.search(subject):
+            continue
+        yield sha, parent, files
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
     ap.add_argument("--mirrors", default="/work/.mirror")
     ap.add_argument("--out", default=os.path.join(HERE, "realistic_logs.jsonl"))
     args = ap.parse_args()
-    shas = dict(br.read_repo_list(os.path.join(HERE, "realistic_repos.txt")))
-    split = br.assign_splits(list(shas))
+    shas, split = repo_heads()
     cases = []
     tmp = tempfile.mkdtemp(prefix="rlogs_")
     try:
         for repo in REPOS:
             gitdir = br.find_gitdir(args.mirrors, repo)
             got = tries = 0
-            for sha, parent, msg, files in br.iter_commits(gitdir, shas[repo]):
+            for sha, parent, files in fix_commits(gitdir, shas[repo]):
                 if got >= PER_REPO or tries >= MAX_TRIES:
                     break
-                subject = br.clean_subject(msg)
-                if not br.FIX_RE.search(subject) or br.NOISE_SUBJECT_RE.search(subject) \
-                        or br.CODE_NOISE_SUBJECT_RE.search(subject):
-                    continue
                 src = [p for st, p in files if p.endswith(".py") and not br.is_excluded_path(p)]
                 tests = [p for st, p in files if st in "AM" and re.match(r"^tests?/(.*/)?test_\w+\.py$", p)]
                 if not (1 <= len(src) <= 3) or len(tests) != 1:
