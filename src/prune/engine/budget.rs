@@ -94,9 +94,9 @@ fn remove_range(
 /// Removes the least relevant kept blocks of `draft` until its rendering fits `budget`.
 ///
 /// Blocks are paragraphs of kept lines ([`blocks`]); a block's relevance is the best score of its
-/// non-blank lines (the strategies score a kept definition, section or incident through all its lines). Ties
-/// go to the block farthest from the most relevant one, so what stays is the best block and its
-/// neighbourhood. NO_PRUNE lines always stay. If the most relevant block alone is still too big,
+/// non-blank lines (the strategies score a kept definition, section or incident through all its
+/// lines; a blank line holds nothing). Ties go to the block farthest from the most relevant one,
+/// so what stays is the best block and its neighbourhood. NO_PRUNE lines always stay. If the most relevant block alone is still too big,
 /// its tail is removed (its head holds the signature or heading that names it). `breaks` flags
 /// lines that start a block in any case (empty: none). Linear in the number of lines plus a sort
 /// of the blocks. Returns whether anything was removed.
@@ -204,6 +204,23 @@ mod tests {
         };
         assert!(fit(&mut d, &lines, &b, &[]));
         assert_eq!(d.keep, [false, false, true, false, false]);
+    }
+
+    #[test]
+    fn a_blank_line_does_not_carry_the_block_it_closes() {
+        // Block `low` ends with a blank line scored high (the context of something else): the
+        // block is still judged by `low`, and goes before `mid`.
+        let lines = ["low", "", "mid", "x", "high"];
+        let mut d = draft(&[0.1, 9.0, 1.0, 0.0, 5.0]);
+        d.keep[3] = false;
+        // Blocks: [low, ""] (5 B), [mid] (4 B), [high] (5 B), one marker of 2 B: 16 B. Removing
+        // [low, ""] adds a marker: 13 B. (Judged by its blank line, it would stay and `mid` go.)
+        let b = TextBudget {
+            bytes: 13,
+            marker_bytes: 2,
+        };
+        assert!(fit(&mut d, &lines, &b, &[]));
+        assert_eq!(d.keep, [false, false, true, false, true]);
     }
 
     #[test]

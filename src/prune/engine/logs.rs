@@ -191,8 +191,9 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
             } else {
                 0.0
             };
+            // `score` and `inherited` are each at most `best_line`: the tiers stay apart.
             draft.score[i] =
-                tier * (best_line + best + 1.0) + score + inherited[i] + incident_rank[i];
+                tier * (2.0 * best_line + best + 1.0) + score + inherited[i] + incident_rank[i];
             if score > 0.0 && score >= threshold {
                 mark(
                     &mut keep,
@@ -230,15 +231,16 @@ fn incidents(lines: &[&str], alert: &[bool]) -> Vec<std::ops::Range<usize>> {
 
 /// For each line, the header line of the test failure section holding it, if any. A section starts
 /// at a header naming one failing test (pytest's `____ test_name ____`, cargo's
-/// `---- name stdout ----`, Go's `--- FAIL: TestName`, Jest's `● Suite › name`) and ends before the
-/// next header or a rule line (`=====`, pytest's summaries).
+/// `---- name stdout ----`, Go's `--- FAIL: TestName (0.01s)` when its output follows indented,
+/// Jest's `● Suite › name`) and ends before the next header or a line where the runner moves on
+/// ([`ends_section`]).
 fn section_headers(lines: &[&str]) -> Vec<Option<usize>> {
     let mut out = vec![None; lines.len()];
     let mut current = None;
     for (i, line) in lines.iter().enumerate() {
-        if is_section_header(line) {
+        if is_section_header(line, lines.get(i + 1).copied()) {
             current = Some(i);
-        } else if line.trim_start().starts_with("=====") {
+        } else if ends_section(line) {
             current = None;
         }
         out[i] = current;
@@ -246,18 +248,52 @@ fn section_headers(lines: &[&str]) -> Vec<Option<usize>> {
     out
 }
 
-/// A line that opens the failure report of one test (see [`section_headers`]).
-fn is_section_header(line: &str) -> bool {
+/// A line that opens the failure report of one test (see [`section_headers`]); `next` is the line
+/// after it.
+fn is_section_header(line: &str, next: Option<&str>) -> bool {
     let t = line.trim();
-    let pytest = t.len() > 8
-        && t.starts_with("___")
-        && t.ends_with("___")
-        && t.trim_matches('_').starts_with(' ')
-        && !t.trim_matches('_').trim().is_empty();
+    // pytest centres the test id between runs of `_` (a single one each side for a long id).
+    let inner = t.trim_matches('_');
+    let pytest = t.starts_with('_')
+        && t.ends_with('_')
+        && inner.len() + 2 <= t.len()
+        && inner.starts_with(' ')
+        && inner.ends_with(' ')
+        && inner.chars().any(|c| c != '_' && c != ' ');
     let cargo = t.starts_with("---- ") && t.ends_with(" stdout ----");
-    let go = t.starts_with("--- FAIL: ");
+    // Without -v, Go prints a failing test's output after its `--- FAIL:` line, indented; with
+    // -v it comes before, under `=== RUN`, and the header opens nothing.
+    let go = t.starts_with("--- FAIL: ")
+        && t.ends_with("s)")
+        && next.is_some_and(|n| n.starts_with([' ', '\t']) && !n.trim_start().starts_with("--- "));
     let jest = t.starts_with("● ") && t.len() > 4;
     pytest || cargo || go || jest
+}
+
+/// A line where a test runner moves past the failure report it was printing: a `=====` rule
+/// (pytest's summaries), cargo's `failures:` list, `test result:` or next `Running` binary, Go's
+/// `=== RUN`, `--- PASS:` or package `ok`/`FAIL` line, Jest's `Test Suites:` or next test file.
+fn ends_section(line: &str) -> bool {
+    let t = line.trim_start();
+    [
+        "=====",
+        "failures:",
+        "test result:",
+        "Running ",
+        "=== RUN",
+        "=== CONT",
+        "=== PAUSE",
+        "--- PASS:",
+        "--- SKIP:",
+        "ok  ",
+        "ok\t",
+        "FAIL\t",
+        "PASS ",
+        "FAIL ",
+        "Test Suites:",
+    ]
+    .iter()
+    .any(|p| t.starts_with(p))
 }
 
 /// A test runner's one-line status of a test (`tests/t.py::test_x FAILED [ 40%]`,
@@ -551,29 +587,73 @@ mod tests {
 
     #[test]
     fn failure_section_headers_and_status_lines() {
+        let indented = Some("    foo_test.go:12: got 1, want 2");
         for h in [
             "_________________ test_parse[utf8] _________________",
+            "_ TestParser.test_a_very_long_parametrized_id[with-many-parameters-in-it] _",
             "---- tests::parse_utf8 stdout ----",
             "--- FAIL: TestParse (0.00s)",
             "    --- FAIL: TestParse/utf8 (0.00s)",
             "● Parser › parses utf8",
         ] {
-            assert!(is_section_header(h), "{h}");
+            assert!(is_section_header(h, indented), "{h}");
         }
-        for not in ["____", "_ _ _ _ _ _ _", "---- a ----", "FAIL\tpkg\t0.01s"] {
-            assert!(!is_section_header(not), "{not}");
+        for not in [
+            "____",
+            "_ _ _ _ _ _ _",
+            "___ ___ ___",
+            "---- a ----",
+            "FAIL\tpkg\t0.01s",
+            "--- FAIL: deploy step",
+        ] {
+            assert!(!is_section_header(not, indented), "{not}");
         }
+        // go test -v prints the output before the `--- FAIL:` line: it opens nothing.
+        assert!(!is_section_header(
+            "--- FAIL: TestParse (0.00s)",
+            Some("=== RUN   TestNext")
+        ));
         assert!(is_status_line(
             "tests/t.py::test_parse[utf8] FAILED                        [ 40%]"
         ));
         assert!(is_status_line("test tests::parse ... FAILED"));
         assert!(!is_status_line("E       AssertionError: assert 1 == 2"));
         assert!(!is_status_line("tests/t.py:12: AssertionError"));
-        let log = "a\n___ test_x ___\nsrc\nE   boom\n===== summary =====\nafter";
-        let lines: Vec<&str> = log.lines().collect();
+    }
+
+    /// Where each runner's failure section ends: at the next header, or where the runner moves on
+    /// (pytest's rules, cargo's `failures:` list, Go's next test or package line, Jest's summary).
+    #[test]
+    fn failure_sections_end_where_the_runner_moves_on() {
+        let sections = |log: &str| {
+            let lines: Vec<&str> = log.lines().collect();
+            section_headers(&lines)
+        };
         assert_eq!(
-            section_headers(&lines),
+            sections("a\n___ test_x ___\nsrc\nE   boom\n===== summary =====\nafter"),
             [None, Some(1), Some(1), Some(1), None, None]
+        );
+        assert_eq!(
+            sections(
+                "---- t::a stdout ----\npanicked\n\nfailures:\n    t::a\n\ntest result: FAILED"
+            ),
+            [Some(0), Some(0), Some(0), None, None, None, None]
+        );
+        assert_eq!(
+            sections(
+                "--- FAIL: TestA (0.00s)\n    a_test.go:3: boom\n--- FAIL: TestB (0.00s)\n    b_test.go:9: bad\nFAIL\nFAIL\tpkg\t0.01s\nok  \tother\t0.01s"
+            ),
+            [Some(0), Some(0), Some(2), Some(2), Some(2), None, None]
+        );
+        assert_eq!(
+            sections(
+                "=== RUN   TestA\n    a_test.go:3: boom\n--- FAIL: TestA (0.00s)\n=== RUN   TestB\n--- PASS: TestB (0.00s)"
+            ),
+            [None, None, None, None, None]
+        );
+        assert_eq!(
+            sections("● math › adds\n  expect(1).toBe(2)\n\nTest Suites: 1 failed, 1 total"),
+            [Some(0), Some(0), Some(0), None]
         );
     }
 
