@@ -104,6 +104,34 @@ def fix_commits(gitdir, head):
         yield sha, parent, files
 
 
+def question(tests, test_path, tail):
+    """What a developer asks about failing `tests` (names, sorted) of `test_path`; `tail` names the
+    failure (" with KeyError") or is empty."""
+    tn = ", ".join("`%s`" % t for t in tests[:3])
+    verb = "do" if len(tests) > 1 else "does"
+    return "Why %s %s in %s fail%s?" % (verb, tn, test_path, tail)
+
+
+def log_case(repo, sha, test_path, language, split, query, text, gold):
+    """One benchmark case for a captured log (and a line on stderr saying it was kept)."""
+    print("ok   %s %s lines=%d gold=%d %s" % (repo, sha[:12], br.count_lines(text), len(gold), query),
+          file=sys.stderr)
+    return {
+        "query": query, "text": text, "source_type": "logs", "gold_lines": gold,
+        "origin": "%s@%s:%s" % (repo, sha[:12], test_path),
+        "language": language, "repo": repo, "commit": sha, "split": split,
+    }
+
+
+def write_cases(path, cases, mode):
+    """Writes (`mode` "w") or appends (`mode` "a") `cases` to `path`, one JSON object per line."""
+    with open(path, mode, encoding="utf-8") as f:
+        for c in cases:
+            f.write(json.dumps(c, ensure_ascii=False) + "\n")
+    print("%s %d log cases to %s" % ("wrote" if mode == "w" else "appended", len(cases), path),
+          file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
@@ -161,24 +189,12 @@ def main():
                 exc = re.findall(r"^E\s+(\w+(?:\.\w+)*(?:Error|Exception|Warning|Exit))\b", text, re.M)
                 exc = exc[0] if exc else ("AssertionError" if re.search(r"^E\s+assert", text, re.M) else None)
                 tnames = sorted({f.split("::")[-1].split("[")[0] for f in failed_new})
-                tn = ", ".join("`%s`" % t for t in tnames[:3])
-                verb = "do" if len(tnames) > 1 else "does"
-                q = "Why %s %s in %s fail%s?" % (
-                    verb, tn, tests[0], " with %s" % exc if exc else "")
-                cases.append({
-                    "query": q, "text": text, "source_type": "logs", "gold_lines": gold,
-                    "origin": "%s@%s:%s" % (repo, sha[:12], tests[0]),
-                    "language": "python", "repo": repo, "commit": sha,
-                    "split": split[repo],
-                })
+                q = question(tnames, tests[0], " with %s" % exc if exc else "")
+                cases.append(log_case(repo, sha, tests[0], "python", split[repo], q, text, gold))
                 got += 1
-                print("ok   %s %s lines=%d gold=%d %s" % (repo, sha[:12], n, len(gold), q), file=sys.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    with open(args.out, "w", encoding="utf-8") as f:
-        for c in cases:
-            f.write(json.dumps(c, ensure_ascii=False) + "\n")
-    print("wrote %d log cases to %s" % (len(cases), args.out), file=sys.stderr)
+    write_cases(args.out, cases, "w")
 
 
 if __name__ == "__main__":

@@ -155,26 +155,14 @@ def main():
                           file=sys.stderr)
                     continue
                 tnames = sorted({f.split("::")[-1] for f in failed})
-                tn = ", ".join("`%s`" % t for t in tnames[:3])
-                verb = "do" if len(tnames) > 1 else "does"
                 kind = " with an assertion failure" if re.search(
                     r"^assertion .*failed", text, re.M) else ""
-                q = "Why %s %s in %s fail%s?" % (verb, tn, tests[0], kind)
-                cases.append({
-                    "query": q, "text": text, "source_type": "logs", "gold_lines": gold,
-                    "origin": "%s@%s:%s" % (repo, sha[:12], tests[0]),
-                    "language": "rust", "repo": repo, "commit": sha,
-                    "split": split[repo],
-                })
+                q = pylogs.question(tnames, tests[0], kind)
+                cases.append(pylogs.log_case(repo, sha, tests[0], "rust", split[repo], q, text, gold))
                 got += 1
-                print("ok   %s %s lines=%d gold=%d %s" % (repo, sha[:12], n, len(gold), q),
-                      file=sys.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    with open(args.append, "a", encoding="utf-8") as f:
-        for c in cases:
-            f.write(json.dumps(c, ensure_ascii=False) + "\n")
-    print("appended %d log cases to %s" % (len(cases), args.append), file=sys.stderr)
+    pylogs.write_cases(args.append, cases, "a")
 
 
 if __name__ == "__main__":

@@ -111,16 +111,12 @@ pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks
     let scores: Vec<f32> = blocks
         .iter()
         .map(|r| {
-            let content = r.clone().filter(|&i| !is_blank(lines[i]));
-            content
-                .map(|i| draft.score[i])
-                .fold(None, |a: Option<f32>, s| Some(a.map_or(s, |a| a.max(s))))
-                .unwrap_or_else(|| {
-                    draft.score[r.clone()]
-                        .iter()
-                        .copied()
-                        .fold(f32::MIN, f32::max)
-                })
+            let score = |i: usize| draft.score[i];
+            r.clone()
+                .filter(|&i| !is_blank(lines[i]))
+                .map(score)
+                .reduce(f32::max)
+                .unwrap_or_else(|| r.clone().map(score).fold(f32::MIN, f32::max))
         })
         .collect();
     let removable = |r: &Range<usize>| !draft.must[r.start];

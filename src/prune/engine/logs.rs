@@ -160,21 +160,19 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
         // the test, its assertion lines do not) lends the header's weight to its lines: its alert
         // lines rank with the incidents the goal singles out, its other lines (the test's source,
         // captured output) come before unrelated lines when a budget or a limit decides.
-        let header = section_headers(lines);
-        let best_header = header
+        // The goal's weight in the header of the section holding each line (0 outside one).
+        let mut inherited: Vec<f32> = section_headers(lines)
             .iter()
-            .flatten()
-            .map(|&h| specific.line(h))
-            .fold(0.0, f32::max);
-        let mut inherited = vec![0.0f32; n];
-        for (i, h) in header.iter().enumerate() {
-            let Some(h) = *h else { continue };
-            let named = specific.line(h);
-            if named > 0.0 && named >= FOCUS * best_header && !is_status_line(lines[i]) {
-                inherited[i] = named;
+            .map(|h| h.map_or(0.0, |h| specific.line(h)))
+            .collect();
+        let best_header = inherited.iter().copied().fold(0.0, f32::max);
+        for (i, named) in inherited.iter_mut().enumerate() {
+            if *named > 0.0 && *named >= FOCUS * best_header && !is_status_line(lines[i]) {
                 if alert[i] {
-                    incident_rank[i] = incident_rank[i].max(1.0 + named);
+                    incident_rank[i] = incident_rank[i].max(1.0 + *named);
                 }
+            } else {
+                *named = 0.0;
             }
         }
         let telling = m.without_terms(m.common_bits());
