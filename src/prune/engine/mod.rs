@@ -155,16 +155,7 @@ pub fn plan_within(
     if query.is_empty() {
         warnings.push("empty_goal".to_owned());
     }
-    let mut draft = Draft::keep_all(n);
-    if n > 0 {
-        let m = Matches::new(&query, lines);
-        match source {
-            SourceType::Logs => logs::plan(lines, &query, &m, &mut draft),
-            SourceType::Code if !query.is_empty() => code::plan(lines, &query, &m, &mut draft),
-            SourceType::Docs if !query.is_empty() => docs::plan(lines, &m, &mut draft),
-            SourceType::Code | SourceType::Docs => {}
-        }
-    }
+    let mut draft = strategy(lines, &query, source);
     draft.must = directives::protected(lines);
     draft.force_must();
     draft.keep_atoms_whole();
@@ -218,13 +209,7 @@ pub fn fit_plan(
     }
     // Only the strategy's relevance scores, and where its own decisions change (a block boundary:
     // a remote answer may keep one long run, a log with no blank line), are used.
-    let mut draft = Draft::keep_all(lines.len());
-    let m = Matches::new(&query, lines);
-    match source {
-        SourceType::Logs => logs::plan(lines, &query, &m, &mut draft),
-        SourceType::Code => code::plan(lines, &query, &m, &mut draft),
-        SourceType::Docs => docs::plan(lines, &m, &mut draft),
-    }
+    let mut draft = strategy(lines, &query, source);
     let breaks: Vec<bool> = (0..lines.len())
         .map(|i| i > 0 && draft.keep[i] != draft.keep[i - 1])
         .collect();
@@ -243,6 +228,23 @@ pub fn fit_plan(
         warnings,
         used_fallback: plan.used_fallback,
     }
+}
+
+/// The draft of the strategy for `source`: its decisions and relevance scores for `query`. An
+/// empty query keeps code and docs whole (logs still lose repeated lines).
+fn strategy(lines: &[&str], query: &Query, source: SourceType) -> Draft {
+    let mut draft = Draft::keep_all(lines.len());
+    if lines.is_empty() {
+        return draft;
+    }
+    let m = Matches::new(query, lines);
+    match source {
+        SourceType::Logs => logs::plan(lines, query, &m, &mut draft),
+        SourceType::Code if !query.is_empty() => code::plan(lines, query, &m, &mut draft),
+        SourceType::Docs if !query.is_empty() => docs::plan(lines, &m, &mut draft),
+        SourceType::Code | SourceType::Docs => {}
+    }
+    draft
 }
 
 /// The no-op plan returned when the limits cannot be met.
