@@ -62,17 +62,28 @@ def run_pytest(python, root, args, timeout=300):
     env.pop("FORCE_COLOR", None)
     cmd = [python, "-m", "pytest", "-p", "no:cacheprovider", "--color=no",
            "-o", "addopts=", "-rfE", "-v"] + args
+    return run_captured(cmd, root, env, timeout)
+
+
+def run_captured(cmd, cwd, env, timeout):
+    """Runs `cmd` with stdout and stderr merged, as a CI log shows them: (exit code, text), or
+    (None, "") past `timeout` seconds."""
     try:
-        r = subprocess.run(cmd, cwd=root, env=env, stdout=subprocess.PIPE,
+        r = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, ""
     return r.returncode, r.stdout.decode("utf-8", errors="replace")
 
 
+def diff_of(gitdir, parent, sha, path):
+    """The fix's diff of `path`, without context lines."""
+    return subprocess.run(["git", "--git-dir=" + gitdir, "diff", "-U0", parent, sha, "--", path],
+                          stdout=subprocess.PIPE).stdout.decode("utf-8", "replace")
+
+
 def added_tests(gitdir, parent, sha, path):
-    d = subprocess.run(["git", "--git-dir=" + gitdir, "diff", "-U0", parent, sha,
-                        "--", path], stdout=subprocess.PIPE).stdout.decode("utf-8", "replace")
+    d = diff_of(gitdir, parent, sha, path)
     return sorted(set(re.findall(r"^\+\s*(?:async\s+)?def\s+(test_\w+)", d, re.M)))
 
 

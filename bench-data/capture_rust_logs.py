@@ -28,11 +28,9 @@ Needs cargo and the crates.io registry:
 
 import argparse
 import importlib.util
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -61,18 +59,12 @@ def cargo_test(root, target, test, names=(), timeout=900):
     cmd = ["cargo", "test", "--test", test]
     if names:
         cmd += ["--"] + list(names)
-    try:
-        r = subprocess.run(cmd, cwd=root, env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, ""
-    return r.returncode, r.stdout.decode("utf-8", errors="replace")
+    return pylogs.run_captured(cmd, root, env, timeout)
 
 
 def changed_tests(gitdir, parent, sha, path):
     """Names of the test functions the fix adds or edits in `path` (hunk headers and added fns)."""
-    d = subprocess.run(["git", "--git-dir=" + gitdir, "diff", "-U0", parent, sha, "--", path],
-                       stdout=subprocess.PIPE).stdout.decode("utf-8", "replace")
+    d = pylogs.diff_of(gitdir, parent, sha, path)
     names = set(re.findall(r"^\+\s*(?:pub\s+)?(?:async\s+)?fn\s+(\w+)\s*\(", d, re.M))
     names |= set(re.findall(r"^@@.*@@\s*(?:pub\s+)?(?:async\s+)?fn\s+(\w+)\s*\(", d, re.M))
     return sorted(names)
