@@ -29,7 +29,7 @@ fn check_markers(c: &mut StdioClient, text: &str, raw: &[&str], what: &str) -> u
     let re = Regex::new(mcp_pruner::prune::render::MARKER_PATTERN).unwrap();
     let compact = Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
     let note = Regex::new(
-        r"pruned to the focus question; ⟦lines a-b pruned⟧ are lines a-b of recover_text prune_id=(?<id>[^\s\]]+)\]",
+        r"pruned to the focus question; recover_text prune_id=(?<id>[^\s\]]+) returns pruned lines by number\]",
     )
     .unwrap();
     let noted: Vec<String> = note
