@@ -20,7 +20,7 @@ GOAL = "how are escape sequences like \\u parsed in strings?"
 MARKER = re.compile(r"⟦PRUNÉ: prune_id=(\S+) lignes (\d+)-(\d+) \((\d+)\) raison=(.*)⟧")
 # The tools' compact markers, numbered in the prune id their one note names.
 COMPACT = re.compile(r"^\[… lines? (\d+)(?:-(\d+))? pruned\]$")
-NOTE = re.compile(r"are lines a-b of recover_text prune_id=([^\s\]]+)\]")
+NOTE = re.compile(r"recover_text prune_id=([^\s\]]+) returns pruned lines by number\]")
 
 
 class Client:
