@@ -498,6 +498,8 @@ def assign_splits(repos):
 
 
 def read_repo_list(path):
+    """`owner/name [sha [group]]` per line; a group (rust, python, tsjs, go) given here adds the
+    repository to REPO_GROUP, so a fresh set needs no edit of this script."""
     repos = []
     with open(path) as f:
         for ln in f:
@@ -505,6 +507,10 @@ def read_repo_list(path):
             if not ln:
                 continue
             parts = ln.split()
+            if len(parts) > 2:
+                if parts[2] not in GROUP_EXT:
+                    sys.exit("%s: unknown group %r (one of %s)" % (path, parts[2], ", ".join(GROUP_EXT)))
+                REPO_GROUP[parts[0]] = parts[2]
             repos.append((parts[0], parts[1] if len(parts) > 1 else None))
     return repos
 
@@ -518,6 +524,8 @@ def main():
     ap.add_argument("--logs", default=os.path.join(HERE, "realistic_logs.jsonl"),
                     help="pre-captured log cases (capture_realistic_logs.py) to append; "
                          "skipped if missing")
+    ap.add_argument("--split", default=None,
+                    help="label every case with this split (e.g. fresh) instead of dev/test by repository")
     ap.add_argument("--allow-sha-mismatch", action="store_true",
                     help="use the listed sha if present, else mirror HEAD, with a warning")
     args = ap.parse_args()
@@ -547,7 +555,7 @@ def main():
         stats = Counter()
         code, docs, ncode, ndocs = repo_cases(gitdir, repo, head, stats)
         for c in code + docs:
-            c["split"] = split[repo]
+            c["split"] = args.split or split[repo]
             all_cases.append(c)
         summary.append((repo, split[repo], len(code), ncode, len(docs), ndocs))
         print("%-24s %-4s code %3d/%4d docs %2d/%3d  %s" % (
