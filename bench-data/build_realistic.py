@@ -568,7 +568,7 @@ def main():
                 if ln.strip():
                     c = json.loads(ln)
                     if c["repo"] in split:
-                        c["split"] = split[c["repo"]]
+                        c["split"] = args.split or split[c["repo"]]
                         all_cases.append(c)
 
     keys = ["query", "text", "source_type", "gold_lines", "origin", "language",

@@ -98,9 +98,9 @@ def gold_for_log(text):
     return gold
 
 
-def repo_heads():
-    """The pinned head of each benchmark repository and its dev/test split."""
-    shas = dict(br.read_repo_list(os.path.join(HERE, "realistic_repos.txt")))
+def repo_heads(path=os.path.join(HERE, "realistic_repos.txt")):
+    """The pinned head of each repository listed in `path` and its dev/test split."""
+    shas = dict(br.read_repo_list(path))
     return shas, br.assign_splits(list(shas))
 
 
@@ -148,12 +148,20 @@ def main():
     ap.add_argument("--python", required=True)
     ap.add_argument("--mirrors", default="/work/.mirror")
     ap.add_argument("--out", default=os.path.join(HERE, "realistic_logs.jsonl"))
+    ap.add_argument("--repos", default=os.path.join(HERE, "realistic_repos.txt"),
+                    help="the pinned repository list (build_realistic.py's format)")
+    ap.add_argument("--only", nargs="*", default=REPOS,
+                    help="the pure-Python repositories of that list to capture from")
+    ap.add_argument("--split", default=None,
+                    help="label every case with this split instead of the repository's dev/test")
     args = ap.parse_args()
-    shas, split = repo_heads()
+    shas, split = repo_heads(args.repos)
+    if args.split:
+        split = {r: args.split for r in shas}
     cases = []
     tmp = tempfile.mkdtemp(prefix="rlogs_")
     try:
-        for repo in REPOS:
+        for repo in args.only:
             gitdir = br.find_gitdir(args.mirrors, repo)
             got = tries = 0
             for sha, parent, files in fix_commits(gitdir, shas[repo]):
