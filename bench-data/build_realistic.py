@@ -557,9 +557,10 @@ def main():
         for c in code + docs:
             c["split"] = args.split or split[repo]
             all_cases.append(c)
-        summary.append((repo, split[repo], len(code), ncode, len(docs), ndocs))
+        label = args.split or split[repo]
+        summary.append((repo, label, len(code), ncode, len(docs), ndocs))
         print("%-24s %-4s code %3d/%4d docs %2d/%3d  %s" % (
-            repo, split[repo], len(code), ncode, len(docs), ndocs,
+            repo, label, len(code), ncode, len(docs), ndocs,
             dict(sorted(stats.items()))), file=sys.stderr)
 
     if args.logs and os.path.exists(args.logs):

@@ -147,15 +147,30 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
     ap.add_argument("--mirrors", default="/work/.mirror")
-    ap.add_argument("--out", default=os.path.join(HERE, "realistic_logs.jsonl"))
-    ap.add_argument("--repos", default=os.path.join(HERE, "realistic_repos.txt"),
+    default_repos = os.path.join(HERE, "realistic_repos.txt")
+    ap.add_argument("--out", default=None,
+                    help="default: bench-data/realistic_logs.jsonl, only with the default --repos")
+    ap.add_argument("--repos", default=default_repos,
                     help="the pinned repository list (build_realistic.py's format)")
-    ap.add_argument("--only", nargs="*", default=REPOS,
-                    help="the pure-Python repositories of that list to capture from")
+    ap.add_argument("--only", nargs="*", default=None,
+                    help="the pure-Python repositories of that list to capture from "
+                         "(default: %s with the default list, else its python group)" % ", ".join(REPOS))
     ap.add_argument("--split", default=None,
                     help="label every case with this split instead of the repository's dev/test")
     args = ap.parse_args()
+    default_list = os.path.abspath(args.repos) == default_repos
+    if args.out is None:
+        if not default_list:
+            ap.error("--out is required with --repos (the default output holds the realistic set's logs)")
+        args.out = os.path.join(HERE, "realistic_logs.jsonl")
     shas, split = repo_heads(args.repos)
+    if args.only is None:
+        args.only = REPOS if default_list else [r for r in shas if br.REPO_GROUP.get(r) == "python"]
+    for r in args.only:
+        if r not in shas:
+            ap.error("--only %s: not in %s" % (r, args.repos))
+        if br.REPO_GROUP.get(r) != "python":
+            ap.error("--only %s: not a python repository (pytest logs only)" % r)
     if args.split:
         split = {r: args.split for r in shas}
     cases = []

@@ -22,8 +22,8 @@ pub enum Markers {
     /// Seed 001's canonical marker, byte for byte the annotation's (`prune_text`, `POST /prune`).
     Canonical,
     /// `[… lines a-b pruned]` ([`compact_marker`]): what `read` and `bash` show the model, with the
-    /// prune id named once in the tool's note instead of on every marker (13 o200k tokens a
-    /// marker instead of ~47 with a store id).
+    /// prune id named once in the tool's note instead of on every marker (9 o200k tokens a
+    /// marker with its newline, instead of ~47 with a store id).
     Compact,
 }
 
@@ -221,6 +221,21 @@ mod tests {
             render(&[], &plan(&[], &[]), "id", false, Markers::Canonical, true).pruned_text,
             ""
         );
+    }
+
+    #[test]
+    fn compact_markers_match_their_pattern() {
+        let re = regex::Regex::new(COMPACT_MARKER_PATTERN).unwrap();
+        let (one, run) = (compact_marker(7, 7), compact_marker(120, 154));
+        assert_eq!(
+            (one.as_str(), run.as_str()),
+            ("[… line 7 pruned]", "[… lines 120-154 pruned]")
+        );
+        let one = re.captures(&one).unwrap();
+        assert_eq!((&one["start"], one.name("end")), ("7", None));
+        let run = re.captures(&run).unwrap();
+        assert_eq!((&run["start"], &run["end"]), ("120", "154"));
+        assert!(!re.is_match("[... lines 1-2 pruned]") && !re.is_match("x [… lines 1-2 pruned]"));
     }
 
     #[test]

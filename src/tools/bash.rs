@@ -426,7 +426,8 @@ struct View {
 }
 
 /// The note naming the prune id behind the compact markers of a pruned stream, when `shown`
-/// (the stream as it went out) still has one.
+/// (the stream as it went out) still has one. A raw output line that reads exactly like a marker
+/// counts as one: at worst a note names the prune id of a stream whose markers the page cut.
 fn pruned_note(view: &View, shown: &str, what: &str) -> Option<String> {
     let id = view.stored.as_deref().filter(|_| !view.exact)?;
     let re = compact_marker_re();
