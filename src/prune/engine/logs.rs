@@ -27,6 +27,9 @@ const AFTER: usize = 2;
 const GOAL_CONTEXT: usize = 1;
 /// A stack trace is followed for at most this many lines.
 const MAX_TRACE: usize = 500;
+/// Score of a line about nothing the goal names, next to the failure (divided by 1 + its distance
+/// to it): far below any goal term's weight, it only orders lines that would otherwise tie.
+const PROXIMITY: f32 = 1e-3;
 /// Goal lines: fraction of the best line score and of the goal's total IDF mass to reach.
 const REL_OF_BEST: f32 = 0.6;
 const REL_OF_TOTAL: f32 = 0.25;
@@ -200,6 +203,22 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
                 );
             }
         }
+        // Lines that hold nothing about the goal are ordered by how close they are to the
+        // failure (the incidents the goal singles out, else the kept alert lines): when a limit
+        // brings lines back, they are the failure's surroundings, not the head of the log; under
+        // a budget, the farthest go first.
+        let anchor: Vec<bool> = if incident_rank.iter().any(|&r| r > 0.0) {
+            incident_rank.iter().map(|&r| r > 0.0).collect()
+        } else {
+            alert.iter().zip(&keep).map(|(a, k)| *a && *k).collect()
+        };
+        for (i, d) in distances(&anchor).into_iter().enumerate() {
+            if draft.score[i] == 0.0 {
+                if let Some(d) = d {
+                    draft.score[i] = PROXIMITY / (1 + d) as f32;
+                }
+            }
+        }
     }
     for i in 0..n {
         if repeated[i] {
@@ -208,6 +227,29 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
             draft.remove(i, Reason::Log);
         }
     }
+}
+
+/// For each line, how many lines away the nearest `true` of `flags` is (`None` when there is none).
+fn distances(flags: &[bool]) -> Vec<Option<usize>> {
+    let n = flags.len();
+    let mut out: Vec<Option<usize>> = vec![None; n];
+    let mut last: Option<usize> = None;
+    for i in 0..n {
+        if flags[i] {
+            last = Some(i);
+        }
+        out[i] = last.map(|l| i - l);
+    }
+    let mut next: Option<usize> = None;
+    for i in (0..n).rev() {
+        if flags[i] {
+            next = Some(i);
+        }
+        if let Some(j) = next {
+            out[i] = Some(out[i].map_or(j - i, |d| d.min(j - i)));
+        }
+    }
+    out
 }
 
 /// Incidents: each alert line with `BEFORE` lines above, `AFTER` lines below and its stack trace
@@ -723,6 +765,42 @@ mod tests {
         assert!(
             status < details,
             "{status} status lines kept, {details} details"
+        );
+    }
+
+    #[test]
+    fn lines_a_limit_brings_back_surround_the_failure() {
+        // 61 lines: 40 distinct build steps, the failure, 20 more steps. `min_keep_lines` asks for
+        // more than the failure: what comes back is the steps that led to it, not the log's head.
+        let step = |k: usize| {
+            format!(
+                "{} module built",
+                ["core", "net", "fs", "io", "ui"][k % 5].repeat(k / 5 + 1)
+            )
+        };
+        let mut log: Vec<String> = (0..40).map(step).collect();
+        log.push("FAILED test_parse_header: ValueError: bad header".into());
+        log.extend((40..60).map(step));
+        let lines: Vec<&str> = log.iter().map(String::as_str).collect();
+        let limits = crate::prune::engine::Limits {
+            max_prune_ratio: 1.0,
+            min_keep_lines: 12,
+        };
+        let plan = crate::prune::engine::plan(
+            &lines,
+            "why does test_parse_header fail with ValueError?",
+            crate::contract::types::SourceType::Logs,
+            &limits,
+        );
+        let kept: Vec<usize> = (0..lines.len()).filter(|&i| plan.keep[i]).collect();
+        assert!(plan.keep[40] && kept.len() >= 12, "{kept:?}");
+        assert!(
+            (36..=42).all(|i| plan.keep[i]),
+            "the lines around the failure come back: {kept:?}"
+        );
+        assert!(
+            (1..20).all(|i| !plan.keep[i]),
+            "the head of the log stays out: {kept:?}"
         );
     }
 
