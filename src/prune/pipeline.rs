@@ -336,28 +336,10 @@ fn plan_from_mask(lines: &[&str], mut keep: Vec<bool>, limits: &Limits) -> Resul
     let max_removed = (limits.max_prune_ratio.clamp(0.0, 1.0) * n as f64 + 1e-9).floor() as usize;
     let must_keep = limits.min_keep_lines.min(n).max(n - max_removed.min(n));
     if kept < must_keep {
-        // Distance of every removed line to the nearest kept line, two sweeps.
-        let mut dist = vec![usize::MAX; n];
-        let mut last = None;
-        for i in 0..n {
-            if keep[i] {
-                last = Some(i);
-            }
-            if let Some(l) = last {
-                dist[i] = i - l;
-            }
-        }
-        let mut next = None;
-        for i in (0..n).rev() {
-            if keep[i] {
-                next = Some(i);
-            }
-            if let Some(nx) = next {
-                dist[i] = dist[i].min(nx - i);
-            }
-        }
+        // Distance of every removed line to the nearest kept line (none kept: all equal).
+        let dist = engine::distances(&keep);
         let mut candidates: Vec<usize> = (0..n).filter(|&i| !keep[i]).collect();
-        candidates.sort_by_key(|&i| (dist[i], i));
+        candidates.sort_by_key(|&i| (dist[i].unwrap_or(usize::MAX), i));
         for &i in candidates.iter().take(must_keep - kept) {
             keep[i] = true;
         }

@@ -96,10 +96,10 @@ fn remove_range(
 /// Blocks are paragraphs of kept lines ([`blocks`]); a block's relevance is the best score of its
 /// non-blank lines (the strategies score a kept definition, section or incident through all its
 /// lines; a blank line holds nothing). Ties go to the block farthest from the most relevant one,
-/// so what stays is the best block and its neighbourhood. NO_PRUNE lines always stay. If the most relevant block alone is still too big,
-/// its tail is removed (its head holds the signature or heading that names it). `breaks` flags
-/// lines that start a block in any case (empty: none). Linear in the number of lines plus a sort
-/// of the blocks. Returns whether anything was removed.
+/// so what stays is the best block and its neighbourhood. NO_PRUNE lines always stay. If the most
+/// relevant block alone is still too big, its tail is removed (its head holds the signature or
+/// heading that names it). `breaks` flags lines that start a block in any case (empty: none).
+/// Linear in the number of lines plus a sort of the blocks. Returns whether anything was removed.
 pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks: &[bool]) -> bool {
     let mb = budget.marker_bytes;
     let mut size = rendered_bytes(&draft.keep, lines, mb);

@@ -235,6 +235,29 @@ pub(crate) fn is_paragraph_break(line: &str) -> bool {
         )
 }
 
+/// For each line, how many lines away the nearest `true` of `flags` is (`None` when there is none).
+pub(crate) fn distances(flags: &[bool]) -> Vec<Option<usize>> {
+    let n = flags.len();
+    let mut out: Vec<Option<usize>> = vec![None; n];
+    let mut last: Option<usize> = None;
+    for i in 0..n {
+        if flags[i] {
+            last = Some(i);
+        }
+        out[i] = last.map(|l| i - l);
+    }
+    let mut next: Option<usize> = None;
+    for i in (0..n).rev() {
+        if flags[i] {
+            next = Some(i);
+        }
+        if let Some(j) = next {
+            out[i] = Some(out[i].map_or(j - i, |d| d.min(j - i)));
+        }
+    }
+    out
+}
+
 /// Maximal runs of `false` in `keep`, as 0-based half-open ranges.
 pub(crate) fn runs(keep: &[bool]) -> Vec<Range<usize>> {
     let mut out = Vec::new();
@@ -274,6 +297,14 @@ mod tests {
         let keep = [true, false, false, true, false, true];
         assert_eq!(runs(&keep), vec![1..3, 4..5]);
         assert!(runs(&[]).is_empty());
+    }
+
+    #[test]
+    fn distances_to_the_nearest_flag() {
+        let f = [false, true, false, false, false, true, false];
+        assert_eq!(distances(&f), [1, 0, 1, 2, 1, 0, 1].map(Some).to_vec());
+        assert_eq!(distances(&[false, false]), [None, None]);
+        assert!(distances(&[]).is_empty());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! Owns the log decisions. It must never remove an alert line unless it repeats the line above
 //! (digits ignored), and never interpret the log's content beyond recognising these patterns.
 
-use super::draft::{Draft, Reason, is_blank};
+use super::draft::{Draft, Reason, distances, is_blank};
 use super::terms::{Matches, Query};
 
 /// First lines always kept (the command, the start of the run).
@@ -227,29 +227,6 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
             draft.remove(i, Reason::Log);
         }
     }
-}
-
-/// For each line, how many lines away the nearest `true` of `flags` is (`None` when there is none).
-fn distances(flags: &[bool]) -> Vec<Option<usize>> {
-    let n = flags.len();
-    let mut out: Vec<Option<usize>> = vec![None; n];
-    let mut last: Option<usize> = None;
-    for i in 0..n {
-        if flags[i] {
-            last = Some(i);
-        }
-        out[i] = last.map(|l| i - l);
-    }
-    let mut next: Option<usize> = None;
-    for i in (0..n).rev() {
-        if flags[i] {
-            next = Some(i);
-        }
-        if let Some(j) = next {
-            out[i] = Some(out[i].map_or(j - i, |d| d.min(j - i)));
-        }
-    }
-    out
 }
 
 /// Incidents: each alert line with `BEFORE` lines above, `AFTER` lines below and its stack trace

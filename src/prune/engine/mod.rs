@@ -31,6 +31,7 @@ mod terms;
 
 pub use budget::TextBudget;
 pub use detect::detect_source_type;
+pub(crate) use draft::distances;
 
 /// The longest reason the builtin engine writes in a marker (for marker-width estimates).
 pub fn widest_reason() -> &'static str {
