@@ -178,6 +178,8 @@ def main():
     try:
         for repo in args.only:
             gitdir = br.find_gitdir(args.mirrors, repo)
+            if gitdir is None:
+                sys.exit("missing mirror for %s (fetch it first)" % repo)
             got = tries = 0
             for sha, parent, files in fix_commits(gitdir, shas[repo]):
                 if got >= PER_REPO or tries >= MAX_TRIES:
