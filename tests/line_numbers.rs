@@ -181,3 +181,36 @@ fn a_large_file_read_with_a_question_has_the_relevant_definition_on_its_first_pa
     let raw: Vec<&str> = src.lines().collect();
     assert!(check_markers(&mut c, t, &raw, "big.rs") > 0);
 }
+
+#[test]
+fn a_pasted_failure_brings_the_code_it_quotes_onto_the_first_page() {
+    // 300 generated methods (~75 KB) that all use the question's words, down to the gutter and the
+    // shrinking; one raises the error the question pastes. Only the pasted message tells it apart.
+    let mut src = String::from("class Layout:\n");
+    for i in 0..300 {
+        if i == 211 {
+            src.push_str("    def fit_column(self, column, width):\n        if width < self.gutter:\n            raise ValueError(f\"column {column.name} cannot shrink below its gutter\")\n        column.width = width - self.gutter\n        return column.width\n\n");
+        }
+        src.push_str(&format!(
+            "    def layout_column_{i}(self, column, width):\n        if width < self.gutter:\n            raise ValueError(\"gutter wider than column {i}: cannot shrink below that\")\n        column.width = width - self.gutter\n        self.columns.append(column)\n        return column.width\n\n"
+        ));
+    }
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("layout.py"), &src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let question = "Why does test_layout fail with a ValueError on a narrow column width?\n\
+                    E       ValueError: column price cannot shrink below its gutter";
+    let r = c.call(
+        "read",
+        json!({"path": "layout.py", "context_focus_question": question}),
+    );
+    let t = text_of(&r);
+    assert!(t.len() <= 10240);
+    assert!(
+        t.contains("cannot shrink below its gutter\")\n        column.width"),
+        "the method raising the pasted message is not on the first page:\n{t}"
+    );
+    let raw: Vec<&str> = src.lines().collect();
+    assert!(check_markers(&mut c, t, &raw, "layout.py") > 0);
+}

@@ -26,6 +26,7 @@ mod detect;
 mod directives;
 mod docs;
 mod draft;
+mod evidence;
 mod logs;
 mod terms;
 

@@ -4,6 +4,7 @@
 //! Owns turning a goal and lines into per-line term masks and weights. It must never decide what to
 //! keep, and never look at anything but the goal and the lines it is given.
 
+use super::evidence::Evidence;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::LazyLock;
 
@@ -132,6 +133,8 @@ pub(crate) struct Query {
     /// The goal's plain words, lowercased, punctuation trimmed (`docs:` -> `docs`); identifiers
     /// stay whole (`to_doc`, `DocumentBuilder`), so a word test is not fooled by their parts.
     words: Vec<String>,
+    /// What the goal pastes from a failure (quoted source lines, frames, messages).
+    pub(crate) evidence: Evidence,
 }
 
 impl Query {
@@ -195,6 +198,7 @@ impl Query {
             prefilter,
             quoted_stop_words,
             words,
+            evidence: Evidence::new(goal),
         }
     }
 

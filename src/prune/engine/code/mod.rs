@@ -1,9 +1,9 @@
 //! Pruning source code: keep the structure (imports, file header, containers' headers and closing
 //! braces, attributes), keep whole the definitions that serve the goal (doc comment, signature,
-//! body; of a very long body, the paragraphs about the goal and their neighbours) and those one
-//! call away from the best of them, keep only the signature of the others that share some of the
-//! goal's terms, and remove the rest whole, so that one marker stands for a run of unrelated
-//! definitions.
+//! body; of a very long body, the paragraphs about the goal and their neighbours), those a failure
+//! pasted in the goal points at (`evidence`), and those one call away from the best of them, keep
+//! only the signature of the others that share some of the goal's terms, and remove the rest
+//! whole, so that one marker stands for a run of unrelated definitions.
 //!
 //! Owns the code decisions on top of the outline. It must never remove a structural line, nor cut
 //! a relevant definition in pieces unless it is very long (then only its off-goal paragraphs go);
@@ -18,7 +18,7 @@ mod scan;
 
 use super::draft::{Draft, Reason, is_blank, is_paragraph_break};
 use super::terms::{Matches, Query};
-use outline::{Role, Unit, outline};
+use outline::{Role, Unit, defined_name, outline};
 
 /// Loose statements of at most this many code lines are kept as structure.
 const SMALL_LOOSE: usize = 2;
@@ -52,6 +52,10 @@ const DOC_GOAL_LOOSE: f32 = 0.3;
 /// A kept definition body longer than this many lines keeps only the paragraphs about the goal,
 /// their neighbours, and its first and last paragraphs ([`thin_body`]).
 const THIN_BODY_LINES: usize = 80;
+/// A definition the goal's pasted failure points at (a frame names it, or it holds a source line
+/// the traceback quotes or a message the goal repeats) scores at least this multiple of the best
+/// score by words: above all of them, since the failure ran through it.
+const EVIDENCE_OF_BEST: f32 = 1.5;
 /// Nested blocks are thinned at most this many levels down.
 const MAX_THIN_DEPTH: usize = 4;
 /// Goal terms in the header of the container a definition belongs to (`class CookieJar:`,
@@ -64,6 +68,7 @@ const CONTAINER_BONUS: f32 = 0.5;
 pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
     let o = outline(lines);
     let mut scores = unit_scores(lines, &o, q, m);
+    let pointed = evidence(lines, &o.units, q, &mut scores);
     calls::spread(lines, &o.units, &mut scores, CALL_SHARE);
     let relevant = select(&o.units, &scores, lines.len());
     let best = scores.iter().copied().fold(0.0, f32::max);
@@ -81,7 +86,7 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
         match *role {
             Role::Pre(u) | Role::Body(u) => {
                 let u = u as usize;
-                draft.score[i] = scores[u] + m.line(i);
+                draft.score[i] = scores[u] + m.line(i) + if pointed[i] { best } else { 0.0 };
                 if !relevant[u] {
                     let reason = if matches!(role, Role::Pre(_)) {
                         Reason::Doc
@@ -107,10 +112,10 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
     } else {
         LOOSE_OF_BEST
     };
-    loose(lines, &o.roles, m, loose_of_best * best, draft);
+    loose(lines, &o.roles, m, &pointed, loose_of_best * best, draft);
     for (k, u) in o.units.iter().enumerate() {
         if relevant[k] && u.body.len() > THIN_BODY_LINES {
-            thin_body(lines, u.body.clone(), m, draft, 0);
+            thin_body(lines, u.body.clone(), m, &pointed, draft, 0);
         }
     }
 }
@@ -127,6 +132,7 @@ fn thin_body(
     lines: &[&str],
     body: std::ops::Range<usize>,
     m: &Matches,
+    pointed: &[bool],
     draft: &mut Draft,
     depth: usize,
 ) {
@@ -156,7 +162,10 @@ fn thin_body(
     if let Some(s) = start {
         paras.push(s..body.end);
     }
-    let hit: Vec<bool> = paras.iter().map(|p| m.span(p.clone()) > 0.0).collect();
+    let hit: Vec<bool> = paras
+        .iter()
+        .map(|p| m.span(p.clone()) > 0.0 || pointed[p.clone()].contains(&true))
+        .collect();
     let last = paras.len().saturating_sub(1);
     for (k, p) in paras.iter().enumerate() {
         let near = (k.saturating_sub(1)..=(k + 1).min(last)).any(|j| hit[j]);
@@ -174,9 +183,34 @@ fn thin_body(
             .find(|&i| !is_blank(lines[i]))
             .unwrap_or(p.start);
         if end - p.start > THIN_BODY_LINES && depth < MAX_THIN_DEPTH {
-            thin_body(lines, p.start + 1..end, m, draft, depth + 1);
+            thin_body(lines, p.start + 1..end, m, pointed, draft, depth + 1);
         }
     }
+}
+
+/// The lines the goal's pasted failure points at ([`Evidence::points_at`]); the definitions
+/// holding one, or named by one of its frames, are raised to [`EVIDENCE_OF_BEST`] times the best
+/// score: the failure ran through them, whatever words the goal uses.
+///
+/// [`Evidence::points_at`]: super::evidence::Evidence::points_at
+fn evidence(lines: &[&str], units: &[Unit], q: &Query, scores: &mut [f32]) -> Vec<bool> {
+    let ev = &q.evidence;
+    if ev.is_empty() {
+        return vec![false; lines.len()];
+    }
+    let pointed: Vec<bool> = lines.iter().map(|l| ev.points_at(l)).collect();
+    let best = scores
+        .iter()
+        .copied()
+        .fold(0.0, f32::max)
+        .max(f32::MIN_POSITIVE);
+    for (u, unit) in units.iter().enumerate() {
+        let named = defined_name(lines[unit.sig.start]).is_some_and(|n| ev.names(n));
+        if named || pointed[unit.sig.start..unit.body.end].contains(&true) {
+            scores[u] = scores[u].max(EVIDENCE_OF_BEST * best);
+        }
+    }
+    pointed
 }
 
 /// Score of each definition: BM25 of its code (signature and body) with length normalisation,
@@ -334,7 +368,14 @@ fn select(units: &[Unit], scores: &[f32], total_lines: usize) -> Vec<bool> {
 /// Loose paragraphs (runs of loose lines between blank lines, bare comment markers such as a lone
 /// `//!` inside a long module doc, or other roles): kept when relevant; otherwise their comments
 /// go, and so does their code unless it is a short statement.
-fn loose(lines: &[&str], roles: &[Role], m: &Matches, threshold: f32, draft: &mut Draft) {
+fn loose(
+    lines: &[&str],
+    roles: &[Role],
+    m: &Matches,
+    pointed: &[bool],
+    threshold: f32,
+    draft: &mut Draft,
+) {
     let mut i = 0;
     while i < roles.len() {
         if roles[i] != Role::Loose {
@@ -357,7 +398,7 @@ fn loose(lines: &[&str], roles: &[Role], m: &Matches, threshold: f32, draft: &mu
         }
         let score = m.span(start..i);
         draft.score[start..i].fill(score);
-        if score > 0.0 && score >= threshold {
+        if score > 0.0 && score >= threshold || pointed[start..i].contains(&true) {
             continue;
         }
         let code_lines = lines[start..i].iter().filter(|l| !is_comment(l)).count();
@@ -640,5 +681,23 @@ pub fn render_body(body: &Body) -> String {
             "a definition sharing a goal term keeps its signature"
         );
         assert!(!d.keep[12], "an unrelated definition goes whole");
+    }
+
+    #[test]
+    fn definitions_a_pasted_failure_points_at_score_with_the_best() {
+        let src = "def area(shape):\n    return shape.w * shape.h\n\n\ndef check(shape):\n    if shape.w < 0:\n        raise ValueError(f\"shape {shape} cannot be drawn this small\")\n\n\ndef draw(shape):\n    pass\n\n\ndef other():\n    pass\n";
+        let goal = "Why does test_area fail?\nsrc/shapes.py:12: in draw\nE   ValueError: shape Square cannot be drawn this small";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        let q = Query::new(goal, true);
+        let mut scores = vec![3.0, 0.5, 0.0, 0.0];
+        let pointed = evidence(&lines, &o.units, &q, &mut scores);
+        assert_eq!(
+            scores,
+            [3.0, 4.5, 4.5, 0.0],
+            "check holds the message, draw is a frame"
+        );
+        let at: Vec<usize> = (0..lines.len()).filter(|&i| pointed[i]).collect();
+        assert_eq!(at, [6], "only the line raising the message");
     }
 }
