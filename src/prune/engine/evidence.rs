@@ -4,6 +4,8 @@
 //! - **source lines** a traceback quotes (pytest's `>   raise ValueError(...)`, the indented line
 //!   under a Python `File "...", line N, in f` frame): a text line that is exactly one of them is
 //!   where the failure ran;
+//! - **code** quoted inline (`` `self.method.upper()` ``) or in a fenced block: a text line holding
+//!   the inline code, or equal to a line of the block, holds what the goal is about;
 //! - **frames** (`src/click/core.py:3113: in get_help_extra`, `File "x.py", line 3, in parse`,
 //!   `12: krate::de::parse_value`, `at Parser.parse (lib/parse.js:12:5)`): the definitions they
 //!   name were on the failing path;
@@ -19,6 +21,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 /// A quoted source line or a message fragment shorter than this many bytes is too common to be
 /// evidence (`return x`, `"a b c"`).
 const MIN_EVIDENCE_BYTES: usize = 12;
+/// At most this many inline code snippets are looked for.
+const MAX_SNIPPETS: usize = 8;
 /// A message fragment must hold at least this many words: one word is a term, not a message.
 const MIN_MESSAGE_WORDS: usize = 3;
 
@@ -28,6 +32,10 @@ pub(crate) struct Evidence {
     quoted: HashMap<usize, HashSet<String>>,
     /// Names of the functions in the goal's traceback frames.
     frames: HashSet<String>,
+    /// Code the goal quotes inline in backticks (`` `cfg.method = x` ``: at least
+    /// [`MIN_EVIDENCE_BYTES`], with punctuation other than `-` and `_`, which a name such as
+    /// `content-length` has): a line holding one verbatim holds that code.
+    snippets: Vec<String>,
     /// The goal's words, lowercased, each with a space on both sides: a fragment is looked for
     /// as ` its words `, so `shrink below it` does not match `shrink below its gutter`.
     flat: String,
@@ -42,8 +50,20 @@ impl Evidence {
         let mut quoted: HashMap<usize, HashSet<String>> = HashMap::default();
         let mut frames = HashSet::default();
         let mut after_python_frame = false;
+        let mut in_fence = false;
         for line in goal.lines() {
             let t = line.trim();
+            // A fenced block (```) quotes code line by line.
+            if t.starts_with("```") {
+                in_fence = !in_fence;
+                continue;
+            }
+            if in_fence {
+                if t.len() >= MIN_EVIDENCE_BYTES {
+                    quoted.entry(t.len()).or_default().insert(t.to_owned());
+                }
+                continue;
+            }
             if let Some(name) = frame_name(t) {
                 frames.insert(name.to_owned());
                 after_python_frame = t.starts_with("File \"");
@@ -61,6 +81,19 @@ impl Evidence {
                 quoted.entry(s.len()).or_default().insert(s.to_owned());
             }
         }
+        let snippets = goal
+            .split("```")
+            .step_by(2)
+            .flat_map(|outside| outside.split('`').skip(1).step_by(2))
+            .map(str::trim)
+            .filter(|c| {
+                c.len() >= MIN_EVIDENCE_BYTES
+                    && !c.contains('\n')
+                    && c.contains(|ch: char| !(ch.is_alphanumeric() || "_- ".contains(ch)))
+            })
+            .take(MAX_SNIPPETS)
+            .map(str::to_owned)
+            .collect();
         let mut flat = String::from(" ");
         push_words(goal, usize::MAX, &mut flat);
         flat.push(' ');
@@ -69,6 +102,7 @@ impl Evidence {
         Evidence {
             quoted,
             frames,
+            snippets,
             flat,
             trigrams,
         }
@@ -76,12 +110,25 @@ impl Evidence {
 
     /// True when the goal holds no evidence that lines could match.
     pub(crate) fn is_empty(&self) -> bool {
-        self.quoted.is_empty() && self.frames.is_empty() && self.trigrams.is_empty()
+        self.quoted.is_empty()
+            && self.frames.is_empty()
+            && self.snippets.is_empty()
+            && self.trigrams.is_empty()
     }
 
     /// True when a frame of the goal names `name`.
     pub(crate) fn names(&self, name: &str) -> bool {
         self.frames.contains(name)
+    }
+
+    /// Bit `k` set when `line` holds the goal's `k`-th inline code snippet verbatim (0 when the
+    /// goal has none). The caller drops the snippets found on too many lines to tell them apart.
+    pub(crate) fn snippets_in(&self, line: &str) -> u32 {
+        self.snippets
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| memchr::memmem::find(line.as_bytes(), s.as_bytes()).is_some())
+            .fold(0, |bits, (k, _)| bits | 1 << k)
     }
 
     /// True when `line` is a source line the goal quotes, or holds a string literal whose words
@@ -315,6 +362,25 @@ E           ValueError: cannot compare to string";
             !e.points_at("    // invalid value for rate: must be positive"),
             "not a literal"
         );
+    }
+
+    #[test]
+    fn quoted_code_inline_and_fenced() {
+        let e = Evidence::new(
+            "Since 2.1 `cfg.method.upper()` raises and `content-length` is ignored:\n```\n\
+             if cfg.method is None:\n    return\n```",
+        );
+        assert_eq!(e.snippets_in("    name = cfg.method.upper()  # HTTP"), 1);
+        assert_eq!(
+            e.snippets_in("    headers['content-length'] = n"),
+            0,
+            "a name, not code"
+        );
+        assert!(
+            e.points_at("        if cfg.method is None:"),
+            "a line of the fenced block"
+        );
+        assert!(!e.points_at("        return"), "shorter than evidence");
     }
 
     #[test]

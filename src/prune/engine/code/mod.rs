@@ -56,6 +56,8 @@ const THIN_BODY_LINES: usize = 80;
 /// the traceback quotes or a message the goal repeats) scores at least this multiple of the best
 /// score by words: above all of them, since the failure ran through it.
 const EVIDENCE_OF_BEST: f32 = 1.5;
+/// Inline code quoted in the goal that occurs on more lines than this tells none of them apart.
+const MAX_SNIPPET_LINES: usize = 8;
 /// Nested blocks are thinned at most this many levels down.
 const MAX_THIN_DEPTH: usize = 4;
 /// Goal terms in the header of the container a definition belongs to (`class CookieJar:`,
@@ -198,7 +200,21 @@ fn evidence(lines: &[&str], units: &[Unit], q: &Query, scores: &mut [f32]) -> Ve
     if ev.is_empty() {
         return vec![false; lines.len()];
     }
-    let pointed: Vec<bool> = lines.iter().map(|l| ev.points_at(l)).collect();
+    let mut pointed: Vec<bool> = lines.iter().map(|l| ev.points_at(l)).collect();
+    // Inline code the goal quotes points at the lines holding it, unless it is everywhere.
+    let snippets: Vec<u32> = lines.iter().map(|l| ev.snippets_in(l)).collect();
+    let mut found = [0usize; 32];
+    for &bits in &snippets {
+        for (k, n) in found.iter_mut().enumerate() {
+            *n += (bits >> k & 1) as usize;
+        }
+    }
+    let telling = (0..32)
+        .filter(|&k| (1..=MAX_SNIPPET_LINES).contains(&found[k]))
+        .fold(0u32, |bits, k| bits | 1 << k);
+    for (p, bits) in pointed.iter_mut().zip(snippets) {
+        *p |= bits & telling != 0;
+    }
     let best = scores
         .iter()
         .copied()
