@@ -233,8 +233,10 @@ fn frame_name(t: &str) -> Option<&str> {
 fn last_ident(s: &str) -> Option<&str> {
     let s = s.trim();
     let start = s
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-        .map_or(0, |k| k + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .map_or(0, |(k, c)| k + c.len_utf8());
     let name = &s[start..];
     (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
 }
@@ -293,7 +295,8 @@ fn fragments(lit: &str) -> impl Iterator<Item = &str> {
                 spec.filter(|&k| b[k].is_ascii_alphabetic())
                     .map(|k| k + 1 - i)
             }
-            b'\\' => Some(2),
+            // The escape and the character it escapes, whatever its width.
+            b'\\' => Some(1 + lit[i + 1..].chars().next().map_or(0, char::len_utf8)),
             _ => None,
         };
         match cut {
@@ -389,5 +392,32 @@ E           ValueError: cannot compare to string";
         assert_eq!(lits, [r#"a \"b\" c"#, "d"]);
         let frags: Vec<&str> = fragments("x {y} z %5.2f w ${v}!\\n").collect();
         assert_eq!(frags, ["x ", " z ", " w ", "!", ""]);
+        // Multi-byte characters next to an escape or ending a frame never split a character.
+        let frags: Vec<&str> = fragments("prix \\é dépassé").collect();
+        assert_eq!(frags, ["prix ", " dépassé"]);
+        assert_eq!(frame_name("src/a.py:3: in café→naïve"), Some("naïve"));
+        let e = Evidence::new("«ValueError: le prix dépassé est trop élevé»\n>  x = ‘é’");
+        assert!(e.points_at(r#"raise ValueError("le prix dépassé est trop élevé")"#));
+        assert!(!e.points_at("s = 'é\\é' + \"\\"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_goal_and_line_are_read_without_panicking(
+            goal in "[a-zé→ \"'`{}%$\\\\:>().\n0-9]{0,120}",
+            line in "[a-zé→ \"'`{}%$\\\\:>().0-9]{0,120}",
+        ) {
+            let e = Evidence::new(&goal);
+            let _ = e.points_at(&line);
+            let _ = e.snippets_in(&line);
+            // A goal that pastes the line as a traceback's source line points at it.
+            let quoted = Evidence::new(&format!("> {line}"));
+            let pasted = format!("> {line}");
+            proptest::prop_assert!(
+                line.trim().len() < MIN_EVIDENCE_BYTES
+                    || frame_name(pasted.trim()).is_some()
+                    || quoted.points_at(&line)
+            );
+        }
     }
 }
