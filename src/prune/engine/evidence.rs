@@ -121,6 +121,11 @@ impl Evidence {
         self.frames.contains(name)
     }
 
+    /// True when the goal quotes inline code ([`Evidence::snippets_in`] can find something).
+    pub(crate) fn has_snippets(&self) -> bool {
+        !self.snippets.is_empty()
+    }
+
     /// Bit `k` set when `line` holds the goal's `k`-th inline code snippet verbatim (0 when the
     /// goal has none). The caller drops the snippets found on too many lines to tell them apart.
     pub(crate) fn snippets_in(&self, line: &str) -> u32 {
@@ -281,35 +286,38 @@ fn literals(line: &str) -> impl Iterator<Item = &str> {
 /// (`\n`): the pieces a rendered message shows verbatim.
 fn fragments(lit: &str) -> impl Iterator<Item = &str> {
     let b = lit.as_bytes();
-    let mut pieces = Vec::new();
-    let (mut start, mut i) = (0, 0);
-    while i < b.len() {
-        let cut = match b[i] {
-            b'{' => lit[i..].find('}').map(|k| k + 1),
-            b'$' if b.get(i + 1) == Some(&b'{') => lit[i..].find('}').map(|k| k + 1),
-            b'%' => {
-                let spec = b[i + 1..]
-                    .iter()
-                    .position(|c| !matches!(c, b'-' | b'+' | b'#' | b' ' | b'.' | b'0'..=b'9'))
-                    .map(|k| i + 1 + k);
-                spec.filter(|&k| b[k].is_ascii_alphabetic())
-                    .map(|k| k + 1 - i)
-            }
-            // The escape and the character it escapes, whatever its width.
-            b'\\' => Some(1 + lit[i + 1..].chars().next().map_or(0, char::len_utf8)),
-            _ => None,
-        };
-        match cut {
-            Some(len) => {
-                pieces.push(&lit[start..i]);
+    let (mut start, mut i, mut done) = (0, 0, false);
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        while i < b.len() {
+            let cut = match b[i] {
+                b'{' => lit[i..].find('}').map(|k| k + 1),
+                b'$' if b.get(i + 1) == Some(&b'{') => lit[i..].find('}').map(|k| k + 1),
+                b'%' => {
+                    let spec = b[i + 1..]
+                        .iter()
+                        .position(|c| !matches!(c, b'-' | b'+' | b'#' | b' ' | b'.' | b'0'..=b'9'))
+                        .map(|k| i + 1 + k);
+                    spec.filter(|&k| b[k].is_ascii_alphabetic())
+                        .map(|k| k + 1 - i)
+                }
+                // The escape and the character it escapes, whatever its width.
+                b'\\' => Some(1 + lit[i + 1..].chars().next().map_or(0, char::len_utf8)),
+                _ => None,
+            };
+            if let Some(len) = cut {
+                let piece = &lit[start..i];
                 i = (i + len).min(b.len());
                 start = i;
+                return Some(piece);
             }
-            None => i += 1,
+            i += 1;
         }
-    }
-    pieces.push(&lit[start..]);
-    pieces.into_iter()
+        done = true;
+        Some(&lit[start..])
+    })
 }
 
 #[cfg(test)]

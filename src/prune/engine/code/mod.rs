@@ -202,18 +202,22 @@ fn evidence(lines: &[&str], units: &[Unit], q: &Query, scores: &mut [f32]) -> Ve
     }
     let mut pointed: Vec<bool> = lines.iter().map(|l| ev.points_at(l)).collect();
     // Inline code the goal quotes points at the lines holding it, unless it is everywhere.
-    let snippets: Vec<u32> = lines.iter().map(|l| ev.snippets_in(l)).collect();
-    let mut found = [0usize; 32];
-    for &bits in &snippets {
-        for (k, n) in found.iter_mut().enumerate() {
-            *n += (bits >> k & 1) as usize;
+    if ev.has_snippets() {
+        let snippets: Vec<u32> = lines.iter().map(|l| ev.snippets_in(l)).collect();
+        let mut found = [0usize; 32];
+        for &bits in &snippets {
+            let mut b = bits;
+            while b != 0 {
+                found[b.trailing_zeros() as usize] += 1;
+                b &= b - 1;
+            }
         }
-    }
-    let telling = (0..32)
-        .filter(|&k| (1..=MAX_SNIPPET_LINES).contains(&found[k]))
-        .fold(0u32, |bits, k| bits | 1 << k);
-    for (p, bits) in pointed.iter_mut().zip(snippets) {
-        *p |= bits & telling != 0;
+        let telling = (0..32)
+            .filter(|&k| (1..=MAX_SNIPPET_LINES).contains(&found[k]))
+            .fold(0u32, |bits, k| bits | 1 << k);
+        for (p, bits) in pointed.iter_mut().zip(snippets) {
+            *p |= bits & telling != 0;
+        }
     }
     let best = scores
         .iter()
