@@ -77,7 +77,7 @@ def main():
             parent = br.git(gitdir, "rev-parse", sha + "^").decode().strip()
             names = br.git(gitdir, "diff", "--name-only", "--no-renames", parent, sha)
             q = question(log)
-            for p in sorted(names.decode().split()):
+            for p in sorted(names.decode().splitlines()):
                 ext = os.path.splitext(p)[1].lower()
                 if ext not in EXTS or br.is_excluded_path(p) or "/tests/" in "/" + p:
                     continue

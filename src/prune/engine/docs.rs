@@ -161,7 +161,7 @@ fn atx_level(line: &str) -> Option<u8> {
 }
 
 /// End (exclusive) of the fenced block opening at `i` (``` or ~~~), to the end if unclosed.
-fn fence_end(lines: &[&str], i: usize) -> Option<usize> {
+pub(super) fn fence_end(lines: &[&str], i: usize) -> Option<usize> {
     let t = lines[i].trim_start();
     let c = t.chars().next().filter(|c| *c == '`' || *c == '~')?;
     let len = t.chars().take_while(|x| *x == c).count();

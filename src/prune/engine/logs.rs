@@ -391,19 +391,7 @@ fn is_test_runner_detail(line: &str) -> bool {
 /// A pytest traceback frame location, `src/pkg/mod.py:402: in define`: where the failure went
 /// through, the log's equivalent of a stack trace line.
 fn is_frame_location(line: &str) -> bool {
-    let Some((location, function)) = line.split_once(": in ") else {
-        return false;
-    };
-    let Some((path, number)) = location.rsplit_once(':') else {
-        return false;
-    };
-    !path.is_empty()
-        && !path.contains(char::is_whitespace)
-        && (path.contains('/') || path.contains('.'))
-        && !number.is_empty()
-        && number.bytes().all(|b| b.is_ascii_digit())
-        && !function.is_empty()
-        && !function.trim_end().contains(char::is_whitespace)
+    super::evidence::pytest_frame(line).is_some()
 }
 
 /// Words of a line for alert matching: alphanumeric runs split at camel case; runs containing `_`

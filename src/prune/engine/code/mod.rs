@@ -19,6 +19,7 @@ mod scan;
 use super::draft::{Draft, Reason, is_blank, is_paragraph_break};
 use super::terms::{Matches, Query};
 use outline::{Role, Unit, defined_name, outline};
+use std::collections::HashMap;
 
 /// Loose statements of at most this many code lines are kept as structure.
 const SMALL_LOOSE: usize = 2;
@@ -56,8 +57,12 @@ const THIN_BODY_LINES: usize = 80;
 /// the traceback quotes or a message the goal repeats) scores at least this multiple of the best
 /// score by words: above all of them, since the failure ran through it.
 const EVIDENCE_OF_BEST: f32 = 1.5;
-/// Inline code quoted in the goal that occurs on more lines than this tells none of them apart.
-const MAX_SNIPPET_LINES: usize = 8;
+/// A source line or inline code quoted in the goal that occurs on more lines than this tells none
+/// of them apart.
+const MAX_POINTED_LINES: usize = 8;
+/// A frame's function name defined more often than this in the text (`new` in every `impl`) tells
+/// none of the definitions apart.
+const MAX_FRAME_DEFINITIONS: usize = 3;
 /// Nested blocks are thinned at most this many levels down.
 const MAX_THIN_DEPTH: usize = 4;
 /// Goal terms in the header of the container a definition belongs to (`class CookieJar:`,
@@ -190,34 +195,57 @@ fn thin_body(
     }
 }
 
-/// The lines the goal's pasted failure points at ([`Evidence::points_at`]); the definitions
-/// holding one, or named by one of its frames, are raised to [`EVIDENCE_OF_BEST`] times the best
-/// score: the failure ran through them, whatever words the goal uses.
-///
-/// [`Evidence::points_at`]: super::evidence::Evidence::points_at
+/// The lines the goal's pasted evidence points at (a quoted source line or inline code found on
+/// at most [`MAX_POINTED_LINES`] lines, a string literal saying the pasted message); the
+/// definitions holding one (doc and attributes included), or named by a frame, are raised to
+/// [`EVIDENCE_OF_BEST`] times the best score: the failure ran through them, whatever words the
+/// goal uses.
 fn evidence(lines: &[&str], units: &[Unit], q: &Query, scores: &mut [f32]) -> Vec<bool> {
     let ev = &q.evidence;
+    let mut pointed = vec![false; lines.len()];
     if ev.is_empty() {
-        return vec![false; lines.len()];
+        return pointed;
     }
-    let mut pointed: Vec<bool> = lines.iter().map(|l| ev.points_at(l)).collect();
-    // Inline code the goal quotes points at the lines holding it, unless it is everywhere.
+    // Quoted source lines and inline code point at the lines holding them, unless they are found
+    // on too many lines to tell them apart (`if err != nil {` is everywhere).
+    if ev.quoted_count() > 0 {
+        let found: Vec<Option<usize>> = lines.iter().map(|l| ev.quoted_in(l)).collect();
+        let mut count = vec![0usize; ev.quoted_count()];
+        for &k in found.iter().flatten() {
+            count[k] += 1;
+        }
+        for (p, k) in pointed.iter_mut().zip(found) {
+            *p |= k.is_some_and(|k| count[k] <= MAX_POINTED_LINES);
+        }
+    }
     if ev.has_snippets() {
-        let snippets: Vec<u32> = lines.iter().map(|l| ev.snippets_in(l)).collect();
-        let mut found = [0usize; 32];
-        for &bits in &snippets {
+        let found: Vec<u32> = lines.iter().map(|l| ev.snippets_in(l)).collect();
+        let mut count = [0usize; 32];
+        for &bits in &found {
             let mut b = bits;
             while b != 0 {
-                found[b.trailing_zeros() as usize] += 1;
+                count[b.trailing_zeros() as usize] += 1;
                 b &= b - 1;
             }
         }
         let telling = (0..32)
-            .filter(|&k| (1..=MAX_SNIPPET_LINES).contains(&found[k]))
+            .filter(|&k| (1..=MAX_POINTED_LINES).contains(&count[k]))
             .fold(0u32, |bits, k| bits | 1 << k);
-        for (p, bits) in pointed.iter_mut().zip(snippets) {
+        for (p, bits) in pointed.iter_mut().zip(found) {
             *p |= bits & telling != 0;
         }
+    }
+    for (p, line) in pointed.iter_mut().zip(lines) {
+        *p = *p || ev.says_message(line);
+    }
+    // A frame names a definition, unless the name is defined too often (`new`, `run`).
+    let names: Vec<Option<&str>> = units
+        .iter()
+        .map(|u| defined_name(lines[u.sig.start]).filter(|n| ev.names(n)))
+        .collect();
+    let mut defined: HashMap<&str, usize> = HashMap::new();
+    for &name in names.iter().flatten() {
+        *defined.entry(name).or_default() += 1;
     }
     let best = scores
         .iter()
@@ -225,8 +253,8 @@ fn evidence(lines: &[&str], units: &[Unit], q: &Query, scores: &mut [f32]) -> Ve
         .fold(0.0, f32::max)
         .max(f32::MIN_POSITIVE);
     for (u, unit) in units.iter().enumerate() {
-        let named = defined_name(lines[unit.sig.start]).is_some_and(|n| ev.names(n));
-        if named || pointed[unit.sig.start..unit.body.end].contains(&true) {
+        let named = names[u].is_some_and(|n| defined[n] <= MAX_FRAME_DEFINITIONS);
+        if named || pointed[unit.pre.start..unit.body.end].contains(&true) {
             scores[u] = scores[u].max(EVIDENCE_OF_BEST * best);
         }
     }
@@ -719,5 +747,26 @@ pub fn render_body(body: &Body) -> String {
         );
         let at: Vec<usize> = (0..lines.len()).filter(|&i| pointed[i]).collect();
         assert_eq!(at, [6], "only the line raising the message");
+    }
+
+    #[test]
+    fn evidence_found_everywhere_points_at_nothing() {
+        let mut src = String::new();
+        for i in 0..20 {
+            src.push_str(&format!(
+                "func load{i}(p string) (*T, error) {{\n\tv, err := read(p)\n\tif err != nil {{\n\t\treturn nil, err\n\t}}\n\treturn v, nil\n}}\n"
+            ));
+        }
+        let goal = "Why does the retry backoff overflow?\n```go\nif err != nil {\n    return nil, err\n}\n```";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        let q = Query::new(goal, true);
+        let mut scores = vec![1.0; o.units.len()];
+        let pointed = evidence(&lines, &o.units, &q, &mut scores);
+        assert!(
+            !pointed.contains(&true),
+            "lines found in all 20 functions tell none apart"
+        );
+        assert!(scores.iter().all(|&s| s == 1.0));
     }
 }

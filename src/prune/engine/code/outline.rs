@@ -5,6 +5,7 @@
 //! containers (`impl`, `class`, `mod`, `trait`, ...) whose members are outlined in turn. It must
 //! never judge relevance.
 
+use super::super::evidence::trailing_ident;
 use super::braces::Braces;
 use super::indent;
 use super::indented::Indent;
@@ -314,15 +315,7 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
         }
     }
     let cut = t.find(['(', '<', '=', ':', '{']).unwrap_or(t.len());
-    let head = t[..cut].trim_end();
-    let start = head
-        .char_indices()
-        .rev()
-        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '$'))
-        .map_or(0, |(k, c)| k + c.len_utf8());
-    let name = &head[start..];
-    (!name.is_empty() && name != "function" && !name.bytes().all(|b| b.is_ascii_digit()))
-        .then_some(name)
+    trailing_ident(&t[..cut]).filter(|&name| name != "function")
 }
 
 /// A line that declares something by itself (`fn f();`, `mod m;`, `struct S;`, `type T = U;`).
