@@ -24,6 +24,9 @@ use std::collections::HashMap;
 /// Loose statements of at most this many code lines are kept as structure.
 const SMALL_LOOSE: usize = 2;
 
+/// A goal term found in more than this share of the definitions does not score them
+/// ([`telling_terms`]).
+const COMMON_OF_UNITS: f32 = 0.6;
 /// BM25 length normalisation of definitions (0 = none, 1 = full).
 const LENGTH_NORM: f32 = 0.75;
 /// Goal terms in a signature (name, parameters, types) count this many times extra.
@@ -42,7 +45,7 @@ const DATA_WEIGHT: f32 = 0.7;
 /// A definition is kept whole only if it scores at least this fraction of the best one...
 const REL_OF_BEST: f32 = 0.15;
 /// ...and the best `MIN_UNITS` of those are kept whatever their size...
-const MIN_UNITS: usize = 10;
+const MIN_UNITS: usize = 12;
 /// ...while the others must fit, together with them, in this fraction of the text's lines.
 const BUDGET: f32 = 0.3;
 /// A loose paragraph is kept when it scores this fraction of the best definition's score.
@@ -268,8 +271,8 @@ fn evidence(lines: &[&str], units: &[Unit], q: &Query, scores: &mut [f32]) -> Ve
 /// is about tests (they re-mention everything they test).
 fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> Vec<f32> {
     let goal_about_tests = q.has("test");
-    let code = m.without(&o.doc);
     let units = &o.units;
+    let code = telling_terms(units, m.without(&o.doc));
     let avg = units
         .iter()
         .map(|u| (u.body.end - u.sig.start) as f32)
@@ -293,6 +296,42 @@ fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> 
             score
         })
         .collect()
+}
+
+/// `code` without the goal terms found in more than [`COMMON_OF_UNITS`] of the definitions (in
+/// `self`, `error`, `value`, or a question's `function`): such a term cannot tell definitions
+/// apart, and summed over all of them it lifts every one above the floor. Unchanged when that
+/// would leave no definition any term, or for fewer than 4 definitions.
+fn telling_terms(units: &[Unit], code: Matches) -> Matches {
+    if units.len() < 4 {
+        return code;
+    }
+    let mut df = [0usize; 64];
+    let mut any = 0u64;
+    let per_unit: Vec<u64> = units
+        .iter()
+        .map(|u| {
+            let bits = code.masks[u.sig.start..u.body.end]
+                .iter()
+                .fold(0u64, |a, m| a | m);
+            let mut b = bits;
+            while b != 0 {
+                df[b.trailing_zeros() as usize] += 1;
+                b &= b - 1;
+            }
+            bits
+        })
+        .collect();
+    let common = (0..64)
+        .filter(|&b| df[b] as f32 > COMMON_OF_UNITS * units.len() as f32)
+        .fold(0u64, |a, b| a | 1 << b);
+    for bits in per_unit {
+        any |= bits & !common;
+    }
+    if common == 0 || any == 0 {
+        return code;
+    }
+    code.without_terms(common)
 }
 
 /// For each line, the goal's weight in the header line of the innermost container holding it that
@@ -768,5 +807,25 @@ pub fn render_body(body: &Body) -> String {
             "lines found in all 20 functions tell none apart"
         );
         assert!(scores.iter().all(|&s| s == 1.0));
+    }
+
+    #[test]
+    fn a_term_in_most_definitions_does_not_rank_them() {
+        let mut src = String::new();
+        for name in ["alpha", "beta", "gamma", "delta", "epsilon"] {
+            src.push_str(&format!(
+                "fn {name}(value: u32) -> u32 {{\n    let doubled = value * 2;\n    doubled + 1\n}}\n\n"
+            ));
+        }
+        src.push_str("fn parse(input: &str) -> u32 {\n    input.len() as u32\n}\n");
+        let out = kept(&src, "parse the value");
+        assert!(out.iter().any(|l| l.contains("input.len()")), "{out:?}");
+        assert!(
+            !out.iter().any(|l| l.contains("doubled + 1")),
+            "`value` is in 5 of 6 definitions: it tells none apart: {out:?}"
+        );
+        // When every goal term is that common, the terms still rank.
+        let out = kept(&src[..src.find("fn parse").unwrap()], "the doubled value");
+        assert!(out.iter().any(|l| l.contains("doubled + 1")), "{out:?}");
     }
 }
