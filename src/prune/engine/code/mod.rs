@@ -298,16 +298,15 @@ fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> 
         .collect()
 }
 
-/// `code` without the goal terms found in more than [`COMMON_OF_UNITS`] of the definitions (in
-/// `self`, `error`, `value`, or a question's `function`): such a term cannot tell definitions
-/// apart, and summed over all of them it lifts every one above the floor. Unchanged when that
-/// would leave no definition any term, or for fewer than 4 definitions.
+/// `code` without the goal terms found in more than [`COMMON_OF_UNITS`] of the definitions
+/// (`self`, `error`, `value`, a question's `function`): such a term cannot tell definitions apart,
+/// and, counted in all of them, it lifts every one above the floor. Unchanged when that would
+/// leave no definition any term, or for fewer than 4 definitions.
 fn telling_terms(units: &[Unit], code: Matches) -> Matches {
     if units.len() < 4 {
         return code;
     }
     let mut df = [0usize; 64];
-    let mut any = 0u64;
     let per_unit: Vec<u64> = units
         .iter()
         .map(|u| {
@@ -325,9 +324,7 @@ fn telling_terms(units: &[Unit], code: Matches) -> Matches {
     let common = (0..64)
         .filter(|&b| df[b] as f32 > COMMON_OF_UNITS * units.len() as f32)
         .fold(0u64, |a, b| a | 1 << b);
-    for bits in per_unit {
-        any |= bits & !common;
-    }
+    let any = per_unit.iter().fold(0u64, |a, bits| a | (bits & !common));
     if common == 0 || any == 0 {
         return code;
     }
