@@ -307,25 +307,22 @@ fn telling_terms(units: &[Unit], code: Matches) -> Matches {
         return code;
     }
     let mut df = [0usize; 64];
-    let per_unit: Vec<u64> = units
-        .iter()
-        .map(|u| {
-            let bits = code.masks[u.sig.start..u.body.end]
-                .iter()
-                .fold(0u64, |a, m| a | m);
-            let mut b = bits;
-            while b != 0 {
-                df[b.trailing_zeros() as usize] += 1;
-                b &= b - 1;
-            }
-            bits
-        })
-        .collect();
+    // Every term some definition holds: a definition keeps a term unless all of them are common.
+    let mut held = 0u64;
+    for u in units {
+        let mut bits = code.masks[u.sig.start..u.body.end]
+            .iter()
+            .fold(0u64, |a, m| a | m);
+        held |= bits;
+        while bits != 0 {
+            df[bits.trailing_zeros() as usize] += 1;
+            bits &= bits - 1;
+        }
+    }
     let common = (0..64)
         .filter(|&b| df[b] as f32 > COMMON_OF_UNITS * units.len() as f32)
         .fold(0u64, |a, b| a | 1 << b);
-    let any = per_unit.iter().fold(0u64, |a, bits| a | (bits & !common));
-    if common == 0 || any == 0 {
+    if common == 0 || held & !common == 0 {
         return code;
     }
     code.without_terms(common)
