@@ -150,6 +150,26 @@ fn grep_with_a_question_keeps_the_matches_it_names() {
     assert!(t.len() <= 10240);
 }
 
+/// Writes `src` as `name` in a fresh root, and `read`s it with `question` over stdio: the root
+/// (kept alive while the client runs), the client and the response, whose text fits the default
+/// 10 KiB budget.
+fn read_with_question(
+    name: &str,
+    src: &str,
+    question: &str,
+) -> (tempfile::TempDir, StdioClient, Value) {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join(name), src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let r = c.call(
+        "read",
+        json!({"path": name, "context_focus_question": question}),
+    );
+    assert!(text_of(&r).len() <= 10240, "{name}: over the budget");
+    (root, c, r)
+}
+
 #[test]
 fn a_large_file_read_with_a_question_has_the_relevant_definition_on_its_first_page() {
     // 400 generated functions (~60 KB), one of which is what the question is about.
@@ -162,16 +182,12 @@ fn a_large_file_read_with_a_question_has_the_relevant_definition_on_its_first_pa
             "/// Handles case {i}.\npub fn handle_case_{i}(state: &mut State) -> usize {{\n    let value = state.counter + {i};\n    state.history.push(value);\n    state.total += value;\n    value\n}}\n\n"
         ));
     }
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join("big.rs"), &src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
-    c.initialize();
-    let r = c.call(
-        "read",
-        json!({"path": "big.rs", "context_focus_question": "how are \\u escape sequences decoded in strings?"}),
+    let (_root, mut c, r) = read_with_question(
+        "big.rs",
+        &src,
+        "how are \\u escape sequences decoded in strings?",
     );
     let t = text_of(&r);
-    assert!(t.len() <= 10240);
     assert!(
         t.contains("u32::from_str_radix"),
         "relevant body not on the first page:\n{t}"
@@ -195,18 +211,10 @@ fn a_pasted_failure_brings_the_code_it_quotes_onto_the_first_page() {
             "    def layout_column_{i}(self, column, width):\n        if width < self.gutter:\n            raise ValueError(\"gutter wider than column {i}: cannot shrink below that\")\n        column.width = width - self.gutter\n        self.columns.append(column)\n        return column.width\n\n"
         ));
     }
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join("layout.py"), &src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
-    c.initialize();
     let question = "Why does test_layout fail with a ValueError on a narrow column width?\n\
                     E       ValueError: column price cannot shrink below its gutter";
-    let r = c.call(
-        "read",
-        json!({"path": "layout.py", "context_focus_question": question}),
-    );
+    let (_root, mut c, r) = read_with_question("layout.py", &src, question);
     let t = text_of(&r);
-    assert!(t.len() <= 10240);
     assert!(
         t.contains("cannot shrink below its gutter\")\n        column.width"),
         "the method raising the pasted message is not on the first page:\n{t}"
