@@ -18,9 +18,10 @@ import tempfile
 
 GOAL = "how are escape sequences like \\u parsed in strings?"
 MARKER = re.compile(r"⟦PRUNÉ: prune_id=(\S+) lignes (\d+)-(\d+) \((\d+)\) raison=(.*)⟧")
-# The tools' compact markers, numbered in the prune id their one note names.
-COMPACT = re.compile(r"^\[… lines? (\d+)(?:-(\d+))? pruned\]$")
-NOTE = re.compile(r"recover_text prune_id=([^\s\]]+) returns pruned lines by number\]")
+# The tools' compact markers, numbered in the prune id their one note names (the earlier forms,
+# `[… lines a-b pruned]` and `... returns pruned lines by number]`, too: to measure older builds).
+COMPACT = re.compile(r"^\[… lines? (\d+)(?:-(\d+))?(?: pruned)?\]$")
+NOTE = re.compile(r"recover_text prune_id=([^\s\]]+)(?: returns pruned lines by number)?\]")
 
 
 class Client:

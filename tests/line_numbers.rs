@@ -28,10 +28,8 @@ const BUDGETS: &[u64] = &[2048, 6000, 10240, 40000];
 fn check_markers(c: &mut StdioClient, text: &str, raw: &[&str], what: &str) -> usize {
     let re = Regex::new(mcp_pruner::prune::render::MARKER_PATTERN).unwrap();
     let compact = Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
-    let note = Regex::new(
-        r"pruned to the focus question; recover_text prune_id=(?<id>[^\s\]]+) returns pruned lines by number\]",
-    )
-    .unwrap();
+    let note =
+        Regex::new(r"\[pruned (?:\w+ )?lines: recover_text prune_id=(?<id>[^\s\]]+)\]").unwrap();
     let noted: Vec<String> = note
         .captures_iter(text)
         .map(|m| m["id"].to_string())

@@ -252,9 +252,9 @@ fn assert_applied(r: &Value, log: &str, c: &mut StdioClient, backend: &str) {
     assert!(p["tokens_after"].as_u64().unwrap() < p["tokens_before"].as_u64().unwrap());
     assert!(
         content.contains("worker 150 failed")
-            && content.contains(" pruned]\n")
-            && content.contains(&format!(
-                "recover_text prune_id={} returns pruned lines by number]",
+            && content.contains("[… lines ")
+            && content.ends_with(&format!(
+                "\n[pruned lines: recover_text prune_id={}]",
                 p["prune_id"].as_str().unwrap()
             )),
         "{content}"
@@ -372,7 +372,7 @@ fn an_over_budget_remote_answer_is_fitted_by_relevance() {
     for line in content.lines() {
         let Some(range) = line
             .strip_prefix("[… lines ")
-            .and_then(|l| l.strip_suffix(" pruned]"))
+            .and_then(|l| l.strip_suffix(']'))
         else {
             continue;
         };

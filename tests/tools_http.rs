@@ -259,7 +259,9 @@ fn stored_outputs_are_listed_only_to_their_session() {
     assert!(
         id.strip_prefix("prn_")
             .and_then(|r| r.split_once('_'))
-            .is_some_and(|(n, tag)| n.parse::<u64>().is_ok() && tag.len() == 16),
+            .is_some_and(|(n, tag)| n.parse::<u64>().is_ok()
+                && tag.len() == 20
+                && tag.bytes().all(|b| b.is_ascii_digit())),
         "{id}"
     );
     let list = |sid: Option<&str>| -> Vec<String> {

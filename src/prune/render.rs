@@ -12,7 +12,7 @@ use std::num::NonZeroU64;
 pub const MARKER_PATTERN: &str = r"^⟦PRUNÉ: prune_id=(?<prune_id>[^\s]+) lignes (?<start>\d+)-(?<end>\d+) \((?<count>\d+)\) raison=(?<reason>.*)⟧$";
 
 /// Client-side pattern of a compact marker line ([`Markers::Compact`]).
-pub const COMPACT_MARKER_PATTERN: &str = r"^\[… lines? (?<start>\d+)(?:-(?<end>\d+))? pruned\]$";
+pub const COMPACT_MARKER_PATTERN: &str = r"^\[… lines? (?<start>\d+)(?:-(?<end>\d+))?\]$";
 
 /// How removed runs show in the pruned text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,33 +21,34 @@ pub enum Markers {
     Off,
     /// Seed 001's canonical marker, byte for byte the annotation's (`prune_text`, `POST /prune`).
     Canonical,
-    /// `[… lines a-b pruned]` ([`compact_marker`]): what `read` and `bash` show the model, with the
-    /// prune id named once in the tool's note instead of on every marker (9 o200k tokens a
-    /// marker with its newline, instead of ~47 with a store id).
+    /// `[… lines a-b]` ([`compact_marker`]): what `read` and `bash` show the model, with the
+    /// prune id named once in the tool's note instead of on every marker (7 o200k tokens a
+    /// marker with its newline, instead of ~40 with a store id).
     Compact,
 }
 
-/// The compact marker of removed lines `start..=end`: `[… lines a-b pruned]`, `[… line a pruned]`
-/// (9 o200k tokens with its newline; `⟦lines a-b pruned⟧` took 14, its brackets 3 tokens each).
+/// The compact marker of removed lines `start..=end`: `[… lines a-b]`, `[… line a]` (7 o200k
+/// tokens with its newline; `[… lines a-b pruned]` took 9, `⟦lines a-b pruned⟧` 14). The note
+/// ([`compact_note`]) says once what the markers stand for.
 pub fn compact_marker(start: usize, end: usize) -> String {
     if start == end {
-        format!("[… line {start} pruned]")
+        format!("[… line {start}]")
     } else {
-        format!("[… lines {start}-{end} pruned]")
+        format!("[… lines {start}-{end}]")
     }
 }
 
 /// The note a tool adds after a text pruned with compact markers, naming once the prune id whose
-/// lines they number: `what` says which text (`"stdout"`; empty for the only one).
+/// lines they number: `[pruned lines: recover_text prune_id=X]` (24 o200k tokens with its
+/// newline and a store id; the server's instructions say how markers and ids work). `what` says
+/// which text (`"stdout"`: `[pruned stdout lines: …]`; empty for the only one).
 pub fn compact_note(what: &str, prune_id: &str) -> String {
     let what = if what.is_empty() {
         String::new()
     } else {
         format!("{what} ")
     };
-    format!(
-        "[{what}pruned to the focus question; recover_text prune_id={prune_id} returns pruned lines by number]"
-    )
+    format!("[pruned {what}lines: recover_text prune_id={prune_id}]")
 }
 
 /// A plan rendered for the caller.
@@ -229,13 +230,17 @@ mod tests {
         let (one, run) = (compact_marker(7, 7), compact_marker(120, 154));
         assert_eq!(
             (one.as_str(), run.as_str()),
-            ("[… line 7 pruned]", "[… lines 120-154 pruned]")
+            ("[… line 7]", "[… lines 120-154]")
         );
         let one = re.captures(&one).unwrap();
         assert_eq!((&one["start"], one.name("end")), ("7", None));
         let run = re.captures(&run).unwrap();
         assert_eq!((&run["start"], &run["end"]), ("120", "154"));
-        assert!(!re.is_match("[... lines 1-2 pruned]") && !re.is_match("x [… lines 1-2 pruned]"));
+        assert!(!re.is_match("[... lines 1-2]") && !re.is_match("x [… lines 1-2]"));
+        assert!(
+            !re.is_match("[… lines 1-2 pruned]"),
+            "the earlier form is not a marker"
+        );
     }
 
     #[test]

@@ -247,16 +247,18 @@ pub struct Store {
     ttl: Duration,
     clock: AtomicU64,
     next_id: AtomicU64,
-    /// Secret keys of this process's id tags (SipHash, seeded from the OS's randomness): an id
+    /// Secret key of this process's id tags (SipHash, seeded from the OS's randomness): an id
     /// cannot be guessed from another, and one from another process or run does not verify.
-    tag_keys: [std::hash::RandomState; 2],
+    tag_key: std::hash::RandomState,
 }
 
 const GONE_MEMORY: usize = 10_000;
 /// Sessions remembered per entry for `resources/list` (the oldest is forgotten first).
 const MAX_OWNERS: usize = 16;
-/// Characters of an id's tag: 16 base64url characters, 96 bits.
-const TAG_CHARS: usize = 16;
+/// Digits of an id's tag: a 64-bit keyed hash in decimal, zero-padded. The model copies the id
+/// from every pruned result it reads, and o200k counts three digits a token: the id costs 12
+/// tokens, where 16 base64url characters (96 bits) cost 20. Guessing 64 bits online is hopeless.
+const TAG_DIGITS: usize = 20;
 
 impl Store {
     /// An empty store with the given caps.
@@ -268,7 +270,7 @@ impl Store {
             ttl,
             clock: AtomicU64::new(0),
             next_id: AtomicU64::new(1),
-            tag_keys: [std::hash::RandomState::new(), std::hash::RandomState::new()],
+            tag_key: std::hash::RandomState::new(),
         }
     }
 
@@ -442,21 +444,14 @@ impl Store {
         }
     }
 
-    /// The id of the `n`th entry: `prn_<n>_<tag>`, the tag 96 bits of a keyed hash of `n`.
+    /// The id of the `n`th entry: `prn_<n>_<tag>`, the tag a keyed hash of `n` ([`TAG_DIGITS`]).
     fn new_id(&self, n: u64) -> String {
         format!("prn_{n}_{}", self.tag(n))
     }
 
-    /// 96 bits of SipHash under this process's secret keys, base64url.
+    /// SipHash of `n` under this process's secret key, as [`TAG_DIGITS`] decimal digits.
     fn tag(&self, n: u64) -> String {
-        const ALPHABET: &[u8; 64] =
-            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-        let a = self.tag_keys[0].hash_one(n);
-        let b = self.tag_keys[1].hash_one(n);
-        let bits = (u128::from(a) << 64 | u128::from(b)) >> 32;
-        (0..TAG_CHARS)
-            .map(|k| ALPHABET[(bits >> (6 * k) & 63) as usize] as char)
-            .collect()
+        format!("{:0width$}", self.tag_key.hash_one(n), width = TAG_DIGITS)
     }
 
     /// Whether this process issued `id` (its tag verifies): ids are never reused, so such an id
@@ -577,10 +572,12 @@ mod tests {
         }
         assert_eq!(s.get(&first).unwrap_err(), Missing::Gone);
         // A forged tag, a number never given out, and another store's id are unknown.
-        // The tag's alphabet includes '_', so split after the number, never at the last '_'.
         let (n, tag) = first.strip_prefix("prn_").unwrap().split_once('_').unwrap();
-        assert_eq!(tag.len(), TAG_CHARS);
-        let forged = format!("prn_{n}_{}", "A".repeat(TAG_CHARS));
+        assert!(
+            tag.len() == TAG_DIGITS && tag.bytes().all(|b| b.is_ascii_digit()),
+            "{tag}"
+        );
+        let forged = format!("prn_{n}_{}", "1".repeat(TAG_DIGITS));
         assert_eq!(s.get(&forged).unwrap_err(), Missing::Unknown);
         assert_eq!(
             s.get(&format!("prn_999999999_{tag}")).unwrap_err(),
