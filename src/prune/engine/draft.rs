@@ -225,12 +225,41 @@ pub(crate) fn is_blank(line: &str) -> bool {
     }
 }
 
+/// `line.trim()`, byte-wise when both ends are ASCII (nearly every line of code or logs): the
+/// engine trims every line several times, and `str::trim` decodes characters one by one.
+pub(crate) fn trimmed(line: &str) -> &str {
+    let t = line.trim_ascii();
+    match (t.as_bytes().first(), t.as_bytes().last()) {
+        (Some(&a), Some(&b)) if plain_ascii(a) && plain_ascii(b) => t,
+        (None, _) => t,
+        // A multi-byte character (maybe Unicode whitespace) or a vertical tab (whitespace to
+        // `str::trim`, not to `trim_ascii`) at an end.
+        _ => t.trim(),
+    }
+}
+
+/// `line.trim_start()`, byte-wise when the first byte left is ASCII (see [`trimmed`]).
+pub(crate) fn trimmed_start(line: &str) -> &str {
+    let t = line.trim_ascii_start();
+    match t.as_bytes().first() {
+        Some(&a) if plain_ascii(a) => t,
+        None => t,
+        _ => t.trim_start(),
+    }
+}
+
+/// An ASCII byte that `str::trim` and `trim_ascii` agree on (all but the vertical tab, which only
+/// `str::trim` strips).
+fn plain_ascii(b: u8) -> bool {
+    b.is_ascii() && b != 0x0B
+}
+
 /// A line that separates paragraphs: blank, or a comment marker with nothing after it (`//!`,
 /// `///`, `//`, `#`, `*`, `--`, R's `#'`, Lisp's `;;`, TeX's `%`), as inside a long doc comment.
 pub(crate) fn is_paragraph_break(line: &str) -> bool {
     is_blank(line)
         || matches!(
-            line.trim(),
+            trimmed(line),
             "//" | "///" | "//!" | "#" | "*" | "--" | "#'" | ";;" | "%"
         )
 }
@@ -291,6 +320,31 @@ fn majority(reasons: &[Reason]) -> Reason {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn fast_trims_agree_with_std(s in "[ \\t\\r\\n\\x0B\\x0C\\u{a0}\\u{3000}\\u{2028}a-zé{}]{0,12}") {
+            proptest::prop_assert_eq!(trimmed(&s), s.trim());
+            proptest::prop_assert_eq!(trimmed_start(&s), s.trim_start());
+        }
+    }
+
+    #[test]
+    fn fast_trims_handle_unicode_and_vertical_tab_ends() {
+        for s in [
+            "",
+            " ",
+            "\x0B",
+            "\x0Bx\x0B",
+            "\u{3000}x\u{a0}",
+            " é ",
+            "\tfn f() {\r",
+            "x",
+        ] {
+            assert_eq!(trimmed(s), s.trim(), "{s:?}");
+            assert_eq!(trimmed_start(s), s.trim_start(), "{s:?}");
+        }
+    }
 
     #[test]
     fn runs_are_maximal() {

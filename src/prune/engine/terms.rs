@@ -4,6 +4,7 @@
 //! Owns turning a goal and lines into per-line term masks and weights. It must never decide what to
 //! keep, and never look at anything but the goal and the lines it is given.
 
+use super::draft::is_blank;
 use super::evidence::Evidence;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::LazyLock;
@@ -122,11 +123,12 @@ pub(crate) struct Query {
     index: HashMap<String, usize>,
     /// Abbreviation (a proper prefix of a single-word term) -> index of the term.
     prefixes: HashMap<String, usize>,
-    /// The first three characters of every term (the whole term if shorter), matched without
-    /// regard to ASCII case: a line holding none of them holds no term, exact or abbreviated
-    /// (stemming only shortens a word's end, an abbreviation is at least three characters).
-    /// `None` when a term is not ASCII (lowercasing would then need the slow path).
-    prefilter: Option<aho_corasick::AhoCorasick>,
+    /// The search for the first three characters of every term (the whole term if shorter) in
+    /// the spellings an identifier part can start with ([`casings`]): a line holding none of
+    /// them holds no term, exact or abbreviated (stemming only shortens a word's end, an
+    /// abbreviation is at least three characters). `None` when a term is not ASCII (lowercasing
+    /// would then need the slow path).
+    prefilter: Option<Prefilter>,
     /// A term is a stop word quoted as code (`` `Fixed` ``): lines then emit stop words too, so it
     /// can match (otherwise they are dropped, as noise and as work).
     quoted_stop_words: bool,
@@ -177,11 +179,11 @@ impl Query {
             .keys()
             .all(|t| t.is_ascii())
             .then(|| {
-                let heads: Vec<String> = index.keys().flat_map(|t| prefilter_heads(t)).collect();
-                aho_corasick::AhoCorasick::builder()
-                    .ascii_case_insensitive(true)
-                    .build(heads)
-                    .ok()
+                let mut heads: Vec<String> =
+                    index.keys().flat_map(|t| prefilter_heads(t)).collect();
+                heads.sort();
+                heads.dedup();
+                Prefilter::new(&heads)
             })
             .flatten();
         let words = goal
@@ -310,7 +312,7 @@ impl Matches {
             .iter()
             .map(|l| query.mask_memo(l, &mut memo))
             .collect();
-        let docs = lines.iter().filter(|l| !l.trim().is_empty()).count() as f32;
+        let docs = lines.iter().filter(|l| !is_blank(l)).count() as f32;
         let mut df = [0u32; BITS];
         for &m in &masks {
             let mut bits = m;
@@ -439,7 +441,57 @@ impl Matches {
     }
 }
 
-/// What a line must contain (ASCII case aside) to hold term `t`: its first three characters, or
+/// The search for the heads of the goal's terms ([`prefilter_heads`]) in a line.
+enum Prefilter {
+    /// SIMD packed search (Teddy) for the heads' [`casings`]: case-sensitive, so it needs three
+    /// patterns a head, and Teddy takes a few dozen patterns at most.
+    Packed(aho_corasick::packed::Searcher),
+    /// An ASCII-case-insensitive automaton, for more heads than that: a byte at a time, about
+    /// 2.5 times slower on code (1 MiB of Rust: 2.5 ms against 1.0 ms).
+    Automaton(aho_corasick::AhoCorasick),
+}
+
+impl Prefilter {
+    /// The search for `heads` (lowercase), `None` when it cannot be built.
+    fn new(heads: &[String]) -> Option<Prefilter> {
+        let spellings: Vec<String> = heads.iter().flat_map(|h| casings(h)).collect();
+        if let Some(packed) = aho_corasick::packed::Config::new()
+            .builder()
+            .extend(&spellings)
+            .build()
+        {
+            return Some(Prefilter::Packed(packed));
+        }
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(heads)
+            .ok()
+            .map(Prefilter::Automaton)
+    }
+
+    /// Whether `line` holds one of the heads.
+    fn is_match(&self, line: &str) -> bool {
+        match self {
+            Prefilter::Packed(p) => p.find(line).is_some(),
+            Prefilter::Automaton(a) => a.is_match(line),
+        }
+    }
+}
+
+/// The spellings a lowercase head can have at the start of an identifier part: `par`, `Par`,
+/// `PAR`. [`split_camel`] cuts a part wherever a lowercase letter or a digit meets an uppercase
+/// one, so a part is lowercase, capitalised or all capitals (digits aside), and no mixed spelling
+/// (`pAr`) can start one: searching these three, case-sensitively, finds every line the
+/// case-insensitive search would that can hold a term.
+fn casings(head: &str) -> Vec<String> {
+    let mut capital = head.to_owned();
+    if let Some(first) = capital.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    vec![head.to_owned(), capital, head.to_ascii_uppercase()]
+}
+
+/// What a line must contain (in one of its [`casings`]) to hold term `t`: its first three characters, or
 /// its first part's when it is a compound (`is_a` also occurs as `isA`); and when stemming turned
 /// `-ies` into a `y` among those (`tries` -> `try`), the `i` spelling too.
 fn prefilter_heads(t: &str) -> Vec<String> {
@@ -661,6 +713,10 @@ mod tests {
             "too many tries when flies spy",
             "`is_a` check",
             "`is_empty` wrong in formatter",
+            // More heads than the packed search takes: the case-insensitive automaton.
+            "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike \
+             november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee \
+             zulu parse header frames interval",
         ];
         let lines = [
             "fn parse_header(buf: &[u8]) -> Result<Header> {",
@@ -672,13 +728,37 @@ mod tests {
             "nothing to see here",
             "if tries > limit { fly(); isA(x) }",
             "for x in v { format!(\"{x}\") }",
+            "pArSeHeader HTTPServer_parse X509Certificate Utf8Error IOError",
         ];
+        assert!(matches!(
+            Query::new(goals[0], true).prefilter,
+            Some(Prefilter::Packed(_))
+        ));
+        assert!(matches!(
+            Query::new(goals[goals.len() - 1], true).prefilter,
+            Some(Prefilter::Automaton(_))
+        ));
         for g in goals {
             let q = Query::new(g, true);
             let mut memo = HashMap::default();
             for l in lines {
                 assert_eq!(q.mask_memo(l, &mut memo), q.mask_reference(l), "{g} / {l}");
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Lines of identifiers in any spelling (`pArSe` included) and goals of words, camelCase
+        /// and snake_case: the prefiltered, memoised mask is the term-by-term reference.
+        #[test]
+        fn the_prefilter_never_hides_a_term(
+            goal in proptest::collection::vec("(parse|Header|http|HTTP|tries|fly|io|x509|utf8|len|Id|server|de|[a-zA-Z]{2,6})([_A-Z][a-z]{1,5})?", 1..5),
+            line in proptest::collection::vec("[a-zA-Z0-9_]{1,12}|[ .,(){}:-]", 0..12),
+        ) {
+            let goal = goal.join(" ");
+            let line = line.concat();
+            let q = Query::new(&goal, true);
+            proptest::prop_assert_eq!(q.mask(&line), q.mask_reference(&line), "{} / {}", goal, line);
         }
     }
 

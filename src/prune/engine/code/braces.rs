@@ -9,6 +9,7 @@ use super::outline::{
     is_declaration, is_import,
 };
 use super::scan::LineScan;
+use crate::prune::engine::draft::trimmed;
 
 /// A definition body of at least this many lines...
 const BIG_BODY: usize = 150;
@@ -32,7 +33,7 @@ impl Braces<'_> {
                 i += 1;
                 continue;
             }
-            let t = self.lines[i].trim();
+            let t = trimmed(self.lines[i]);
             let opens = s.before == d && s.after > d && s.low >= d && !s.in_string && !s.comment;
             if !opens {
                 if !s.comment && !s.in_string && s.before == d {
@@ -127,7 +128,7 @@ impl Braces<'_> {
     fn sig_start(&self, o: &Outline, i: usize, lo: usize) -> usize {
         let mut k = i;
         while k > lo && i - k < MAX_SIG_LINES && o.roles[k - 1] == Role::Loose {
-            let t = self.lines[k - 1].trim();
+            let t = trimmed(self.lines[k - 1]);
             let s = self.s[k - 1];
             if s.comment || s.in_string || is_attribute(t) || t.ends_with([';', '}', '{']) {
                 break;

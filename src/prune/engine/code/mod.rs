@@ -16,7 +16,7 @@ mod indented;
 mod outline;
 mod scan;
 
-use super::draft::{Draft, Reason, is_blank, is_paragraph_break};
+use super::draft::{Draft, Reason, is_blank, is_paragraph_break, trimmed, trimmed_start};
 use super::terms::{Matches, Query};
 use outline::{Role, Unit, defined_name, outline};
 use std::collections::HashMap;
@@ -403,22 +403,24 @@ fn test_containers(lines: &[&str], o: &outline::Outline) -> Vec<std::ops::Range<
 /// A test: marked as one, named as one, or inside a test module or class (`tests`).
 fn is_test(lines: &[&str], tests: &[std::ops::Range<usize>], u: &Unit) -> bool {
     let marked = lines[u.pre.clone()].iter().any(|l| {
-        let t = l.trim();
+        let t = trimmed(l);
         t.starts_with("#[test")
             || t.ends_with("::test]")
             || t.starts_with("@pytest")
             || t.starts_with("@Test")
     });
-    let sig = lines[u.sig.start].trim_start();
-    let named = [
-        "fn test",
-        "def test",
-        "async fn test",
-        "async def test",
-        "void test",
-    ]
-    .iter()
-    .any(|p| sig.contains(p));
+    let sig = trimmed_start(lines[u.sig.start]);
+    // One search rules out nearly every signature before the five.
+    let named = sig.contains(" test")
+        && [
+            "fn test",
+            "def test",
+            "async fn test",
+            "async def test",
+            "void test",
+        ]
+        .iter()
+        .any(|p| sig.contains(p));
     let inside = tests.iter().any(|c| c.contains(&u.sig.start));
     marked || named || inside
 }

@@ -5,6 +5,7 @@
 //! containers (`impl`, `class`, `mod`, `trait`, ...) whose members are outlined in turn. It must
 //! never judge relevance.
 
+use super::super::draft::trimmed;
 use super::super::evidence::trailing_ident;
 use super::braces::Braces;
 use super::indent;
@@ -74,7 +75,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
     let roles = lines
         .iter()
         .map(|l| {
-            let t = l.trim();
+            let t = trimmed(l);
             braces += usize::from(t.ends_with('{'));
             colons += usize::from(is_py_opener(t));
             if t.is_empty() {
@@ -346,7 +347,7 @@ pub(super) fn is_attribute(t: &str) -> bool {
 pub(super) fn is_import(t: &str) -> bool {
     (classify(t) == Kind::Import && !t.ends_with('{'))
         || t.starts_with("extern crate ")
-        || (t.contains("require(") && t.ends_with(';'))
+        || (t.ends_with(';') && t.contains("require("))
 }
 
 /// Marks attributes and comments directly above `start` as the preamble of unit `unit`; for a

@@ -4,6 +4,8 @@
 //! Owns skipping strings, character literals and comments well enough to count braces. It must
 //! never try to parse a language: unknown syntax degrades to approximate depths, never to a panic.
 
+use crate::prune::engine::draft::trimmed_start;
+
 /// What the scanner learned about one line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct LineScan {
@@ -37,7 +39,7 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
     lines
         .iter()
         .map(|line| {
-            let trimmed = line.trim_start();
+            let trimmed = trimmed_start(line);
             let started = state;
             let mut out = LineScan {
                 before: depth,
