@@ -24,8 +24,8 @@ use mcp_pruner::prune::render::{self, Markers};
 use mcp_pruner::tokens;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// A recovery id in the store's format (`prn_<n>_<96-bit tag>`), so that markers cost what they cost
-/// in production.
+/// A recovery id in the store's format (`prn_<n>_<tag>`, a 64-bit tag in 20 decimal digits), so
+/// that markers and the note cost what they cost in production.
 const PRUNE_ID: &str = "prn_42_07361928471029384756";
 
 struct Case {

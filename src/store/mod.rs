@@ -252,6 +252,12 @@ pub struct Store {
     tag_key: std::hash::RandomState,
 }
 
+/// Whether `a` and `b` are equal, in a time that depends on their lengths only (a tag compared
+/// byte by byte with an early exit would tell a client how many of its digits are right).
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
 const GONE_MEMORY: usize = 10_000;
 /// Sessions remembered per entry for `resources/list` (the oldest is forgotten first).
 const MAX_OWNERS: usize = 16;
@@ -460,8 +466,13 @@ impl Store {
         let Some((n, tag)) = id.strip_prefix("prn_").and_then(|r| r.split_once('_')) else {
             return false;
         };
-        n.parse::<u64>()
-            .is_ok_and(|n| n >= 1 && n < self.next_id.load(Ordering::Relaxed) && self.tag(n) == tag)
+        // Digits only: `+5` parses as a number, but no id was ever written that way.
+        n.bytes().all(|b| b.is_ascii_digit())
+            && n.parse::<u64>().is_ok_and(|n| {
+                n >= 1
+                    && n < self.next_id.load(Ordering::Relaxed)
+                    && same_bytes(self.tag(n).as_bytes(), tag.as_bytes())
+            })
     }
 
     /// Live entries issued to session `owner`, most recent first (for `resources/list`).
@@ -579,6 +590,11 @@ mod tests {
         );
         let forged = format!("prn_{n}_{}", "1".repeat(TAG_DIGITS));
         assert_eq!(s.get(&forged).unwrap_err(), Missing::Unknown);
+        assert_eq!(
+            s.get(&format!("prn_+{n}_{tag}")).unwrap_err(),
+            Missing::Unknown,
+            "a number is written in digits only"
+        );
         assert_eq!(
             s.get(&format!("prn_999999999_{tag}")).unwrap_err(),
             Missing::Unknown

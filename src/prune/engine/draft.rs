@@ -220,7 +220,8 @@ pub(crate) fn is_blank(line: &str) -> bool {
     // multi-byte character (which may be Unicode whitespace).
     match line.bytes().find(|b| !b.is_ascii_whitespace()) {
         None => true,
-        Some(b) if b.is_ascii() => false,
+        Some(b) if plain_ascii(b) => false,
+        // A multi-byte character or a vertical tab: whitespace to `str::trim` maybe.
         Some(_) => line.trim().is_empty(),
     }
 }
@@ -323,9 +324,10 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn fast_trims_agree_with_std(s in "[ \\t\\r\\n\\x0B\\x0C\\u{a0}\\u{3000}\\u{2028}a-zé{}]{0,12}") {
+        fn fast_trims_and_is_blank_agree_with_std(s in "[ \\t\\r\\n\\x0B\\x0C\\u{a0}\\u{3000}\\u{2028}a-zé{}]{0,12}") {
             proptest::prop_assert_eq!(trimmed(&s), s.trim());
             proptest::prop_assert_eq!(trimmed_start(&s), s.trim_start());
+            proptest::prop_assert_eq!(is_blank(&s), s.trim().is_empty());
         }
     }
 
@@ -335,6 +337,7 @@ mod tests {
             "",
             " ",
             "\x0B",
+            " \x0B\t",
             "\x0Bx\x0B",
             "\u{3000}x\u{a0}",
             " é ",
@@ -343,6 +346,7 @@ mod tests {
         ] {
             assert_eq!(trimmed(s), s.trim(), "{s:?}");
             assert_eq!(trimmed_start(s), s.trim_start(), "{s:?}");
+            assert_eq!(is_blank(s), s.trim().is_empty(), "{s:?}");
         }
     }
 
