@@ -11,6 +11,8 @@
 
 mod braces;
 mod calls;
+#[cfg(test)]
+mod features;
 mod indent;
 mod indented;
 mod outline;
