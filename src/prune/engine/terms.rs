@@ -454,25 +454,21 @@ enum Prefilter {
 impl Prefilter {
     /// The search for `heads` (lowercase ASCII), `None` when it cannot be built.
     fn new(heads: &[String]) -> Option<Prefilter> {
-        let mut spellings: Vec<String> = heads.iter().flat_map(|h| casings(h)).collect();
+        let mut patterns = heads.to_vec();
+        // The Kelvin sign lowercases to an ASCII `k` (`\u{212A}ey` is the term `key`): a line
+        // holding one goes to the full matcher whenever a head has a `k`. It has one spelling.
+        if heads.iter().any(|h| h.contains('k')) {
+            patterns.push(KELVIN.to_owned());
+        }
+        let mut spellings: Vec<String> = patterns.iter().flat_map(|h| casings(h)).collect();
         spellings.sort();
         spellings.dedup();
-        // The Kelvin sign lowercases to an ASCII `k` (`\u{212A}ey` is the term `key`): a line
-        // holding one goes to the full matcher whenever a head has a `k`.
-        let kelvin = heads.iter().any(|h| h.contains('k'));
-        if kelvin {
-            spellings.push(KELVIN.to_owned());
-        }
         if let Some(packed) = aho_corasick::packed::Config::new()
             .builder()
             .extend(&spellings)
             .build()
         {
             return Some(Prefilter::Packed(packed));
-        }
-        let mut patterns = heads.to_vec();
-        if kelvin {
-            patterns.push(KELVIN.to_owned());
         }
         aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
@@ -498,7 +494,7 @@ const KELVIN: &str = "\u{212A}";
 /// one, so the ASCII letters a part starts with are lowercase, capitalised or all capitals, and
 /// no mixed spelling (`pAr`) can start one: searching these three, case-sensitively, finds every
 /// line the case-insensitive search would that can hold a term (but for the Kelvin sign, which
-/// [`Prefilter::new`] adds).
+/// [`Prefilter::new`] adds; given it, all three spellings are the sign itself).
 fn casings(head: &str) -> Vec<String> {
     let mut capital = head.to_owned();
     if let Some(first) = capital.get_mut(..1) {

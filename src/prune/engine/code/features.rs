@@ -41,10 +41,8 @@ fn dump_unit_features() {
         let q = Query::new(goal, true);
         let m = Matches::new(&q, &lines);
         let o = outline(&lines);
-        let mut scores = unit_scores(&lines, &o, &q, &m);
-        let before = scores.clone();
-        let pointed = evidence(&lines, &o.units, &q, &mut scores);
-        calls::spread(&lines, &o.units, &mut scores, CALL_SHARE);
+        let before = unit_scores(&lines, &o, &q, &m);
+        let (scores, pointed) = ranked(&lines, &o, &q, &m);
         let selected = select(&o.units, &scores, lines.len());
         let plan = plan_within(&lines, goal, SourceType::Code, &Limits::default(), None);
         for (i, role) in o.roles.iter().enumerate() {
@@ -70,12 +68,7 @@ fn dump_unit_features() {
             .expect("write");
         }
         let code = telling_terms(&o.units, m.without(&o.doc));
-        let avg = o
-            .units
-            .iter()
-            .map(|u| (u.body.end - u.sig.start) as f32)
-            .sum::<f32>()
-            / o.units.len().max(1) as f32;
+        let avg = mean_length(&o.units);
         let headers = container_headers(&o, &code, lines.len());
         let tests = test_containers(&lines, &o);
         for c in &o.containers {

@@ -79,9 +79,7 @@ const CONTAINER_BONUS: f32 = 0.5;
 /// least relevant of the kept blocks until the text fits.
 pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
     let o = outline(lines);
-    let mut scores = unit_scores(lines, &o, q, m);
-    let pointed = evidence(lines, &o.units, q, &mut scores);
-    calls::spread(lines, &o.units, &mut scores, CALL_SHARE);
+    let (scores, pointed) = ranked(lines, &o, q, m);
     let relevant = select(&o.units, &scores, lines.len());
     let best = scores.iter().copied().fold(0.0, f32::max);
     for (k, u) in o.units.iter().enumerate() {
@@ -130,6 +128,15 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
             thin_body(lines, u.body.clone(), m, &pointed, draft, 0);
         }
     }
+}
+
+/// Each definition's final score ([`unit_scores`], raised by the goal's pasted [`evidence`], then
+/// spread along calls) and the lines the evidence points at.
+fn ranked(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> (Vec<f32>, Vec<bool>) {
+    let mut scores = unit_scores(lines, o, q, m);
+    let pointed = evidence(lines, &o.units, q, &mut scores);
+    calls::spread(lines, &o.units, &mut scores, CALL_SHARE);
+    (scores, pointed)
 }
 
 /// Inside a kept body of more than [`THIN_BODY_LINES`] lines, the paragraphs with none of the
@@ -275,11 +282,7 @@ fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> 
     let goal_about_tests = q.has("test");
     let units = &o.units;
     let code = telling_terms(units, m.without(&o.doc));
-    let avg = units
-        .iter()
-        .map(|u| (u.body.end - u.sig.start) as f32)
-        .sum::<f32>()
-        / units.len().max(1) as f32;
+    let avg = mean_length(units);
     let test_weight = if goal_about_tests { 1.0 } else { TEST_WEIGHT };
     let tests = test_containers(lines, o);
     let headers = container_headers(o, &code, lines.len());
@@ -298,6 +301,16 @@ fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> 
             score
         })
         .collect()
+}
+
+/// The mean length in lines of the definitions from signature to end (BM25's average document
+/// length).
+fn mean_length(units: &[Unit]) -> f32 {
+    units
+        .iter()
+        .map(|u| (u.body.end - u.sig.start) as f32)
+        .sum::<f32>()
+        / units.len().max(1) as f32
 }
 
 /// `code` without the goal terms found in more than [`COMMON_OF_UNITS`] of the definitions
