@@ -239,11 +239,12 @@ fn strategy(lines: &[&str], query: &Query, source: SourceType) -> Draft {
     if lines.is_empty() {
         return draft;
     }
-    let m = Matches::new(query, lines);
     match source {
-        SourceType::Logs => logs::plan(lines, query, &m, &mut draft),
-        SourceType::Code if !query.is_empty() => code::plan(lines, query, &m, &mut draft),
-        SourceType::Docs if !query.is_empty() => docs::plan(lines, &m, &mut draft),
+        SourceType::Logs => logs::plan(lines, query, &Matches::new(query, lines), &mut draft),
+        SourceType::Code if !query.is_empty() => code::plan(lines, query, &mut draft),
+        SourceType::Docs if !query.is_empty() => {
+            docs::plan(lines, &Matches::new(query, lines), &mut draft)
+        }
         SourceType::Code | SourceType::Docs => {}
     }
     draft

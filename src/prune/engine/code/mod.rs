@@ -74,12 +74,36 @@ const MAX_THIN_DEPTH: usize = 4;
 /// `impl Parser {`) count this much towards it: the container names what its members are about.
 const CONTAINER_BONUS: f32 = 0.5;
 
-/// Decides every line of a source file for the goal `q` (matched as `m`). A goal about tests
-/// keeps tests from being ranked down. With a response budget, `engine::budget` then drops the
-/// least relevant of the kept blocks until the text fits.
-pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
-    let o = outline(lines);
-    let (scores, pointed) = ranked(lines, &o, q, m);
+/// Texts of at least this many lines are outlined on a second thread while the goal's terms are
+/// matched (the two read only the lines; together they are about two thirds of a plan). Below
+/// it, starting a thread costs more than it saves.
+const PARALLEL_LINES: usize = 4096;
+
+/// Decides every line of a source file for the goal `q`. A goal about tests keeps tests from
+/// being ranked down. With a response budget, `engine::budget` then drops the least relevant of
+/// the kept blocks until the text fits.
+pub(crate) fn plan(lines: &[&str], q: &Query, draft: &mut Draft) {
+    let (o, m) = analyse(lines, q, lines.len() >= PARALLEL_LINES);
+    decide(lines, q, &m, &o, draft);
+}
+
+/// The outline of `lines` and their matches against `q`, on two threads when `parallel` (the
+/// results are the same either way: each reads only the lines).
+fn analyse(lines: &[&str], q: &Query, parallel: bool) -> (outline::Outline, Matches) {
+    if !parallel {
+        return (outline(lines), Matches::new(q, lines));
+    }
+    std::thread::scope(|s| {
+        let o = s.spawn(|| outline(lines));
+        let m = Matches::new(q, lines);
+        let o = o.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (o, m)
+    })
+}
+
+/// [`plan`] once the text is outlined (`o`) and matched (`m`).
+fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &mut Draft) {
+    let (scores, pointed) = ranked(lines, o, q, m);
     let relevant = select(&o.units, &scores, lines.len());
     let best = scores.iter().copied().fold(0.0, f32::max);
     for (k, u) in o.units.iter().enumerate() {
@@ -530,9 +554,8 @@ mod tests {
     fn kept(src: &str, goal: &str) -> Vec<String> {
         let lines: Vec<&str> = src.lines().collect();
         let q = Query::new(goal, true);
-        let m = Matches::new(&q, &lines);
         let mut d = Draft::keep_all(lines.len());
-        plan(&lines, &q, &m, &mut d);
+        plan(&lines, &q, &mut d);
         lines
             .iter()
             .zip(&d.keep)
@@ -568,6 +591,31 @@ pub fn render_body(body: &Body) -> String {
         assert!(!k.iter().any(|l| l.contains("/// Renders")));
         assert!(k.iter().any(|l| l.starts_with("use std::fmt")));
         assert_eq!(k.iter().filter(|l| *l == "}").count(), 1);
+    }
+
+    #[test]
+    fn outlining_on_a_second_thread_changes_nothing() {
+        let mut src = String::new();
+        for k in 0..1500 {
+            src.push_str(&format!(
+                "/// Reads header {k}.\nfn header_{k}(line: &str) -> usize {{\n    line.len() + {k}\n}}\n\n"
+            ));
+        }
+        let lines: Vec<&str> = src.lines().collect();
+        assert!(lines.len() >= PARALLEL_LINES);
+        let q = Query::new("why is header_731 off by one", true);
+        let decided = |parallel| {
+            let (o, m) = analyse(&lines, &q, parallel);
+            let mut d = Draft::keep_all(lines.len());
+            decide(&lines, &q, &m, &o, &mut d);
+            (d.keep, d.score)
+        };
+        let (keep, score) = decided(true);
+        assert_eq!((keep.clone(), score), decided(false));
+        assert!(
+            keep.iter().any(|k| !k) && keep[731 * 5 + 2],
+            "header_731's body is kept"
+        );
     }
 
     #[test]
@@ -770,9 +818,8 @@ pub fn render_body(body: &Body) -> String {
         let src = "fn parse_header(line: &str) {\n    let header = line.trim();\n    split(header);\n    more(header);\n}\n\nfn parse_body(line: &str) {\n    let body = line.trim();\n    split(body);\n    more(body);\n}\n\nfn render(x: u8) {\n    let y = x + 1;\n    out(y);\n    out(y);\n}\n";
         let lines: Vec<&str> = src.lines().collect();
         let q = Query::new("parse header", true);
-        let m = Matches::new(&q, &lines);
         let mut d = Draft::keep_all(lines.len());
-        plan(&lines, &q, &m, &mut d);
+        plan(&lines, &q, &mut d);
         assert!(d.keep[0] && d.keep[1], "the relevant definition is kept");
         assert!(
             d.keep[6],
