@@ -56,7 +56,7 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
                 || trimmed.starts_with("/*!");
             let quotes_are_strings = single_quotes_pair(line.as_bytes(), state);
             let mut low = depth;
-            state = scan_line(
+            state = scan_line::<true>(
                 line.as_bytes(),
                 state,
                 quotes_are_strings,
@@ -108,9 +108,23 @@ fn single_quotes_pair(b: &[u8], start: State) -> bool {
 }
 
 /// Scans one line from `state`, updating `depth` and `low`; returns the state at the line's end.
-fn scan_line(b: &[u8], mut state: State, quotes: bool, depth: &mut i32, low: &mut i32) -> State {
+/// With `SKIP`, runs of plain code are skipped a word at a time ([`skip_plain_code`]); without,
+/// every byte is looked at (the reference the tests compare with).
+fn scan_line<const SKIP: bool>(
+    b: &[u8],
+    mut state: State,
+    quotes: bool,
+    depth: &mut i32,
+    low: &mut i32,
+) -> State {
     let mut i = 0;
     while i < b.len() {
+        if SKIP && state == State::Code {
+            i = skip_plain_code(b, i);
+            if i == b.len() {
+                break;
+            }
+        }
         match state {
             State::Code => match b[i] {
                 b'/' if b.get(i + 1) == Some(&b'/') => return State::Code,
@@ -141,6 +155,30 @@ fn scan_line(b: &[u8], mut state: State, quotes: bool, depth: &mut i32, low: &mu
         i += 1;
     }
     state
+}
+
+/// The bytes that can change the scanner's state or depth in code: comments, quotes, braces.
+const CODE_SPECIALS: [u8; 6] = [b'/', b'"', b'`', b'\'', b'{', b'}'];
+
+/// The first index from `i` that is not inside a run of 8-byte words holding none of
+/// [`CODE_SPECIALS`] (most of a line of code: indentation, identifiers, operators), so the
+/// byte-wise scan starts there. Exact: a word is skipped only when it holds no special byte.
+fn skip_plain_code(b: &[u8], mut i: usize) -> usize {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Non-zero iff some byte of `v` is zero (the classic test; exact as a yes/no answer).
+    let has_zero = |v: u64| v.wrapping_sub(LOW) & !v & HIGH;
+    while let Some(word) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        let special = CODE_SPECIALS
+            .iter()
+            .fold(0, |acc, &c| acc | has_zero(w ^ (LOW * u64::from(c))));
+        if special != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i
 }
 
 /// The index of the closing quote when a character literal starts at `b[i] == '\''`: one character
@@ -272,6 +310,48 @@ mod tests {
         // Rust: escaped quote and backslash literals.
         let d = depths("fn a() {\n    let q = '\\''; let b = '\\\\';\n}\n");
         assert_eq!(d.last(), Some(&(1, 0)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn skipping_plain_code_changes_no_scan(
+            lines in proptest::collection::vec("[ a-z0-9_#rb/*'\"`{}\\!é]{0,40}", 0..8)
+        ) {
+            let (mut fast, mut reference) = (State::Code, State::Code);
+            let (mut d1, mut l1, mut d2, mut l2) = (0, 0, 0, 0);
+            for line in &lines {
+                let b = line.as_bytes();
+                let quotes = single_quotes_pair(b, fast);
+                fast = scan_line::<true>(b, fast, quotes, &mut d1, &mut l1);
+                reference = scan_line::<false>(b, reference, quotes, &mut d2, &mut l2);
+                proptest::prop_assert!(fast == reference && d1 == d2 && l1 == l2, "{line:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn skipping_plain_words_finds_every_special_byte() {
+        let line =
+            b"    let value = compute(alpha, beta) + gamma * delta; x{y}z /* c */ 'q' \"s\" `t`";
+        for start in 0..line.len() {
+            let skipped = skip_plain_code(line, start);
+            assert!(skipped >= start && skipped <= line.len());
+            assert!(
+                !line[start..skipped]
+                    .iter()
+                    .any(|c| CODE_SPECIALS.contains(c)),
+                "skipped a special byte from {start} to {skipped}"
+            );
+            // It stops at most 7 bytes before the next special byte (or the end).
+            let next = line[start..]
+                .iter()
+                .position(|c| CODE_SPECIALS.contains(c))
+                .map_or(line.len(), |p| start + p);
+            assert!(
+                next - skipped < 8 || skipped == next,
+                "{start}: {skipped} vs {next}"
+            );
+        }
     }
 
     #[test]
