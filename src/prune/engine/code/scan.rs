@@ -315,7 +315,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn skipping_plain_code_changes_no_scan(
-            lines in proptest::collection::vec("[ a-z0-9_#rb/*'\"`{}\\!é]{0,40}", 0..8)
+            lines in proptest::collection::vec("[ a-z0-9_#rb/*'\"`{}\\\\!é]{0,40}", 0..8)
         ) {
             let (mut fast, mut reference) = (State::Code, State::Code);
             let (mut d1, mut l1, mut d2, mut l2) = (0, 0, 0, 0);
