@@ -87,18 +87,22 @@ pub(crate) fn plan(lines: &[&str], q: &Query, draft: &mut Draft) {
     decide(lines, q, &m, &o, draft);
 }
 
-/// The outline of `lines` and their matches against `q`, on two threads when `parallel` (the
-/// results are the same either way: each reads only the lines).
+/// The outline of `lines` and their matches against `q`, on two threads when `parallel` and the
+/// system gives a thread (the results are the same either way: each reads only the lines).
 fn analyse(lines: &[&str], q: &Query, parallel: bool) -> (outline::Outline, Matches) {
     if !parallel {
         return (outline(lines), Matches::new(q, lines));
     }
-    std::thread::scope(|s| {
-        let o = s.spawn(|| outline(lines));
-        let m = Matches::new(q, lines);
-        let o = o.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (o, m)
-    })
+    std::thread::scope(
+        |s| match std::thread::Builder::new().spawn_scoped(s, || outline(lines)) {
+            Ok(o) => {
+                let m = Matches::new(q, lines);
+                let o = o.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (o, m)
+            }
+            Err(_) => (outline(lines), Matches::new(q, lines)),
+        },
+    )
 }
 
 /// [`plan`] once the text is outlined (`o`) and matched (`m`).
