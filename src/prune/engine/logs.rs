@@ -10,6 +10,8 @@
 
 use super::draft::{Draft, Reason, distances, is_blank};
 use super::terms::{Matches, Query};
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
 
 /// First lines always kept (the command, the start of the run).
 const HEAD: usize = 1;
@@ -358,6 +360,33 @@ pub(crate) fn level(line: &str) -> Level {
     if is_test_runner_detail(t) {
         return Level::Error;
     }
+    if !ALERT_HEADS.is_match(line) {
+        return Level::None;
+    }
+    alert_words(line)
+}
+
+/// The first three characters of every alert stem, in any ASCII case (`ERR`, `Err`; `ÉCH` for
+/// `échec`): a line holding none of them has no alert word, since a word matches a stem only when
+/// its lowercase starts with the stem (no character outside ASCII lowercases into these heads).
+static ALERT_HEADS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    let mut heads: Vec<String> = ALERTS
+        .iter()
+        .flat_map(|stem| {
+            let head: String = stem.chars().take(3).collect();
+            [head.to_uppercase(), head]
+        })
+        .collect();
+    heads.sort();
+    heads.dedup();
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(&heads)
+        .expect("a few short literal patterns")
+});
+
+/// The level told by a line's alert words alone ([`level`] without its shortcuts).
+fn alert_words(line: &str) -> Level {
     let mut found = Level::None;
     for w in words(line) {
         let lower = w.to_lowercase();
@@ -505,6 +534,26 @@ fn same_shape(a: &str, b: &str) -> bool {
 mod tests {
     use super::*;
     use crate::prune::engine::terms::Query;
+
+    proptest::proptest! {
+        #[test]
+        fn the_alert_prefilter_hides_no_alert_word(
+            words in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "ERROR", "Error:", "failed", "FAILURES", "xFail", "panicked", "PANIC",
+                    "WarnING", "warnings", "ÉCHEC", "échoué", "Échouée", "erreur", "TraceBack",
+                    "traceback", "AssertionError", "assert_eq", "denied", "Critical", "fatal",
+                    "abort", "segmentation", "exceptions", "\u{212A}ey", "errand", "warp",
+                    "panel", "ok", "INFO", "request", "ledger-db:5432", "[42]", "=",
+                ]),
+                0..10,
+            )
+        ) {
+            let line = words.join(" ");
+            let fast = if ALERT_HEADS.is_match(&line) { alert_words(&line) } else { Level::None };
+            proptest::prop_assert_eq!(fast, alert_words(&line), "{}", line);
+        }
+    }
 
     fn kept(log: &str, goal: &str) -> Vec<String> {
         let lines: Vec<&str> = log.lines().collect();
