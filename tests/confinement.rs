@@ -47,7 +47,7 @@ fn race(
     (leaks, asked)
 }
 
-/// Flips `link` between a regular file (or directory) made by `make_real` and a symlink to
+/// Flips `link` between a regular file (or a directory holding one, when `dir`) and a symlink to
 /// `outside`, until `stop`, counting its swaps in `flips`.
 fn swapper(
     link: std::path::PathBuf,
