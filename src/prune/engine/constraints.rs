@@ -38,26 +38,31 @@ pub(crate) fn add_back(draft: &mut Draft, allowed: usize) {
         return;
     }
     let mut excess = removed - allowed;
-    let mut order: Vec<(f32, usize, f32, usize)> = Vec::with_capacity(removed);
-    for run in runs(&draft.keep) {
-        let best = draft.score[run.clone()]
-            .iter()
-            .copied()
-            .fold(f32::MIN, f32::max);
-        order.extend(run.clone().map(|i| (best, run.start, draft.score[i], i)));
-    }
-    order.sort_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then(a.1.cmp(&b.1))
-            .then(b.2.total_cmp(&a.2))
-            .then(a.3.cmp(&b.3))
-    });
-    for &(_, _, _, i) in &order {
-        if excess == 0 {
-            break;
+    // Runs come back whole in their order; only the run that comes back in part has its lines
+    // ordered (a 1 MiB text removes tens of thousands of lines in a few thousand runs).
+    let mut order: Vec<(f32, std::ops::Range<usize>)> = runs(&draft.keep)
+        .into_iter()
+        .map(|run| {
+            let best = draft.score[run.clone()]
+                .iter()
+                .copied()
+                .fold(f32::MIN, f32::max);
+            (best, run)
+        })
+        .collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.start.cmp(&b.1.start)));
+    for (_, run) in order {
+        if excess >= run.len() {
+            draft.keep[run.clone()].fill(true);
+            excess -= run.len();
+            continue;
         }
-        draft.keep[i] = true;
-        excess -= 1;
+        let mut lines: Vec<usize> = run.collect();
+        lines.sort_by(|&a, &b| draft.score[b].total_cmp(&draft.score[a]).then(a.cmp(&b)));
+        for i in lines.into_iter().take(excess) {
+            draft.keep[i] = true;
+        }
+        return;
     }
 }
 
@@ -115,6 +120,54 @@ mod tests {
         assert_eq!(d.keep, [false, false, false, true, true, true, true, true]);
         add_back(&mut d, 1);
         assert_eq!(d.keep, [true, true, false, true, true, true, true, true]);
+    }
+
+    /// The order `add_back` keeps, written as one sort of every removed line: runs by their best
+    /// line score (then earlier first), inside a run lines by score (then in order).
+    fn add_back_by_one_sort(draft: &mut Draft, allowed: usize) {
+        let excess = draft.removed().saturating_sub(allowed);
+        let mut order: Vec<(f32, usize, f32, usize)> = Vec::new();
+        for run in runs(&draft.keep) {
+            let best = draft.score[run.clone()]
+                .iter()
+                .copied()
+                .fold(f32::MIN, f32::max);
+            order.extend(run.clone().map(|i| (best, run.start, draft.score[i], i)));
+        }
+        order.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(a.1.cmp(&b.1))
+                .then(b.2.total_cmp(&a.2))
+                .then(a.3.cmp(&b.3))
+        });
+        for &(_, _, _, i) in order.iter().take(excess) {
+            draft.keep[i] = true;
+        }
+    }
+
+    proptest::proptest! {
+        /// Bringing runs back whole and ordering only the last one's lines keeps exactly the
+        /// lines one sort of all removed lines would.
+        #[test]
+        fn add_back_equals_one_sort_of_every_removed_line(
+            lines in proptest::collection::vec((proptest::bool::ANY, 0u8..4), 0..200),
+            allowed in 0usize..200,
+        ) {
+            let draft = || {
+                let mut d = Draft::keep_all(lines.len());
+                for (i, &(removed, score)) in lines.iter().enumerate() {
+                    if removed {
+                        d.remove(i, Reason::Body);
+                    }
+                    d.score[i] = f32::from(score) * 0.5;
+                }
+                d
+            };
+            let (mut d, mut reference) = (draft(), draft());
+            add_back(&mut d, allowed);
+            add_back_by_one_sort(&mut reference, allowed);
+            proptest::prop_assert_eq!(d.keep, reference.keep);
+        }
     }
 
     #[test]
