@@ -63,6 +63,20 @@ fn main() {
             );
         }
     }
+    // Code of each language of the realistic benchmark (its files concatenated in order, repeated
+    // to 1 MiB): the scanners differ (indentation for Python, quotes and templates for JS/TS).
+    println!("\ncode per language, 1 MiB of bench-data/realistic.jsonl's files (plan + render, best of 3)");
+    for language in ["rust", "python", "go", "javascript", "typescript"] {
+        let text = realistic_code(language, KIB * KIB);
+        let (elapsed, lines, kept) = time(&text, cases[0].3, SourceType::Code);
+        println!(
+            "{:<10} {:>9} {:>10.1} ms {:>7.1}%",
+            language,
+            lines,
+            elapsed.as_secs_f64() * 1e3,
+            100.0 * kept as f64 / lines.max(1) as f64
+        );
+    }
     // Token counting, ours (the `tiktoken` crate) against the reference port `tiktoken-rs` (what
     // this server used before), on the same 1 MiB of code and of logs, best of three, warm.
     println!("\no200k token counting, 1 MiB, best of 3 (warm): ours vs tiktoken-rs");
@@ -118,6 +132,28 @@ fn time(text: &str, goal: &str, source: SourceType) -> (Duration, usize, usize) 
         std::hint::black_box(r);
     }
     (best, out.0, out.1)
+}
+
+/// `size` bytes (cut at a line end) of the code texts of `language` in the realistic benchmark.
+fn realistic_code(language: &str, size: usize) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench-data/realistic.jsonl");
+    let data = std::fs::read_to_string(&path).expect("bench-data/realistic.jsonl");
+    let texts: Vec<String> = data
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON row"))
+        .filter(|r| r["source_type"] == "code" && r["language"] == language)
+        .filter_map(|r| r["text"].as_str().map(str::to_owned))
+        .collect();
+    assert!(!texts.is_empty(), "no {language} code in {path:?}");
+    let mut text = String::with_capacity(size + KIB * KIB);
+    for t in texts.iter().cycle() {
+        if text.len() >= size {
+            break;
+        }
+        text.push_str(t);
+        text.push('\n');
+    }
+    prefix(&text, size).to_owned()
 }
 
 /// The nominal size of a run (the text is cut at the last line boundary below it).

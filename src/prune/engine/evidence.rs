@@ -18,6 +18,7 @@
 //! to tell them apart), and never match by a goal's words one at a time (that is `terms`').
 
 use super::docs::fence_end;
+use super::draft::trimmed;
 use super::terms::for_each_term;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -86,7 +87,7 @@ impl Evidence {
         let mut failure = false;
         let mut i = 0;
         while i < lines.len() {
-            let t = lines[i].trim();
+            let t = trimmed(lines[i]);
             // A fenced block (``` or ~~~) quotes code line by line.
             if let Some(end) = fence_end(&lines, i) {
                 for line in &lines[i + 1..end] {
@@ -181,7 +182,7 @@ impl Evidence {
 
     /// The index of the quoted source line that `line` is (trimmed), if any.
     pub(crate) fn quoted_in(&self, line: &str) -> Option<usize> {
-        let t = line.trim();
+        let t = trimmed(line);
         if !self.quoted_lens.contains(&t.len()) {
             return None;
         }

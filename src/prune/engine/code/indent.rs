@@ -4,6 +4,9 @@
 //! Owns the per-line facts the indentation outline needs. It must never parse expressions:
 //! strings and brackets are tracked only to know where statements end.
 
+use super::super::draft::{trimmed, trimmed_start};
+use super::scan::skip_plain;
+
 /// What the scanner learned about one line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PyLine {
@@ -19,8 +22,18 @@ pub(crate) struct PyLine {
     pub(crate) colon: bool,
 }
 
+/// The bytes that can change the scanner's state in code: a comment, quotes, brackets.
+const PY_SPECIALS: [u8; 9] = [b'#', b'"', b'\'', b'(', b'[', b'{', b')', b']', b'}'];
+
 /// Scans every line, carrying triple-quoted strings and bracket depth across lines.
 pub(crate) fn scan(lines: &[&str]) -> Vec<PyLine> {
+    scan_with::<true>(lines)
+}
+
+/// [`scan`]; with `SKIP`, runs of plain code are skipped a word at a time and the inside of a
+/// triple-quoted string up to its next backslash or quote at once (the same result as byte by
+/// byte, which is what `SKIP = false` does: the reference a property test compares with).
+fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
     let mut triple: Option<u8> = None;
     let mut brackets = 0i32;
     let mut backslash = false;
@@ -37,13 +50,19 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<PyLine> {
                 indent,
                 cont: brackets > 0 || backslash,
                 in_string: triple.is_some(),
-                comment: triple.is_none() && line.trim_start().starts_with('#'),
+                comment: triple.is_none() && trimmed_start(line).starts_with('#'),
                 colon: false,
             };
             let mut last = 0u8;
             let mut i = 0;
             while i < b.len() {
                 if let Some(q) = triple {
+                    if SKIP {
+                        match memchr::memchr2(b'\\', q, &b[i..]) {
+                            Some(k) => i += k,
+                            None => break,
+                        }
+                    }
                     if b[i] == b'\\' {
                         i += 2;
                         continue;
@@ -56,6 +75,18 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<PyLine> {
                     }
                     i += 1;
                     continue;
+                }
+                if SKIP {
+                    let plain = skip_plain(b, i, &PY_SPECIALS);
+                    if plain > i {
+                        if let Some(&c) = b[i..plain].iter().rfind(|c| !c.is_ascii_whitespace()) {
+                            last = c;
+                        }
+                        i = plain;
+                        if i == b.len() {
+                            break;
+                        }
+                    }
                 }
                 match b[i] {
                     b'#' => break,
@@ -75,7 +106,7 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<PyLine> {
                 }
                 i += 1;
             }
-            backslash = triple.is_none() && line.trim_end().ends_with('\\');
+            backslash = triple.is_none() && trimmed(line).ends_with('\\');
             out.colon = triple.is_none() && brackets == 0 && last == b':';
             out
         })
@@ -132,6 +163,35 @@ mod tests {
         let s = scan(&["# note:", "x = 'a:'", "y = \"#:\""]);
         assert!(s[0].comment && !s[0].colon);
         assert!(!s[1].colon && !s[2].colon);
+    }
+
+    proptest::proptest! {
+        /// Skipping plain code a word at a time and the inside of a triple-quoted string up to its
+        /// next backslash or quote finds what the byte-by-byte scan finds, on every line.
+        #[test]
+        fn skipping_changes_no_line(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::prop_oneof![
+                        // What the scanner looks at...
+                        1 => proptest::sample::select(vec![
+                            "#", "\"", "'", "\"\"\"", "'''", "(", "[", "{", ")", "]", "}", "\\",
+                        ]),
+                        // ...and, three times as often, plain code it may skip (with the `:`
+                        // ending a block opener, which must be the last byte it remembers).
+                        3 => proptest::sample::select(vec![
+                            ":", " ", "\t", "\x0c", "a", "def", "é", "x = 1", "abcdefghij",
+                        ]),
+                    ],
+                    0..24,
+                ),
+                0..12,
+            ),
+        ) {
+            let lines: Vec<String> = lines.into_iter().map(|parts| parts.concat()).collect();
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            proptest::prop_assert_eq!(scan_with::<true>(&lines), scan_with::<false>(&lines));
+        }
     }
 
     #[test]

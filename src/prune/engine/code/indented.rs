@@ -3,6 +3,7 @@
 //!
 //! Owns walking indentation into units and containers. It must never judge relevance.
 
+use super::super::draft::{is_blank, trimmed};
 use super::indent::PyLine;
 use super::outline::{
     MAX_NESTING, Outline, Role, Unit, attach_preamble, first_keyword, is_attribute, is_import,
@@ -29,7 +30,7 @@ impl Indent<'_> {
             while last + 1 < hi && (self.s[last + 1].cont || self.s[last + 1].in_string) {
                 last += 1;
             }
-            let t = self.lines[i].trim();
+            let t = trimmed(self.lines[i]);
             if !self.s[last].colon {
                 if is_attribute(t) {
                     o.roles[i..=last].fill(Role::Attr);
@@ -42,7 +43,7 @@ impl Indent<'_> {
             let mut end = last + 1;
             while end < hi {
                 let e = self.s[end];
-                let blank = self.lines[end].trim().is_empty();
+                let blank = is_blank(self.lines[end]);
                 // Comments do not end a block (Python ignores their indentation).
                 if !blank && !e.comment && !e.in_string && !e.cont && e.indent <= s.indent {
                     break;
@@ -52,7 +53,7 @@ impl Indent<'_> {
             // Trailing blank lines and outdented comments belong to what follows.
             while end > last + 1 {
                 let e = self.s[end - 1];
-                if !(self.lines[end - 1].trim().is_empty() || (e.comment && e.indent <= s.indent)) {
+                if !(is_blank(self.lines[end - 1]) || (e.comment && e.indent <= s.indent)) {
                     break;
                 }
                 end -= 1;

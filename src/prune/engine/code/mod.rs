@@ -183,7 +183,7 @@ fn thin_body(
     draft: &mut Draft,
     depth: usize,
 ) {
-    let indent = |l: &str| l.len() - l.trim_start().len();
+    let indent = |l: &str| l.len() - trimmed_start(l).len();
     let Some(base) = lines[body.clone()]
         .iter()
         .find(|l| !is_blank(l))
@@ -538,7 +538,7 @@ fn loose(
 
 /// A line that is only a comment in the usual comment syntaxes (approximate, used for loose lines).
 fn is_comment(line: &str) -> bool {
-    let t = line.trim_start();
+    let t = trimmed_start(line);
     !is_blank(line)
         && (t.starts_with("//")
             || t.starts_with("/*")

@@ -5,7 +5,7 @@
 //! containers (`impl`, `class`, `mod`, `trait`, ...) whose members are outlined in turn. It must
 //! never judge relevance.
 
-use super::super::draft::trimmed;
+use super::super::draft::{is_blank, trimmed, trimmed_start};
 use super::super::evidence::trailing_ident;
 use super::braces::Braces;
 use super::indent;
@@ -94,7 +94,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
     if colons > braces {
         let s = indent::scan(lines);
         for (i, (d, l)) in o.doc.iter_mut().zip(&s).enumerate() {
-            let t = lines[i].trim_start();
+            let t = trimmed_start(lines[i]);
             *d = l.in_string
                 || t.starts_with("\"\"\"")
                 || t.starts_with("'''")
@@ -142,7 +142,7 @@ pub(super) fn header(
     let n = lines.len();
     let mut end = 0;
     while end < n {
-        let t = lines[end].trim();
+        let t = trimmed(lines[end]);
         let docstring_start = end == first_non_blank(lines)
             && (t.starts_with("\"\"\"") || t.starts_with("'''") || t.starts_with("r\"\"\""));
         if t.is_empty()
@@ -160,9 +160,9 @@ pub(super) fn header(
     // A comment block touching the first code line documents that item, unless it is `//!`.
     let mut cut = end;
     while cut > 0
-        && !lines[cut - 1].trim().is_empty()
+        && !is_blank(lines[cut - 1])
         && comment[cut - 1]
-        && !lines[cut - 1].trim_start().starts_with("//!")
+        && !trimmed_start(lines[cut - 1]).starts_with("//!")
         && !in_string(cut - 1)
     {
         cut -= 1;
@@ -190,7 +190,7 @@ pub(super) fn header(
 pub(super) fn first_non_blank(lines: &[&str]) -> usize {
     lines
         .iter()
-        .position(|l| !l.trim().is_empty())
+        .position(|l| !is_blank(l))
         .unwrap_or(lines.len())
 }
 
@@ -362,7 +362,7 @@ pub(super) fn attach_preamble(
 ) -> usize {
     let mut k = start;
     while k > lo && matches!(roles[k - 1], Role::Loose | Role::Attr) {
-        let t = lines[k - 1].trim();
+        let t = trimmed(lines[k - 1]);
         if is_attribute(t) {
             roles[k - 1] = unit.map_or(Role::Attr, Role::Pre);
         } else if comment(k - 1) {
