@@ -65,7 +65,9 @@ fn main() {
     }
     // Code of each language of the realistic benchmark (its files concatenated in order, repeated
     // to 1 MiB): the scanners differ (indentation for Python, quotes and templates for JS/TS).
-    println!("\ncode per language, 1 MiB of bench-data/realistic.jsonl's files (plan + render, best of 3)");
+    println!(
+        "\ncode per language, 1 MiB of bench-data/realistic.jsonl's files (plan + render, best of 3)"
+    );
     for language in ["rust", "python", "go", "javascript", "typescript"] {
         let text = realistic_code(language, KIB * KIB);
         let (elapsed, lines, kept) = time(&text, cases[0].3, SourceType::Code);
