@@ -55,6 +55,9 @@ pub(crate) fn add_back(draft: &mut Draft, allowed: usize) {
         if excess >= run.len() {
             draft.keep[run.clone()].fill(true);
             excess -= run.len();
+            if excess == 0 {
+                return;
+            }
             continue;
         }
         let mut lines: Vec<usize> = run.collect();

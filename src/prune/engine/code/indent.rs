@@ -5,7 +5,7 @@
 //! strings and brackets are tracked only to know where statements end.
 
 use super::super::draft::{trimmed, trimmed_start};
-use super::scan::skip_plain;
+use super::skip::skip_plain;
 
 /// What the scanner learned about one line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

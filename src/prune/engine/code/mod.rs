@@ -17,6 +17,7 @@ mod indent;
 mod indented;
 mod outline;
 mod scan;
+mod skip;
 
 use super::draft::{Draft, Reason, is_blank, is_paragraph_break, trimmed, trimmed_start};
 use super::terms::{Matches, Query};

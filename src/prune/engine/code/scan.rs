@@ -4,6 +4,7 @@
 //! Owns skipping strings, character literals and comments well enough to count braces. It must
 //! never try to parse a language: unknown syntax degrades to approximate depths, never to a panic.
 
+use super::skip::skip_plain;
 use crate::prune::engine::draft::trimmed_start;
 
 /// What the scanner learned about one line.
@@ -116,7 +117,8 @@ fn single_quotes_pair<const SKIP: bool>(b: &[u8], start: State) -> bool {
 }
 
 /// Scans one line from `state`, updating `depth` and `low`; returns the state at the line's end.
-/// With `SKIP`, runs of plain code are skipped a word at a time ([`skip_plain_code`]); without,
+/// With `SKIP`, what cannot change the state or depth is skipped ([`next_telling`]: plain code a
+/// word at a time, the inside of strings and comments up to their next telling byte); without,
 /// every byte is looked at (the reference the tests compare with).
 fn scan_line<const SKIP: bool>(
     b: &[u8],
@@ -192,26 +194,6 @@ const CODE_SPECIALS: [u8; 6] = [b'/', b'"', b'`', b'\'', b'{', b'}'];
 /// byte-wise scan starts there. Exact: a word is skipped only when it holds no special byte.
 fn skip_plain_code(b: &[u8], i: usize) -> usize {
     skip_plain(b, i, &CODE_SPECIALS)
-}
-
-/// The first index from `i` that is not inside a run of 8-byte words holding none of `specials`
-/// (the bytes a scanner must look at). Exact: a word is skipped only when it holds none of them.
-pub(super) fn skip_plain<const N: usize>(b: &[u8], mut i: usize, specials: &[u8; N]) -> usize {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Non-zero iff some byte of `v` is zero (the classic test; exact as a yes/no answer).
-    let has_zero = |v: u64| v.wrapping_sub(LOW) & !v & HIGH;
-    while let Some(word) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-        let special = specials
-            .iter()
-            .fold(0, |acc, &c| acc | has_zero(w ^ (LOW * u64::from(c))));
-        if special != 0 {
-            break;
-        }
-        i += 8;
-    }
-    i
 }
 
 /// The index of the closing quote when a character literal starts at `b[i] == '\''`: one character
@@ -346,6 +328,8 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Skipping what cannot change the state finds the states, depths and quote pairings the
+        /// byte-by-byte scan finds, line after line.
         #[test]
         fn skipping_plain_code_changes_no_scan(
             lines in proptest::collection::vec("[ a-z0-9_#rb/*'\"`{}\\\\!é]{0,40}", 0..8)
