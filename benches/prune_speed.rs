@@ -68,8 +68,9 @@ fn main() {
     println!(
         "\ncode per language, 1 MiB of bench-data/realistic.jsonl's files (plan + render, best of 3)"
     );
+    let realistic = realistic_texts();
     for language in ["rust", "python", "go", "javascript", "typescript"] {
-        let text = realistic_code(language, KIB * KIB);
+        let text = realistic_code(&realistic, language, KIB * KIB);
         let (elapsed, lines, kept) = time(&text, cases[0].3, SourceType::Code);
         println!(
             "{:<10} {:>9} {:>10.1} ms {:>7.1}%",
@@ -136,19 +137,36 @@ fn time(text: &str, goal: &str, source: SourceType) -> (Duration, usize, usize) 
     (best, out.0, out.1)
 }
 
-/// `size` bytes (cut at a line end) of the code texts of `language` in the realistic benchmark.
-fn realistic_code(language: &str, size: usize) -> String {
+/// The code texts of `bench-data/realistic.jsonl`, as (language, text), in the file's order.
+fn realistic_texts() -> Vec<(String, String)> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench-data/realistic.jsonl");
     let data = std::fs::read_to_string(&path).expect("bench-data/realistic.jsonl");
-    let texts: Vec<String> = data
-        .lines()
+    data.lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON row"))
-        .filter(|r| r["source_type"] == "code" && r["language"] == language)
-        .filter_map(|r| r["text"].as_str().map(str::to_owned))
+        .filter(|r| r["source_type"] == "code")
+        .filter_map(|r| {
+            Some((
+                r["language"].as_str()?.to_owned(),
+                r["text"].as_str()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+/// `size` bytes (cut at a line end) of the `texts` of `language`, concatenated in order and
+/// repeated if they hold less.
+fn realistic_code(texts: &[(String, String)], language: &str, size: usize) -> String {
+    let of_language: Vec<&str> = texts
+        .iter()
+        .filter(|(l, _)| l == language)
+        .map(|(_, t)| t.as_str())
         .collect();
-    assert!(!texts.is_empty(), "no {language} code in {path:?}");
+    assert!(
+        !of_language.is_empty(),
+        "no {language} code in bench-data/realistic.jsonl"
+    );
     let mut text = String::with_capacity(size + KIB * KIB);
-    for t in texts.iter().cycle() {
+    for t in of_language.iter().cycle() {
         if text.len() >= size {
             break;
         }
