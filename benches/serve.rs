@@ -164,6 +164,7 @@ impl Server {
     }
 
     fn client() -> reqwest::blocking::Client {
+        mcp_pruner::http_client::install_tls_provider();
         reqwest::blocking::Client::builder()
             .timeout(Duration::from_secs(60))
             .build()

@@ -457,7 +457,7 @@ async fn backend(cfg: &Config) -> Check {
             None,
         );
     };
-    let client = reqwest::Client::builder()
+    let client = crate::http_client::builder()
         .timeout(Duration::from_secs(3))
         .build()
         .expect("http client");
@@ -509,7 +509,7 @@ fn answers(url: &str) -> Result<String, String> {
         .build()
         .map_err(|e| e.to_string())?;
     rt.block_on(async {
-        let client = reqwest::Client::builder()
+        let client = crate::http_client::builder()
             .timeout(Duration::from_secs(3))
             .build()
             .map_err(|e| e.to_string())?;

@@ -17,6 +17,7 @@ pub mod config;
 pub mod contract;
 pub mod doctor;
 pub mod events;
+pub mod http_client;
 pub mod ledger;
 pub mod logging;
 pub mod process;

@@ -149,13 +149,17 @@ fn log_root() -> (tempfile::TempDir, String) {
 }
 
 fn read_with(mode: &str, backend: &str, port: u16) -> (Value, String, StdioClient) {
+    read_at(&format!("http://127.0.0.1:{port}/{mode}"), backend)
+}
+
+/// `read` of a 200-line log through the `backend` pruner at `endpoint` (300 ms timeout).
+fn read_at(endpoint: &str, backend: &str) -> (Value, String, StdioClient) {
     let (root, log) = log_root();
-    let endpoint = format!("http://127.0.0.1:{port}/{mode}");
     let mut c = StdioClient::spawn_env(
         root.path(),
         &["--pruner", backend],
         &[
-            ("JEEVES_PRUNER_ENDPOINT", &endpoint),
+            ("JEEVES_PRUNER_ENDPOINT", endpoint),
             ("JEEVES_PRUNER_TIMEOUT_MS", "300"),
         ],
     );
@@ -232,6 +236,27 @@ fn unreachable_pruner_falls_back_to_raw() {
         .port();
     let (r, _, _c) = read_with("valid", "http", port);
     assert_eq!(structured(&r)["pruning"]["error"]["code"], "http_error");
+}
+
+#[test]
+fn an_https_pruner_endpoint_gets_a_tls_handshake() {
+    // A listener that records the first bytes the server sends, then hangs up: a TLS client
+    // opens with a handshake record (0x16) of a TLS 1.x version (0x03, _).
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut head = [0u8; 3];
+        let _ = stream.read_exact(&mut head);
+        tx.send(head).unwrap();
+    });
+    let (r, log, _c) = read_at(&format!("https://127.0.0.1:{port}/valid"), "http");
+    let head = rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(head[..2], [0x16, 0x03], "a TLS ClientHello, got {head:?}");
+    let p = &structured(&r)["pruning"];
+    assert_eq!(p["error"]["code"], "http_error", "{p}");
+    assert_eq!(text(&r), log, "the raw output is returned whole");
 }
 
 fn assert_applied(r: &Value, log: &str, c: &mut StdioClient, backend: &str) {

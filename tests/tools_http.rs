@@ -156,10 +156,7 @@ fn cancel_over_http_kills_the_command() {
     let base = s.base.clone();
     let sid2 = sid.clone();
     let waiter = std::thread::spawn(move || {
-        let c = reqwest::blocking::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .build()
-            .unwrap();
+        let c = blocking_client(Duration::from_secs(30));
         let body = json!({"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"bash","arguments":{"cmd":"echo $$ > leader.pid; (trap '' TERM; sleep 60) & echo $! > child.pid; sleep 60"}}});
         let r = c
             .post(format!("{base}/mcp"))
@@ -195,10 +192,7 @@ fn cancel_over_http_kills_the_command() {
 fn a_client_that_goes_away_leaves_no_process_behind() {
     let root = fixture_root();
     let s = HttpServer::start(root.path(), &["--kill-grace-ms", "300"]);
-    let impatient = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_millis(1500))
-        .build()
-        .unwrap();
+    let impatient = blocking_client(Duration::from_millis(1500));
     let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash","arguments":{"cmd":"echo $$ > leader.pid; (trap '' TERM; sleep 60) & echo $! > child.pid; sleep 60"}}});
     let r = impatient
         .post(format!("{}/mcp", s.base))

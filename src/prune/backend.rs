@@ -29,7 +29,7 @@ impl Failure {
 
 /// One HTTP client for all backend calls (connection reuse).
 pub fn client() -> reqwest::Client {
-    reqwest::Client::builder()
+    crate::http_client::builder()
         .no_proxy()
         .build()
         .expect("reqwest client")

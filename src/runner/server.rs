@@ -82,7 +82,7 @@ pub async fn start(
         relay_level,
         ready_tx,
     ));
-    let client = reqwest::Client::builder()
+    let client = crate::http_client::builder()
         .no_proxy()
         .timeout(PROBE_TIMEOUT)
         .build()

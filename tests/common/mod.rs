@@ -307,10 +307,7 @@ impl HttpServer {
             child,
             port,
             base: format!("http://127.0.0.1:{port}"),
-            client: reqwest::blocking::Client::builder()
-                .timeout(Duration::from_secs(60))
-                .build()
-                .unwrap(),
+            client: blocking_client(Duration::from_secs(60)),
             logs,
         }
     }
@@ -423,4 +420,14 @@ pub fn assert_processes_gone(dir: &Path, files: &[&str], within: Duration, what:
             "{file} {pid} survived {what}"
         );
     }
+}
+
+/// A blocking HTTP client with this `timeout`, the TLS provider installed first (a client panics
+/// without one, even for `http://` URLs).
+pub fn blocking_client(timeout: Duration) -> reqwest::blocking::Client {
+    mcp_pruner::http_client::install_tls_provider();
+    reqwest::blocking::Client::builder()
+        .timeout(timeout)
+        .build()
+        .unwrap()
 }
