@@ -16,7 +16,8 @@ pub(crate) fn protected(lines: &[&str]) -> Vec<bool> {
     lines
         .iter()
         .map(|line| {
-            if !line.contains('⟦') {
+            // Most lines are ASCII, which `is_ascii` tells a word at a time; `⟦` is not.
+            if line.is_ascii() || !line.contains('⟦') {
                 return depth > 0;
             }
             let opens = line.matches(BEGIN).count();

@@ -7,7 +7,7 @@
 //! call nor are called by, and never lower a score.
 
 use super::outline::{Unit, defined_name};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The best-scoring definitions whose calls are followed.
 const TOP: usize = 8;
@@ -27,7 +27,7 @@ pub(super) fn spread(lines: &[&str], units: &[Unit], scores: &mut [f32], share: 
         .iter()
         .map(|u| defined_name(lines[u.sig.start]).filter(|n| n.len() >= MIN_NAME))
         .collect();
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::default();
     for (u, name) in names.iter().enumerate() {
         if let Some(name) = name {
             by_name.entry(name).or_default().push(u);
@@ -36,7 +36,7 @@ pub(super) fn spread(lines: &[&str], units: &[Unit], scores: &mut [f32], share: 
     let top_names: HashMap<&str, f32> = top
         .iter()
         .filter_map(|&u| names[u].map(|n| (n, scores[u])))
-        .fold(HashMap::new(), |mut acc, (n, s)| {
+        .fold(HashMap::default(), |mut acc, (n, s)| {
             let e = acc.entry(n).or_insert(0.0);
             *e = f32::max(*e, s);
             acc
@@ -79,7 +79,7 @@ fn for_each_call<'t>(lines: &[&'t str], emit: &mut dyn FnMut(&'t str)) {
     for line in lines {
         let b = line.as_bytes();
         let mut from = 0;
-        while let Some(k) = b[from..].iter().position(|&c| c == b'(') {
+        while let Some(k) = memchr::memchr(b'(', &b[from..]) {
             let paren = from + k;
             from = paren + 1;
             let mut end = paren;
