@@ -536,28 +536,44 @@ fn for_each_term_keeping(text: &str, keep_stop_words: bool, emit: &mut dyn FnMut
 /// Calls `emit` with each identifier of `text` (a run of word bytes, inner dashes included).
 fn for_each_identifier<'t>(text: &'t str, emit: &mut dyn FnMut(&'t str)) {
     let bytes = text.as_bytes();
+    let n = bytes.len();
     let mut i = 0;
-    while i < bytes.len() {
+    while i < n {
         if !is_word_byte(bytes[i]) {
             i += 1;
             continue;
         }
         let start = i;
-        while i < bytes.len() {
-            let inner_dash =
-                bytes[i] == b'-' && i > start && bytes.get(i + 1).is_some_and(|b| is_word_byte(*b));
-            if !is_word_byte(bytes[i]) && !inner_dash {
-                break;
+        loop {
+            while i < n && is_word_byte(bytes[i]) {
+                i += 1;
             }
-            i += 1;
+            // A dash between word bytes is inside the identifier (`utf-8`, `max-age`).
+            if i + 1 < n && bytes[i] == b'-' && is_word_byte(bytes[i + 1]) {
+                i += 2;
+                continue;
+            }
+            break;
         }
         emit(&text[start..i]);
     }
 }
 
+/// Which bytes are word bytes, looked up instead of tested: the identifier scan asks for every
+/// byte of every line that may hold a goal term.
+static WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize || b >= 0x80;
+        b += 1;
+    }
+    table
+};
+
 /// Identifier characters: ASCII alphanumerics, `_`, and every byte of a non-ASCII character.
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    WORD_BYTES[b as usize]
 }
 
 /// Splits one identifier into parts and emits the parts and the compound.
@@ -807,6 +823,39 @@ mod tests {
             STOP_SET.len(),
             STOP_WORDS_EN.len() + STOP_WORDS_FR.len() + STOP_WORDS_REPORT.len()
         );
+    }
+
+    /// The identifier scan as it was written first, byte by byte: the reference for the scan.
+    fn identifiers_reference(text: &str) -> Vec<&str> {
+        let (bytes, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+        while i < bytes.len() {
+            if !word(bytes[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() {
+                let inner_dash =
+                    bytes[i] == b'-' && i > start && bytes.get(i + 1).is_some_and(|b| word(*b));
+                if !word(bytes[i]) && !inner_dash {
+                    break;
+                }
+                i += 1;
+            }
+            out.push(&text[start..i]);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// The table-driven identifier scan finds the reference's identifiers.
+        #[test]
+        fn identifier_scan_matches_the_reference(text in "[aZ09_ \\-.é⟦(]{0,48}") {
+            let mut found = Vec::new();
+            for_each_identifier(&text, &mut |id| found.push(id));
+            proptest::prop_assert_eq!(found, identifiers_reference(&text));
+        }
     }
 
     #[test]
