@@ -120,8 +120,9 @@ pub fn split_lines(text: &str) -> Vec<&str> {
     if text.is_empty() {
         return Vec::new();
     }
-    // One SIMD scan over the text instead of one `memchr` call per line (`str::split`).
-    let mut lines = Vec::with_capacity(text.len() / 32 + 1);
+    // One SIMD scan over the text instead of one `memchr` call per line (`str::split`). No
+    // capacity guessed from the size: a text of a few long lines would reserve far too much.
+    let mut lines = Vec::new();
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
         lines.push(&text[start..end]);
