@@ -1,12 +1,14 @@
 //! Pruning logs and command output: keep every alert line (errors, warnings, failures, panics,
 //! assertions); keep whole, with context and stack trace, the incidents the goal singles out (or,
 //! when it singles out none, every error incident); keep the lines about the goal, the head and the
-//! tail; collapse runs of repeated lines; remove the rest. Under a response budget the failure
-//! detail of the test the goal names (its section: `____ test_x ____`, `---- x stdout ----`,
-//! `--- FAIL: TestX`) outranks the one-line statuses that only say it failed.
+//! tail; collapse runs of repeated lines; remove the rest. When the goal singles out a failure and
+//! is not about warnings, the warnings it does not touch go too. Under a response budget the
+//! failure detail of the test the goal names (its section: `____ test_x ____`, `---- x stdout
+//! ----`, `--- FAIL: TestX`) outranks the one-line statuses that only say it failed.
 //!
-//! Owns the log decisions. It must never remove an alert line unless it repeats the line above
-//! (digits ignored), and never interpret the log's content beyond recognising these patterns.
+//! Owns the log decisions. It must never remove an error line unless it repeats the line above
+//! (digits ignored), nor a warning but as said above, and never interpret the log's content beyond
+//! recognising these patterns.
 
 use super::draft::{Draft, Reason, distances, is_blank};
 use super::terms::{Matches, Query};
@@ -89,6 +91,8 @@ const GENERIC: &[&str] = &[
     "plantage",
     "problème",
 ];
+/// Goal words about warnings: such a goal keeps every warning, whatever it singles out.
+const WARNING_WORDS: &[&str] = &["warn", "warning", "deprecated", "deprecation", "deprecate"];
 /// Lines that open a stack trace.
 const TRACE_OPENERS: &[&str] = &[
     "Traceback (most recent call last)",
@@ -104,7 +108,8 @@ const TRACE_OPENERS: &[&str] = &[
 /// incidents. When the goal's specific words (not generic ones like "fail" or "build", nor words on
 /// most lines) single out
 /// some incidents, e.g. it names a failing test, those are kept whole and the others keep only
-/// their alert lines. Otherwise error incidents are kept whole and warnings keep their own lines.
+/// their alert lines, less the warnings the goal does not touch (unless it is about warnings).
+/// Otherwise error incidents are kept whole and warnings keep their own lines.
 pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft) {
     let n = lines.len();
     let goal_empty = query.is_empty();
@@ -137,22 +142,29 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
         // Lines of an incident kept whole outrank every other line when a budget is fitted: the
         // failure the goal is about goes last.
         let mut incident_rank = vec![0.0f32; n];
+        // A warning the goal does not touch, beside the failure it singles out (a deprecation in
+        // another module, the compiler's unused variables), is not why the test fails: it goes,
+        // one marker away, unless the goal is about warnings.
+        let drop_warnings = focus && query.bits_of(WARNING_WORDS) == 0;
+        let aside =
+            |i: usize| drop_warnings && levels[i] == Level::Warning && specific.line(i) == 0.0;
         for (range, &score) in incidents.iter().zip(&scores) {
             let whole = if focus {
                 score >= FOCUS * best
             } else {
                 levels[range.clone()].contains(&Level::Error)
             };
-            for (k, a) in keep[range.clone()].iter_mut().zip(&alert[range.clone()]) {
-                *k |= whole || *a;
-            }
             // A status line (`tests/t.py::test_x FAILED [ 40%]`) says only that the test failed,
-            // which the summary says too: under a budget, an incident made of status lines (and
-            // the lines around them) goes before the detail of the failures.
+            // which the summary says too: its neighbours are other tests' statuses, so such an
+            // incident keeps its status lines alone, and under a budget it goes before the
+            // detail of the failures.
             let only_status = range
                 .clone()
                 .filter(|&i| alert[i])
                 .all(|i| is_status_line(lines[i]));
+            for i in range.clone() {
+                keep[i] |= whole && !only_status || alert[i] && !aside(i);
+            }
             if whole && !only_status {
                 for i in range.clone() {
                     if !is_status_line(lines[i]) {
@@ -198,11 +210,13 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
             draft.score[i] =
                 tier * (2.0 * best_line + best + 1.0) + score + inherited[i] + incident_rank[i];
             if score > 0.0 && score >= threshold {
-                mark(
-                    &mut keep,
-                    i.saturating_sub(GOAL_CONTEXT),
-                    i + GOAL_CONTEXT + 1,
-                );
+                // A status line's neighbours are other tests' statuses.
+                let context = if is_status_line(lines[i]) {
+                    0
+                } else {
+                    GOAL_CONTEXT
+                };
+                mark(&mut keep, i.saturating_sub(context), i + context + 1);
             }
         }
         // Lines that hold nothing about the goal are ordered by how close they are to the
@@ -414,7 +428,30 @@ fn is_test_runner_detail(line: &str) -> bool {
         line.strip_prefix(marker)
             .is_some_and(|rest| rest.starts_with("   ") || rest.trim().is_empty())
     };
-    detail("E") || detail(">") || is_frame_location(line)
+    detail("E") || detail(">") || is_frame_location(line) || is_crash_location(line)
+}
+
+/// pytest's crash location under a failure's detail, `src/pkg/routing.py:578: NoMatchFound`:
+/// where the exception was raised and its class, which carries no alert word unless the class
+/// name ends in `Error`.
+fn is_crash_location(line: &str) -> bool {
+    let Some((location, exception)) = line.trim_end().split_once(": ") else {
+        return false;
+    };
+    let Some((path, number)) = location.rsplit_once(':') else {
+        return false;
+    };
+    let class = exception.rsplit('.').next().unwrap_or(exception);
+    !path.is_empty()
+        && !path.starts_with(char::is_whitespace)
+        && !path.contains(char::is_whitespace)
+        && (path.contains('/') || path.contains('.'))
+        && !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && class.starts_with(|c: char| c.is_ascii_uppercase())
+        && exception
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
 }
 
 /// A pytest traceback frame location, `src/pkg/mod.py:402: in define`: where the failure went
@@ -591,6 +628,26 @@ mod tests {
         assert_eq!(level("Each item: in stock"), Level::None);
         assert_eq!(level("> Task :app:compileJava"), Level::None);
         assert_eq!(level("> my-app@1.0.0 build"), Level::None);
+    }
+
+    #[test]
+    fn pytest_crash_locations_are_failure_detail() {
+        for line in [
+            "starlette/routing.py:578: NoMatchFound",
+            "tests/test_a.py:12: AssertionError",
+            "src/pkg/mod.py:3: django.core.exceptions.ValidationError",
+        ] {
+            assert_eq!(level(line), Level::Error, "{line}");
+        }
+        for line in [
+            "starlette/routing.py:578: in url_path_for",
+            "  a.py:3: Foo",
+            "Makefile:12: recipe for target 'all' failed here",
+            "a.py:x: Foo",
+            "note: Foo",
+        ] {
+            assert!(!is_crash_location(line), "{line}");
+        }
     }
 
     #[test]
@@ -816,6 +873,79 @@ mod tests {
             (1..20).all(|i| !plan.keep[i]),
             "the head of the log stays out: {kept:?}"
         );
+    }
+
+    /// A pytest run where `test_mount` fails, with a deprecation warning from another module.
+    fn pytest_run_with_a_warning() -> Vec<String> {
+        let mut log: Vec<String> = vec!["============ test session starts ============".into()];
+        for i in 0..12 {
+            log.push(format!(
+                "tests/t.py::test_other_{i} PASSED                 [ {i}%]"
+            ));
+        }
+        log.push("tests/t.py::test_mount FAILED                   [ 60%]".into());
+        for i in 12..20 {
+            log.push(format!(
+                "tests/t.py::test_other_{i} PASSED                 [ {i}%]"
+            ));
+        }
+        log.extend(
+            [
+                "================= FAILURES =================",
+                "_________________ test_mount _________________",
+                ">       assert client.get('/').status_code == 200",
+                "E       AssertionError: assert 404 == 200",
+                "",
+                "tests/t.py:277: AssertionError",
+                "============= warnings summary =============",
+                "app/forms.py:8",
+                "  app/forms.py:8: PendingDeprecationWarning: use `import multipart`",
+                "    from multipart.multipart import parse_options_header",
+                "",
+                "-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html",
+                "========= short test summary info ==========",
+                "FAILED tests/t.py::test_mount - AssertionError: assert 404 == 200",
+                "======= 1 failed, 19 passed, 1 warning in 0.67s =======",
+            ]
+            .map(String::from),
+        );
+        log
+    }
+
+    #[test]
+    fn a_warning_the_goal_does_not_touch_goes_beside_the_failure_it_names() {
+        let log = pytest_run_with_a_warning().join("\n");
+        let k = kept(
+            &log,
+            "Why does `test_mount` in tests/t.py fail with AssertionError?",
+        );
+        assert!(k.contains(&"E       AssertionError: assert 404 == 200".to_string()));
+        assert!(
+            !k.iter().any(|l| l.contains("PendingDeprecationWarning")),
+            "{k:#?}"
+        );
+        // A goal about the warning keeps it, and so does a goal that singles out nothing.
+        for goal in [
+            "why does test_mount warn about a deprecation?",
+            "why does the build fail?",
+        ] {
+            let k = kept(&log, goal);
+            assert!(
+                k.iter().any(|l| l.contains("PendingDeprecationWarning")),
+                "{goal}: {k:#?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_failing_status_line_keeps_no_neighbouring_statuses() {
+        let log = pytest_run_with_a_warning();
+        let k = kept(
+            &log.join("\n"),
+            "Why does `test_mount` fail with AssertionError?",
+        );
+        assert!(k.contains(&log[13]), "{k:#?}");
+        assert!(!k.contains(&log[12]) && !k.contains(&log[14]), "{k:#?}");
     }
 
     #[test]
