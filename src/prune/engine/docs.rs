@@ -1,11 +1,15 @@
 //! Pruning prose documents (Markdown, reStructuredText, plain text): keep every heading, keep whole
 //! the sections whose heading is about the goal, keep the paragraphs and fenced blocks about the
-//! goal, remove the others. A fenced block is never cut in half.
+//! goal or holding a phrase it quotes, remove the others. A fenced block is never cut in half.
 //!
 //! Owns the docs decisions. It must never remove a heading line, and never split a fenced block.
 
 use super::draft::{Draft, Reason, is_blank};
-use super::terms::Matches;
+use super::evidence::Evidence;
+use super::terms::{Matches, Query};
+
+/// A phrase the goal quotes points at the lines holding it when it is found on at most this many.
+const MAX_QUOTED_LINES: usize = 3;
 
 /// A block (paragraph or fenced block) is relevant when it reaches this fraction of the best
 /// block's score and this fraction of the goal's total IDF mass.
@@ -29,11 +33,18 @@ enum Line {
 }
 
 /// Decides every line of a document.
-pub(crate) fn plan(lines: &[&str], m: &Matches, draft: &mut Draft) {
+pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
     let (kinds, blocks) = parse(lines, &mut draft.atoms);
     let n = lines.len();
-    let block_scores: Vec<f32> = blocks.iter().map(|r| m.span(r.clone())).collect();
+    let quoted = quoted_lines(lines, &q.evidence);
+    let mut block_scores: Vec<f32> = blocks.iter().map(|r| m.span(r.clone())).collect();
     let best_block = block_scores.iter().copied().fold(0.0, f32::max);
+    // A block holding a phrase the goal quotes (the typo, the wrong example) ranks with the best.
+    for (score, r) in block_scores.iter_mut().zip(&blocks) {
+        if quoted[r.clone()].contains(&true) {
+            *score = score.max(best_block).max(f32::MIN_POSITIVE);
+        }
+    }
     let block_threshold = (REL_OF_BEST * best_block).max(REL_OF_TOTAL * m.total);
     let headings: Vec<(usize, u8)> = kinds
         .iter()
@@ -67,7 +78,7 @@ pub(crate) fn plan(lines: &[&str], m: &Matches, draft: &mut Draft) {
     }
     for (b, range) in blocks.iter().enumerate() {
         let score = block_scores[b];
-        if score > 0.0 && score >= block_threshold {
+        if score > 0.0 && score >= block_threshold || quoted[range.clone()].contains(&true) {
             keep[range.clone()].fill(true);
         }
     }
@@ -81,6 +92,25 @@ pub(crate) fn plan(lines: &[&str], m: &Matches, draft: &mut Draft) {
             draft.remove(i, Reason::OffFocus);
         }
     }
+}
+
+/// The lines holding a phrase the goal quotes verbatim, for the phrases found on at most
+/// [`MAX_QUOTED_LINES`] lines (`"it's"` is everywhere and tells nothing).
+fn quoted_lines(lines: &[&str], ev: &Evidence) -> Vec<bool> {
+    if ev.phrase_count() == 0 {
+        return vec![false; lines.len()];
+    }
+    let found: Vec<u32> = lines.iter().map(|l| ev.phrases_in(l)).collect();
+    let mut count = [0usize; 32];
+    for &bits in &found {
+        for (k, c) in count.iter_mut().enumerate() {
+            *c += usize::from(bits & 1 << k != 0);
+        }
+    }
+    let telling = (0..32)
+        .filter(|&k| (1..=MAX_QUOTED_LINES).contains(&count[k]))
+        .fold(0u32, |bits, k| bits | 1 << k);
+    found.iter().map(|bits| bits & telling != 0).collect()
 }
 
 /// Classifies lines and returns the blocks' line ranges; fenced blocks are pushed to `atoms`.
@@ -210,13 +240,13 @@ fn underlined(lines: &[&str], i: usize) -> Option<(usize, (char, bool))> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prune::engine::terms::Query;
 
     fn run(doc: &str, goal: &str) -> (Vec<String>, Draft) {
         let lines: Vec<&str> = doc.lines().collect();
-        let m = Matches::new(&Query::new(goal, false), &lines);
+        let q = Query::new(goal, false);
+        let m = Matches::new(&q, &lines);
         let mut d = Draft::keep_all(lines.len());
-        plan(&lines, &m, &mut d);
+        plan(&lines, &q, &m, &mut d);
         let kept = lines
             .iter()
             .zip(&d.keep)
@@ -247,6 +277,27 @@ Ports below 1024 need root.
 
 Logs go to stderr.
 ";
+
+    #[test]
+    fn a_phrase_the_goal_quotes_keeps_its_paragraph() {
+        let mut doc = String::from("# Guide\n\n");
+        for k in 0..20 {
+            doc.push_str(&format!("Paragraph {k} talks about options and flags.\n\n"));
+        }
+        doc.push_str("You can pass it in to the command.\n\n");
+        let (kept, _) = run(&doc, "docs: fix typo \"in to\" to \"into\"");
+        assert!(
+            kept.contains(&"You can pass it in to the command.".to_string()),
+            "{kept:#?}"
+        );
+        assert!(!kept.contains(&"Paragraph 3 talks about options and flags.".to_string()));
+        // A phrase found on too many lines points at none of them.
+        let ev = Evidence::new("fix \"in to\"");
+        let few = ["a", "log in to it", "b"];
+        assert_eq!(quoted_lines(&few, &ev), [false, true, false]);
+        let many = ["in to", "in to", "in to", "in to"];
+        assert_eq!(quoted_lines(&many, &ev), [false; 4]);
+    }
 
     #[test]
     fn keeps_matching_section_whole_and_all_headings() {

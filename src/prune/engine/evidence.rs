@@ -27,6 +27,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 const MIN_EVIDENCE_BYTES: usize = 12;
 /// A message fragment must hold at least this many words: one word is a term, not a message.
 const MIN_MESSAGE_WORDS: usize = 3;
+/// A quoted phrase longer than this many bytes is a pasted message, not a phrase.
+const MAX_PHRASE_BYTES: usize = 120;
 /// At most this many inline code snippets are looked for.
 const MAX_SNIPPETS: usize = 8;
 /// A `{` placeholder closes within this many bytes, or it is not one (bounds the work on a
@@ -67,6 +69,10 @@ pub(crate) struct Evidence {
     /// a message (empty otherwise: a plain question's words are not a message): a fragment whose
     /// first three words are not among them cannot occur in it.
     trigrams: HashSet<String>,
+    /// What the goal puts between quotes or backticks outside pasted failures (`"in to"`,
+    /// `'with in'`, `` `time::Duration` ``), at most [`MAX_SNIPPETS`]: in prose, the words a
+    /// typo or a wrong example is made of, stop words included, looked for verbatim.
+    phrases: Vec<String>,
 }
 
 impl Evidence {
@@ -142,6 +148,17 @@ impl Evidence {
             .collect();
         // A message quoted in the goal ("...", '...', `...`) counts like a pasted failure.
         failure |= literals(&outside).any(could_be_message);
+        let mut phrases: Vec<String> = Vec::new();
+        for lit in literals(&outside).map(str::trim) {
+            if !lit.is_empty()
+                && lit.len() <= MAX_PHRASE_BYTES
+                && !lit.contains('\n')
+                && !phrases.iter().any(|p| p == lit)
+                && phrases.len() < MAX_SNIPPETS
+            {
+                phrases.push(lit.to_owned());
+            }
+        }
         let mut flat = String::from(" ");
         push_words(goal, usize::MAX, &mut flat);
         flat.push(' ');
@@ -158,7 +175,32 @@ impl Evidence {
             snippets,
             flat,
             trigrams,
+            phrases,
         }
+    }
+
+    /// How many phrases the goal quotes ([`Evidence::phrases_in`] sets bits below it).
+    pub(crate) fn phrase_count(&self) -> usize {
+        self.phrases.len()
+    }
+
+    /// Bit `k` set when `line` holds the goal's `k`-th quoted phrase verbatim as whole words
+    /// (`in to` is in `put it in to the box`, not in `within together`).
+    pub(crate) fn phrases_in(&self, line: &str) -> u32 {
+        let mut bits = 0;
+        for (k, p) in self.phrases.iter().enumerate() {
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            let whole = line.match_indices(p.as_str()).any(|(at, _)| {
+                let edge_before = !p.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+                let edge_after = !p.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+                (edge_before || !word(line[..at].chars().next_back()))
+                    && (edge_after || !word(line[at + p.len()..].chars().next()))
+            });
+            if whole {
+                bits |= 1 << k;
+            }
+        }
+        bits
     }
 
     /// True when nothing in the goal is evidence: no quoted line, frame, inline code, and no
@@ -566,6 +608,19 @@ E           ValueError: cannot compare to string";
             "a line of the fenced block"
         );
         assert!(!e.points_at("        return"), "shorter than evidence");
+    }
+
+    #[test]
+    fn quoted_phrases_match_verbatim_as_whole_words() {
+        let e = Evidence::new("docs: fix typo 'with in' to \"within\" and `time::Duration`");
+        assert_eq!(e.phrase_count(), 3);
+        assert_eq!(e.phrases_in("you can put it with in the group"), 0b001);
+        assert_eq!(e.phrases_in("as within a group"), 0b010);
+        assert_eq!(e.phrases_in("see [`time::Duration`](x)"), 0b100);
+        // Inside longer words, no match: `with input`, `withinness`.
+        assert_eq!(e.phrases_in("with input, withinness"), 0);
+        // An apostrophe inside a word opens no quote.
+        assert_eq!(Evidence::new("it's what don't do").phrase_count(), 0);
     }
 
     #[test]

@@ -250,7 +250,7 @@ fn strategy(lines: &[&str], query: &Query, source: SourceType) -> Draft {
         SourceType::Logs => logs::plan(lines, query, &Matches::new(query, lines), &mut draft),
         SourceType::Code if !query.is_empty() => code::plan(lines, query, &mut draft),
         SourceType::Docs if !query.is_empty() => {
-            docs::plan(lines, &Matches::new(query, lines), &mut draft)
+            docs::plan(lines, query, &Matches::new(query, lines), &mut draft)
         }
         SourceType::Code | SourceType::Docs => {}
     }
