@@ -76,7 +76,7 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
 /// With `SKIP`, what cannot change the count is skipped ([`next_telling`]); without, every byte is
 /// looked at (the reference the tests compare with).
 fn single_quotes_pair<const SKIP: bool>(b: &[u8], start: State) -> bool {
-    if !b.contains(&b'\'') {
+    if memchr::memchr(b'\'', b).is_none() {
         return true;
     }
     let mut state = start;
