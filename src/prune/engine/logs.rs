@@ -198,10 +198,11 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
         for (i, &is_alert) in alert.iter().enumerate() {
             let score = telling.line(i);
             // Tiers for the budget: the incidents the goal singles out, then alert lines, then
-            // the rest, each ordered by the goal terms they hold.
+            // the rest (the warnings set aside among them, so that a limit bringing lines back
+            // brings the failure's surroundings first), each ordered by the goal terms they hold.
             let tier = if incident_rank[i] > 0.0 {
                 2.0
-            } else if is_alert {
+            } else if is_alert && !aside(i) {
                 1.0
             } else {
                 0.0
