@@ -69,7 +69,7 @@ pub(crate) struct Evidence {
     /// a message (empty otherwise: a plain question's words are not a message): a fragment whose
     /// first three words are not among them cannot occur in it.
     trigrams: HashSet<String>,
-    /// What the goal puts between quotes or backticks outside pasted failures (`"in to"`,
+    /// What the goal puts between quotes or backticks outside fenced blocks (`"in to"`,
     /// `'with in'`, `` `time::Duration` ``), at most [`MAX_SNIPPETS`]: in prose, the words a
     /// typo or a wrong example is made of, stop words included, looked for verbatim.
     phrases: Vec<String>,

@@ -1,10 +1,12 @@
-//! Pruning logs and command output: keep every alert line (errors, warnings, failures, panics,
-//! assertions); keep whole, with context and stack trace, the incidents the goal singles out (or,
-//! when it singles out none, every error incident); keep the lines about the goal, the head and the
+//! Pruning logs and command output: keep every alert line (errors, failures, panics, assertions,
+//! and warnings unless set aside: see below); keep whole, with context and stack trace, the
+//! incidents the goal singles out (or, when it singles out none, every error incident), except that
+//! a test's one-line status keeps no neighbours; keep the lines about the goal, the head and the
 //! tail; collapse runs of repeated lines; remove the rest. When the goal singles out a failure and
-//! is not about warnings, the warnings it does not touch go too. Under a response budget the
-//! failure detail of the test the goal names (its section: `____ test_x ____`, `---- x stdout
-//! ----`, `--- FAIL: TestX`) outranks the one-line statuses that only say it failed.
+//! is not about warnings, a warning that holds none of its terms and lies outside the failure
+//! section of the test it names is set aside (removed). Under a response budget the failure detail
+//! of the test the goal names (its section: `____ test_x ____`, `---- x stdout ----`, `--- FAIL:
+//! TestX`) outranks the one-line statuses that only say it failed.
 //!
 //! Owns the log decisions. It must never remove an error line unless it repeats the line above
 //! (digits ignored), nor a warning but as said above, and never interpret the log's content beyond
@@ -107,9 +109,9 @@ const TRACE_OPENERS: &[&str] = &[
 /// Alert lines (errors, warnings, failures, panics) and their context and stack traces form
 /// incidents. When the goal's specific words (not generic ones like "fail" or "build", nor words on
 /// most lines) single out
-/// some incidents, e.g. it names a failing test, those are kept whole and the others keep only
-/// their alert lines, less the warnings the goal does not touch (unless it is about warnings).
-/// Otherwise error incidents are kept whole and warnings keep their own lines.
+/// some incidents, e.g. it names a failing test, those are kept whole (a status line alone, without
+/// neighbours) and the others keep only their alert lines, less the warnings set aside (see the
+/// module doc). Otherwise error incidents are kept whole and warnings keep their own lines.
 pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft) {
     let n = lines.len();
     let goal_empty = query.is_empty();
@@ -145,9 +147,21 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
         // A warning the goal does not touch, beside the failure it singles out (a deprecation in
         // another module, the compiler's unused variables), is not why the test fails: it goes,
         // one marker away, unless the goal is about warnings.
+        // The goal's weight in the header of the failure section holding each line (0 outside
+        // one): a warning inside the section of the test the goal names (its captured log) is
+        // part of that failure and stays.
+        let mut inherited: Vec<f32> = section_headers(lines)
+            .iter()
+            .map(|h| h.map_or(0.0, |h| specific.line(h)))
+            .collect();
+        let in_named_section: Vec<bool> = inherited.iter().map(|&w| w > 0.0).collect();
         let drop_warnings = focus && query.bits_of(WARNING_WORDS) == 0;
-        let aside =
-            |i: usize| drop_warnings && levels[i] == Level::Warning && specific.line(i) == 0.0;
+        let aside = |i: usize| {
+            drop_warnings
+                && levels[i] == Level::Warning
+                && specific.line(i) == 0.0
+                && !in_named_section[i]
+        };
         for (range, &score) in incidents.iter().zip(&scores) {
             let whole = if focus {
                 score >= FOCUS * best
@@ -177,11 +191,6 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
         // the test, its assertion lines do not) lends the header's weight to its lines: its alert
         // lines rank with the incidents the goal singles out, its other lines (the test's source,
         // captured output) come before unrelated lines when a budget or a limit decides.
-        // The goal's weight in the header of the section holding each line (0 outside one).
-        let mut inherited: Vec<f32> = section_headers(lines)
-            .iter()
-            .map(|h| h.map_or(0.0, |h| specific.line(h)))
-            .collect();
         let best_header = inherited.iter().copied().fold(0.0, f32::max);
         for (i, named) in inherited.iter_mut().enumerate() {
             if *named > 0.0 && *named >= FOCUS * best_header && !is_status_line(lines[i]) {
@@ -443,10 +452,9 @@ fn is_crash_location(line: &str) -> bool {
         return false;
     };
     let class = exception.rsplit('.').next().unwrap_or(exception);
-    !path.is_empty()
+    path.ends_with(".py")
         && !path.starts_with(char::is_whitespace)
         && !path.contains(char::is_whitespace)
-        && (path.contains('/') || path.contains('.'))
         && !number.is_empty()
         && number.bytes().all(|b| b.is_ascii_digit())
         && class.starts_with(|c: char| c.is_ascii_uppercase())
@@ -646,6 +654,8 @@ mod tests {
             "Makefile:12: recipe for target 'all' failed here",
             "a.py:x: Foo",
             "note: Foo",
+            "10.0.0.1:8080: Connected",
+            "db.example.com:5432: Ready",
         ] {
             assert!(!is_crash_location(line), "{line}");
         }
@@ -927,7 +937,7 @@ mod tests {
         );
         // A goal about the warning keeps it, and so does a goal that singles out nothing.
         for goal in [
-            "why does test_mount warn about a deprecation?",
+            "why does test_mount emit warnings?",
             "why does the build fail?",
         ] {
             let k = kept(&log, goal);
@@ -936,6 +946,32 @@ mod tests {
                 "{goal}: {k:#?}"
             );
         }
+    }
+
+    #[test]
+    fn a_warning_in_the_named_tests_section_stays() {
+        let mut log = pytest_run_with_a_warning();
+        let at = log
+            .iter()
+            .position(|l| l.starts_with("E       AssertionError"))
+            .expect("the assertion line");
+        log.insert(
+            at + 1,
+            "------------- Captured log call -------------".into(),
+        );
+        log.insert(
+            at + 2,
+            "WARNING  app:client.py:40 retrying the request".into(),
+        );
+        let k = kept(
+            &log.join("\n"),
+            "Why does `test_mount` fail with AssertionError?",
+        );
+        assert!(
+            k.contains(&"WARNING  app:client.py:40 retrying the request".to_string()),
+            "{k:#?}"
+        );
+        assert!(!k.iter().any(|l| l.contains("PendingDeprecationWarning")));
     }
 
     #[test]

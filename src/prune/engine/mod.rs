@@ -10,8 +10,9 @@
 //! stemming, IDF over the lines of this text); a strategy per source type marks lines to remove
 //! (code: keeps the skeleton and the few best-ranked definitions whole, of a very long one only the
 //! paragraphs about the goal, removes the bodies and doc comments of the others; logs: keeps
-//! alerts, the incidents the goal is about, the goal's lines, head and tail; docs: keeps headings,
-//! the sections and paragraphs about the goal); then NO_PRUNE lines are forced back, blank lines
+//! alerts (less the warnings beside a failure the goal names), the incidents the goal is about,
+//! the goal's lines, head and tail; docs: keeps headings, the sections and paragraphs about the
+//! goal or holding a phrase it quotes); then NO_PRUNE lines are forced back, blank lines
 //! around removed runs are absorbed, runs too small to be worth a marker (~40 tokens) are
 //! restored, and removed lines are added back best first until both limits hold.
 //!
