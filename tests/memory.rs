@@ -23,6 +23,9 @@ use serde_json::{Value, json};
 const PEAK_RSS_BOUND: u64 = 200 * 1024 * 1024;
 const HUGE: u64 = 2 * 1024 * 1024 * 1024;
 const MATCHES: usize = 1_000_000;
+/// Deadline of the calls that stream the 2 GiB file or the million matches: in a debug build on a
+/// busy 2-core machine the read alone took over 30 s (the default deadline) once.
+const SLOW_CALL: std::time::Duration = std::time::Duration::from_secs(180);
 
 /// `VmHWM` (peak resident set) of a process, in bytes.
 fn peak_rss(pid: u32) -> u64 {
@@ -63,7 +66,7 @@ fn huge_read_and_a_million_grep_matches_stay_bounded() {
 
     // A page of the 2 GiB file: one line, longer than the budget.
     let started = std::time::Instant::now();
-    let r = c.call("read", json!({"path": "huge.txt"}));
+    let r = c.call_within("read", json!({"path": "huge.txt"}), SLOW_CALL);
     let read_ms = started.elapsed().as_millis();
     let s = structured(&r["result"]);
     assert_eq!(s["total_lines"], json!(1), "{s}");
@@ -89,7 +92,11 @@ fn huge_read_and_a_million_grep_matches_stay_bounded() {
 
     // A grep with a million matches: the first page, a later page, and the spilled artifact.
     let started = std::time::Instant::now();
-    let r = c.call("grep", json!({"pattern": "needle", "paths": ["hay.txt"]}));
+    let r = c.call_within(
+        "grep",
+        json!({"pattern": "needle", "paths": ["hay.txt"]}),
+        SLOW_CALL,
+    );
     let s = structured(&r["result"]);
     assert_eq!(s["match_count"], json!(MATCHES));
     assert_eq!(s["hasMore"], json!(true));

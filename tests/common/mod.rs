@@ -228,6 +228,13 @@ impl StdioClient {
         self.request("tools/call", json!({"name":tool,"arguments":args}))
     }
 
+    /// [`StdioClient::call`] with its own deadline: for a call that streams gigabytes through a
+    /// debug build, where 30 s is too short on a busy machine (the deadline only catches a hang).
+    pub fn call_within(&mut self, tool: &str, args: Value, timeout: Duration) -> Value {
+        let id = self.request_async("tools/call", json!({"name":tool,"arguments":args}));
+        self.wait_for(&id, timeout)
+    }
+
     /// Closes stdin and waits for the process to exit.
     pub fn close(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
