@@ -445,18 +445,22 @@ fn is_test_runner_detail(line: &str) -> bool {
 /// where the exception was raised and its class, which carries no alert word unless the class
 /// name ends in `Error`.
 fn is_crash_location(line: &str) -> bool {
-    let Some((location, exception)) = line.trim_end().split_once(": ") else {
+    // The first colon ends the path: one SIMD search, where most log lines stop.
+    let Some(colon) = memchr::memchr(b':', line.as_bytes()) else {
         return false;
     };
-    let Some((path, number)) = location.rsplit_once(':') else {
+    let path = &line[..colon];
+    if !path.ends_with(".py") || path.contains(char::is_whitespace) {
+        return false;
+    }
+    let rest = &line[colon + 1..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let Some(exception) = rest[digits..].strip_prefix(": ") else {
         return false;
     };
+    let exception = exception.trim_end();
     let class = exception.rsplit('.').next().unwrap_or(exception);
-    path.ends_with(".py")
-        && !path.starts_with(char::is_whitespace)
-        && !path.contains(char::is_whitespace)
-        && !number.is_empty()
-        && number.bytes().all(|b| b.is_ascii_digit())
+    digits > 0
         && class.starts_with(|c: char| c.is_ascii_uppercase())
         && exception
             .bytes()
