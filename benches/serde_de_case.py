@@ -95,6 +95,7 @@ def main():
     finally:
         c.p.stdin.close()
         c.p.wait(timeout=10)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":
