@@ -5,7 +5,7 @@
 //! Owns the docs decisions. It must never remove a heading line, and never split a fenced block.
 
 use super::draft::{Draft, Reason, is_blank};
-use super::evidence::Evidence;
+use super::evidence::{Evidence, telling_lines};
 use super::terms::{Matches, Query};
 
 /// A phrase the goal quotes points at the lines holding it when it is found on at most this many.
@@ -101,16 +101,7 @@ fn quoted_lines(lines: &[&str], ev: &Evidence) -> Vec<bool> {
         return vec![false; lines.len()];
     }
     let found: Vec<u32> = lines.iter().map(|l| ev.phrases_in(l)).collect();
-    let mut count = [0usize; 32];
-    for &bits in &found {
-        for (k, c) in count.iter_mut().enumerate() {
-            *c += usize::from(bits & 1 << k != 0);
-        }
-    }
-    let telling = (0..32)
-        .filter(|&k| (1..=MAX_QUOTED_LINES).contains(&count[k]))
-        .fold(0u32, |bits, k| bits | 1 << k);
-    found.iter().map(|bits| bits & telling != 0).collect()
+    telling_lines(&found, MAX_QUOTED_LINES)
 }
 
 /// Classifies lines and returns the blocks' line ranges; fenced blocks are pushed to `atoms`.

@@ -188,13 +188,13 @@ impl Evidence {
     /// (`in to` is in `put it in to the box`, not in `within together`).
     pub(crate) fn phrases_in(&self, line: &str) -> u32 {
         let mut bits = 0;
+        let word = |c: char| c.is_alphanumeric() || c == '_';
         for (k, p) in self.phrases.iter().enumerate() {
-            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            // A phrase that starts or ends with a word character must not continue a word there.
+            let (open, close) = (p.starts_with(word), p.ends_with(word));
             let whole = line.match_indices(p.as_str()).any(|(at, _)| {
-                let edge_before = !p.starts_with(|c: char| c.is_alphanumeric() || c == '_');
-                let edge_after = !p.ends_with(|c: char| c.is_alphanumeric() || c == '_');
-                (edge_before || !word(line[..at].chars().next_back()))
-                    && (edge_after || !word(line[at + p.len()..].chars().next()))
+                !(open && line[..at].ends_with(word)
+                    || close && line[at + p.len()..].starts_with(word))
             });
             if whole {
                 bits |= 1 << k;
@@ -319,6 +319,24 @@ fn could_be_message(s: &str) -> bool {
         && memchr::memchr_iter(b' ', s.as_bytes())
             .nth(MIN_MESSAGE_WORDS - 2)
             .is_some()
+}
+
+/// For each line, whether it holds a piece of evidence (bit `k` of `found[line]`: the line holds
+/// the `k`-th snippet or phrase) that is found on at most `max_lines` lines: evidence found on more
+/// lines (`if err != nil {`, `"it's"`) tells none of them apart.
+pub(crate) fn telling_lines(found: &[u32], max_lines: usize) -> Vec<bool> {
+    let mut count = [0usize; 32];
+    for &bits in found {
+        let mut b = bits;
+        while b != 0 {
+            count[b.trailing_zeros() as usize] += 1;
+            b &= b - 1;
+        }
+    }
+    let telling = (0..32)
+        .filter(|&k| (1..=max_lines).contains(&count[k]))
+        .fold(0u32, |bits, k| bits | 1 << k);
+    found.iter().map(|bits| bits & telling != 0).collect()
 }
 
 /// A pytest traceback frame location, `src/pkg/mod.py:402: in define`: its path and function.

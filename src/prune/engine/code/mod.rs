@@ -20,6 +20,7 @@ mod scan;
 mod skip;
 
 use super::draft::{Draft, Reason, is_blank, is_paragraph_break, trimmed, trimmed_start};
+use super::evidence::telling_lines;
 use super::terms::{Matches, Query};
 use outline::{Role, Unit, defined_name, outline};
 use std::collections::HashMap;
@@ -261,19 +262,11 @@ fn evidence(lines: &[&str], units: &[Unit], q: &Query, scores: &mut [f32]) -> Ve
     }
     if ev.has_snippets() {
         let found: Vec<u32> = lines.iter().map(|l| ev.snippets_in(l)).collect();
-        let mut count = [0usize; 32];
-        for &bits in &found {
-            let mut b = bits;
-            while b != 0 {
-                count[b.trailing_zeros() as usize] += 1;
-                b &= b - 1;
-            }
-        }
-        let telling = (0..32)
-            .filter(|&k| (1..=MAX_POINTED_LINES).contains(&count[k]))
-            .fold(0u32, |bits, k| bits | 1 << k);
-        for (p, bits) in pointed.iter_mut().zip(found) {
-            *p |= bits & telling != 0;
+        for (p, t) in pointed
+            .iter_mut()
+            .zip(telling_lines(&found, MAX_POINTED_LINES))
+        {
+            *p |= t;
         }
     }
     for (p, line) in pointed.iter_mut().zip(lines) {
