@@ -94,13 +94,20 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
     }
 }
 
-/// The lines holding a phrase the goal quotes verbatim, for the phrases found on at most
-/// [`MAX_QUOTED_LINES`] lines (`"it's"` is everywhere and tells nothing).
+/// The lines holding a phrase the goal quotes verbatim (on one line or wrapped over two), for the
+/// phrases found on at most [`MAX_QUOTED_LINES`] lines (`"it's"` is everywhere and tells nothing).
 fn quoted_lines(lines: &[&str], ev: &Evidence) -> Vec<bool> {
     if ev.phrase_count() == 0 {
         return vec![false; lines.len()];
     }
-    let found: Vec<u32> = lines.iter().map(|l| ev.phrases_in(l)).collect();
+    let mut found: Vec<u32> = lines.iter().map(|l| ev.phrases_in(l)).collect();
+    // A phrase wrapped over two lines of a paragraph is found on both.
+    for i in 1..lines.len() {
+        let across = ev.phrases_across(lines[i - 1], lines[i]);
+        found[i - 1] |= across;
+        found[i] |= across;
+    }
+    Evidence::prefer_verbatim(&mut found);
     telling_lines(&found, MAX_QUOTED_LINES)
 }
 

@@ -72,7 +72,88 @@ pub(crate) struct Evidence {
     /// What the goal puts between quotes or backticks outside fenced blocks (`"in to"`,
     /// `'with in'`, `` `time::Duration` ``), at most [`MAX_SNIPPETS`]: in prose, the words a
     /// typo or a wrong example is made of, stop words included, looked for verbatim.
-    phrases: Vec<String>,
+    phrases: Vec<Phrase>,
+}
+
+/// A phrase the goal quotes, ready to be found as whole words.
+struct Phrase {
+    /// The phrase as quoted.
+    text: String,
+    /// The phrase with its first letter's case swapped, when it starts with an ASCII letter: a
+    /// sentence may start with the words the goal quotes in lower case (`"its"`, `Its value`).
+    flipped: Option<String>,
+    /// The phrase starts with a word character, so the text must not continue a word before it.
+    open: bool,
+    /// The phrase ends with a word character, so the text must not continue a word after it.
+    close: bool,
+}
+
+impl Phrase {
+    fn new(text: &str) -> Phrase {
+        let flipped = text
+            .chars()
+            .next()
+            .filter(char::is_ascii_alphabetic)
+            .map(|c| {
+                let mut f = String::with_capacity(text.len());
+                f.push(if c.is_ascii_lowercase() {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                });
+                f.push_str(&text[1..]);
+                f
+            });
+        Phrase {
+            text: text.to_owned(),
+            flipped,
+            open: text.starts_with(is_word),
+            close: text.ends_with(is_word),
+        }
+    }
+
+    /// The spellings looked for, each with its bit offset: as quoted (0), and with the first
+    /// letter's case swapped ([`FLIPPED_BIT`]).
+    fn spellings(&self) -> impl Iterator<Item = (u32, &str)> {
+        std::iter::once((0, self.text.as_str()))
+            .chain(self.flipped.as_deref().map(|f| (FLIPPED_BIT, f)))
+    }
+
+    /// True when `line` holds `spelling` (one of [`Phrase::spellings`]) as whole words.
+    fn whole_in(&self, line: &str, spelling: &str) -> bool {
+        line.match_indices(spelling).any(|(at, _)| {
+            !(self.open && ends_word(&line[..at])
+                || self.close && starts_word(&line[at + spelling.len()..]))
+        })
+    }
+}
+
+/// Bit `k + FLIPPED_BIT` of a line's phrase bits: the line holds the `k`-th phrase with its first
+/// letter's case swapped (bit `k`: as quoted). Above every phrase's own bit ([`MAX_SNIPPETS`]).
+pub(crate) const FLIPPED_BIT: u32 = 16;
+const _: () = assert!(MAX_SNIPPETS <= FLIPPED_BIT as usize);
+
+/// A letter, digit or `_`: a character words and identifiers are made of.
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// True when `before` ends inside a word: a word character, or `-` right after one (`log-` of
+/// `log-in to`).
+fn ends_word(before: &str) -> bool {
+    before.ends_with(is_word)
+        || before
+            .strip_suffix('-')
+            .is_some_and(|b| b.ends_with(is_word))
+}
+
+/// True when `after` continues a word: a word character, or `-` and one (`-with-lease` after
+/// `--force`).
+fn starts_word(after: &str) -> bool {
+    after.starts_with(is_word)
+        || after
+            .strip_prefix('-')
+            .is_some_and(|a| a.starts_with(is_word))
 }
 
 impl Evidence {
@@ -148,15 +229,15 @@ impl Evidence {
             .collect();
         // A message quoted in the goal ("...", '...', `...`) counts like a pasted failure.
         failure |= literals(&outside).any(could_be_message);
-        let mut phrases: Vec<String> = Vec::new();
+        let mut phrases: Vec<Phrase> = Vec::new();
         for lit in literals(&outside).map(str::trim) {
             if !lit.is_empty()
                 && lit.len() <= MAX_PHRASE_BYTES
                 && !lit.contains('\n')
-                && !phrases.iter().any(|p| p == lit)
+                && !phrases.iter().any(|p| p.text == lit)
                 && phrases.len() < MAX_SNIPPETS
             {
-                phrases.push(lit.to_owned());
+                phrases.push(Phrase::new(lit));
             }
         }
         let mut flat = String::from(" ");
@@ -185,22 +266,55 @@ impl Evidence {
     }
 
     /// Bit `k` set when `line` holds the goal's `k`-th quoted phrase verbatim as whole words
-    /// (`in to` is in `put it in to the box`, not in `within together`).
+    /// (`in to` is in `put it in to the box`, not in `within together`; `--force` is not in
+    /// `--force-with-lease`); bit `k + FLIPPED_BIT` when it holds it with its first letter's case
+    /// swapped (`In to`), which [`Evidence::prefer_verbatim`] keeps only for a phrase not found as
+    /// quoted.
     pub(crate) fn phrases_in(&self, line: &str) -> u32 {
         let mut bits = 0;
-        let word = |c: char| c.is_alphanumeric() || c == '_';
         for (k, p) in self.phrases.iter().enumerate() {
-            // A phrase that starts or ends with a word character must not continue a word there.
-            let (open, close) = (p.starts_with(word), p.ends_with(word));
-            let whole = line.match_indices(p.as_str()).any(|(at, _)| {
-                !(open && line[..at].ends_with(word)
-                    || close && line[at + p.len()..].starts_with(word))
-            });
-            if whole {
-                bits |= 1 << k;
+            for (offset, s) in p.spellings() {
+                if p.whole_in(line, s) {
+                    bits |= 1 << (k as u32 + offset);
+                }
             }
         }
         bits
+    }
+
+    /// [`Evidence::phrases_in`] for a phrase of several words wrapped from the end of `line` to
+    /// the start of `next` (`... put it in` / `to the box`).
+    pub(crate) fn phrases_across(&self, line: &str, next: &str) -> u32 {
+        let (line, next) = (line.trim_end(), next.trim_start());
+        let mut bits = 0;
+        for (k, p) in self.phrases.iter().enumerate() {
+            for (offset, s) in p.spellings() {
+                let wrapped = s.match_indices(' ').any(|(at, _)| {
+                    let (head, tail) = (&s[..at], s[at + 1..].trim_start());
+                    !head.is_empty()
+                        && !tail.is_empty()
+                        && line
+                            .strip_suffix(head)
+                            .is_some_and(|b| !(p.open && ends_word(b)))
+                        && next
+                            .strip_prefix(tail)
+                            .is_some_and(|a| !(p.close && starts_word(a)))
+                });
+                if wrapped {
+                    bits |= 1 << (k as u32 + offset);
+                }
+            }
+        }
+        bits
+    }
+
+    /// Clears, in every line's phrase bits, the case-swapped bit of each phrase some line holds
+    /// as quoted: `"it's"` found as quoted does not also point at every `It's`.
+    pub(crate) fn prefer_verbatim(found: &mut [u32]) {
+        let verbatim = found.iter().fold(0, |all, bits| all | bits) & ((1 << FLIPPED_BIT) - 1);
+        for bits in found {
+            *bits &= !(verbatim << FLIPPED_BIT);
+        }
     }
 
     /// True when nothing in the goal is evidence: no quoted line, frame, inline code, and no
@@ -637,6 +751,32 @@ E           ValueError: cannot compare to string";
         assert_eq!(e.phrases_in("see [`time::Duration`](x)"), 0b100);
         // Inside longer words, no match: `with input`, `withinness`.
         assert_eq!(e.phrases_in("with input, withinness"), 0);
+        // A sentence may start with the phrase: its first letter's case swapped, a bit of its own.
+        let flipped = 1 << FLIPPED_BIT;
+        assert_eq!(e.phrases_in("With in the group, ..."), flipped);
+        assert_eq!(e.phrases_in("WITH IN the group"), 0);
+        let mut found = [flipped, 0b010 | flipped << 1, flipped << 1];
+        Evidence::prefer_verbatim(&mut found);
+        assert_eq!(
+            found,
+            [flipped, 0b010, 0],
+            "only phrases found as quoted lose the other case"
+        );
+        // Wrapped over two lines of a paragraph.
+        assert_eq!(
+            e.phrases_across("you can put it with", "  in the group"),
+            0b001
+        );
+        assert_eq!(e.phrases_across("It is... With", "in the group"), flipped);
+        assert_eq!(e.phrases_across("you can put it with", "inner"), 0);
+        assert_eq!(e.phrases_across("bandwith", "in the group"), 0);
+        assert_eq!(e.phrases_across("it is with", "out"), 0);
+        // `-` joining words continues them: `--force` is not in `--force-with-lease`.
+        let f = Evidence::new("why does \"--force\" fail but \"log in\" work?");
+        assert_eq!(f.phrases_in("git push --force-with-lease"), 0);
+        assert_eq!(f.phrases_in("git push --force origin"), 0b01);
+        assert_eq!(f.phrases_in("the re-log in page"), 0);
+        assert_eq!(f.phrases_in("to log in, run"), 0b10);
         // An apostrophe inside a word opens no quote.
         assert_eq!(Evidence::new("it's what don't do").phrase_count(), 0);
     }
