@@ -9,6 +9,15 @@
 use super::draft::{Draft, Reason, is_blank};
 use std::ops::Range;
 
+/// With a goal, the kept lines of a source file hold at most this share of its bytes
+/// ([`cap_focus`])...
+const FOCUS_SHARE: f64 = 0.6;
+/// ...unless they hold at most this many bytes (about 2,000 tokens): a short text kept whole costs
+/// little...
+const FOCUS_FLOOR_BYTES: usize = 8192;
+/// ...and only blocks scoring under this share of the best kept block are removed for the cap.
+const FOCUS_SPARE_FROM: f32 = 0.5;
+
 /// A budget for the rendered text of a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextBudget {
@@ -67,20 +76,21 @@ pub(crate) fn rendered_bytes(keep: &[bool], lines: &[&str], marker_bytes: usize)
     size
 }
 
-/// Removes the kept lines `r` (all kept) from `draft` and returns the new rendered size, from the
-/// old one: their bytes go, and the markers around them merge or appear.
+/// Removes the kept lines `r` (all kept) from `draft` for `reason` and returns the new rendered
+/// size, from the old one: their bytes go, and the markers around them merge or appear.
 fn remove_range(
     draft: &mut Draft,
     lines: &[&str],
     r: Range<usize>,
     size: usize,
     marker_bytes: usize,
+    reason: Reason,
 ) -> usize {
     let before = r.start > 0 && !draft.keep[r.start - 1];
     let after = r.end < lines.len() && !draft.keep[r.end];
     let bytes: usize = lines[r.clone()].iter().map(|l| l.len() + 1).sum();
     for j in r {
-        draft.remove(j, Reason::Budget);
+        draft.remove(j, reason);
     }
     // Two neighbouring removed runs become one (a marker less); none makes a new one.
     let markers_after = match (before, after) {
@@ -101,6 +111,47 @@ fn remove_range(
 /// heading that names it). `breaks` flags lines that start a block in any case (empty: none).
 /// Linear in the number of lines plus a sort of the blocks. Returns whether anything was removed.
 pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks: &[bool]) -> bool {
+    fit_as(draft, lines, budget, breaks, Reason::Budget, None)
+}
+
+/// Caps what a goal keeps of a source file: when the kept lines hold more than [`FOCUS_SHARE`] of
+/// the text's bytes (and more than [`FOCUS_FLOOR_BYTES`]), the least relevant kept blocks are
+/// removed (reason `hors focus`) until they hold no more, in [`fit`]'s order, but only blocks
+/// scoring under [`FOCUS_SPARE_FROM`] of the best one: a plan that keeps most of a file for a goal
+/// has not told its parts apart, and what it ranks far below its best is the least likely to be
+/// what the goal needs; what it ranks close to the best stays, over the cap if need be. Markers are
+/// not counted: the cap is on the text kept, not on the response. Returns whether anything was
+/// removed.
+pub(crate) fn cap_focus(draft: &mut Draft, lines: &[&str]) -> bool {
+    let total: usize = lines.iter().map(|l| l.len() + 1).sum();
+    let cap = FOCUS_FLOOR_BYTES.max((total as f64 * FOCUS_SHARE) as usize);
+    if cap >= total {
+        return false;
+    }
+    let budget = TextBudget {
+        bytes: cap,
+        marker_bytes: 0,
+    };
+    fit_as(
+        draft,
+        lines,
+        &budget,
+        &[],
+        Reason::OffFocus,
+        Some(FOCUS_SPARE_FROM),
+    )
+}
+
+/// [`fit`] removing for `reason`. With `spare_from`, blocks scoring at least that share of the
+/// best one stay, and the best one's tail is never cut: the result may not fit.
+fn fit_as(
+    draft: &mut Draft,
+    lines: &[&str],
+    budget: &TextBudget,
+    breaks: &[bool],
+    reason: Reason,
+    spare_from: Option<f32>,
+) -> bool {
     let mb = budget.marker_bytes;
     let mut size = rendered_bytes(&draft.keep, lines, mb);
     if size <= budget.bytes {
@@ -127,8 +178,10 @@ pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks
         return false;
     };
     let distance = |r: &Range<usize>| r.start.abs_diff(blocks[top].start);
+    // Under a relevance cap, only the blocks ranked well below the best one may go.
+    let below = spare_from.map_or(f32::INFINITY, |share| share * scores[top]);
     let mut order: Vec<usize> = (0..blocks.len())
-        .filter(|&b| b != top && removable(&blocks[b]))
+        .filter(|&b| b != top && removable(&blocks[b]) && scores[b] < below)
         .collect();
     order.sort_by(|&a, &b| {
         scores[a]
@@ -141,15 +194,15 @@ pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks
         if size <= budget.bytes {
             break;
         }
-        size = remove_range(draft, lines, blocks[b].clone(), size, mb);
+        size = remove_range(draft, lines, blocks[b].clone(), size, mb, reason);
         changed = true;
     }
     // The best block alone is too big: keep its head, remove the rest of it.
     let r = blocks[top].clone();
     let mut end = r.end;
-    while size > budget.bytes && end > r.start + 1 {
+    while spare_from.is_none() && size > budget.bytes && end > r.start + 1 {
         end -= 1;
-        size = remove_range(draft, lines, end..end + 1, size, mb);
+        size = remove_range(draft, lines, end..end + 1, size, mb, reason);
         changed = true;
     }
     debug_assert_eq!(size, rendered_bytes(&draft.keep, lines, mb));
@@ -240,5 +293,67 @@ mod tests {
         assert!(d.keep[0], "NO_PRUNE line removed");
         assert!(d.keep[2], "the best block keeps its signature");
         assert!(!d.keep[5]);
+    }
+
+    /// Paragraphs of `n` lines of 99 bytes (plus newline), one per score, separated by blanks.
+    fn paragraphs(scores: &[f32], n: usize) -> (Vec<String>, Vec<f32>) {
+        let mut lines = Vec::new();
+        let mut per_line = Vec::new();
+        for (k, &s) in scores.iter().enumerate() {
+            for _ in 0..n {
+                lines.push(format!("{k}{}", "x".repeat(98)));
+                per_line.push(s);
+            }
+            lines.push(String::new());
+            per_line.push(s);
+        }
+        (lines, per_line)
+    }
+
+    #[test]
+    fn the_focus_cap_removes_only_blocks_ranked_far_below_the_best() {
+        // 10 paragraphs of 20 lines (about 20 KB), all kept: the cap is 60% of the bytes.
+        let scores = [9.0, 1.0, 8.0, 2.0, 6.0, 0.5, 5.0, 1.5, 4.6, 3.0];
+        let (lines, per_line) = paragraphs(&scores, 20);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let mut d = draft(&per_line);
+        assert!(cap_focus(&mut d, &lines));
+        let kept = |k: usize| d.keep[k * 21];
+        // Under half the best (4.5): 0.5, 1.0, 1.5, 2.0 and 3.0 may go, lowest first, until the
+        // kept bytes are under the cap (6 of 10 paragraphs): four go, 3.0's stays.
+        let gone: Vec<usize> = (0..scores.len()).filter(|&k| !kept(k)).collect();
+        assert_eq!(gone, [1, 3, 5, 7]);
+        let kept_bytes: usize = (0..lines.len())
+            .filter(|&i| d.keep[i])
+            .map(|i| lines[i].len() + 1)
+            .sum();
+        let total: usize = lines.iter().map(|l| l.len() + 1).sum();
+        assert!(
+            kept_bytes as f64 <= FOCUS_SHARE * total as f64,
+            "{kept_bytes} of {total}"
+        );
+        assert!(
+            d.reason
+                .iter()
+                .zip(&d.keep)
+                .all(|(r, k)| *k || *r == Reason::OffFocus)
+        );
+    }
+
+    #[test]
+    fn the_focus_cap_spares_near_best_blocks_and_short_texts() {
+        // Every paragraph scores at least half the best: nothing goes, over the cap or not.
+        let (lines, per_line) = paragraphs(&[9.0, 5.0, 8.0, 6.0, 4.5], 40);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let mut d = draft(&per_line);
+        assert!(!cap_focus(&mut d, &lines));
+        assert!(d.keep.iter().all(|&k| k));
+        // A text of at most FOCUS_FLOOR_BYTES is never capped.
+        let (lines, per_line) = paragraphs(&[9.0, 0.1, 0.1, 0.1], 20);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        assert!(lines.iter().map(|l| l.len() + 1).sum::<usize>() <= FOCUS_FLOOR_BYTES);
+        let mut d = draft(&per_line);
+        assert!(!cap_focus(&mut d, &lines));
+        assert!(d.keep.iter().all(|&k| k));
     }
 }

@@ -14,7 +14,9 @@
 //! the goal's lines, head and tail; docs: keeps headings, the sections and paragraphs about the
 //! goal or holding a phrase it quotes); then NO_PRUNE lines are forced back, blank lines
 //! around removed runs are absorbed, runs too small to be worth a marker (~40 tokens) are
-//! restored, and removed lines are added back best first until both limits hold.
+//! restored, code that still keeps more than 60% of its bytes loses its blocks ranked under half
+//! the best one's (`budget::cap_focus`), and removed lines are added back best first until both
+//! limits hold.
 //!
 //! An empty goal (nothing left after stop words) carries no focus, so nothing is removed for being
 //! off-focus: logs still lose runs of repeated lines, code and docs are kept whole, and the plan
@@ -174,6 +176,9 @@ pub fn plan_within(
     draft.restore_small_runs(lines);
     draft.drop_islands(lines);
     draft.keep_atoms_whole();
+    if source == SourceType::Code && !query.is_empty() && budget::cap_focus(&mut draft, lines) {
+        draft.keep_atoms_whole();
+    }
     constraints::add_back(&mut draft, allowed);
     draft.keep_atoms_whole();
     draft.keep_closers();
