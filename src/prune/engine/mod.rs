@@ -14,7 +14,7 @@
 //! the goal's lines, head and tail; docs: keeps headings, the sections and paragraphs about the
 //! goal or holding a phrase it quotes); then NO_PRUNE lines are forced back, blank lines
 //! around removed runs are absorbed, runs too small to be worth a marker (~40 tokens) are
-//! restored, code that still keeps more than 60% of its bytes loses its blocks ranked under half
+//! restored, code that still keeps more than half of its bytes loses its blocks ranked under half
 //! the best one's (`budget::cap_focus`), and removed lines are added back best first until both
 //! limits hold.
 //!
