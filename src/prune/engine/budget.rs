@@ -1,10 +1,12 @@
-//! Fitting a plan to a byte budget (the response budget of the tool that asked): when the kept
-//! lines and their markers would not fit, the least relevant kept blocks are removed first, each
-//! becoming part of a marked, recoverable run like any other removal. Nothing is cut by position
-//! except, as a last resort, the tail of the single most relevant block.
+//! Fitting a plan to a byte budget: the response budget of the tool that asked ([`fit`]: when the
+//! kept lines and their markers would not fit, the least relevant kept blocks are removed first,
+//! each becoming part of a marked, recoverable run like any other removal; nothing is cut by
+//! position except, as a last resort, the tail of the single most relevant block), and the focus
+//! cap on what a question keeps of a source file ([`cap_focus`]: the same order, only blocks
+//! ranked far below the best and holding no structural line, before the limits are applied).
 //!
-//! Owns the order of budget removals. It must never remove a NO_PRUNE line, never judge relevance
-//! itself (it reads the strategies' scores), and never add a line back.
+//! Owns the order of these removals. It must never remove a NO_PRUNE line, never score a line
+//! itself (it compares the strategies' scores), and never add a line back.
 
 use super::draft::{Draft, Reason, is_blank};
 use std::ops::Range;
@@ -12,8 +14,8 @@ use std::ops::Range;
 /// With a goal, the kept lines of a source file hold at most this share of its bytes
 /// ([`cap_focus`])...
 const FOCUS_SHARE: f64 = 0.5;
-/// ...unless they hold at most this many bytes (about 2,000 tokens): a short text kept whole costs
-/// little...
+/// ...or this many bytes if that is more (about 2,000 tokens: a short text kept whole costs
+/// little)...
 const FOCUS_FLOOR_BYTES: usize = 8192;
 /// ...and only blocks scoring under this share of the best kept block are removed for the cap.
 const FOCUS_SPARE_FROM: f32 = 0.5;
@@ -115,13 +117,14 @@ pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks
 }
 
 /// Caps what a goal keeps of a source file: when the kept lines hold more than [`FOCUS_SHARE`] of
-/// the text's bytes (and more than [`FOCUS_FLOOR_BYTES`]), the least relevant kept blocks are
-/// removed (reason `hors focus`) until they hold no more, in [`fit`]'s order, but only blocks
-/// scoring under [`FOCUS_SPARE_FROM`] of the best one: a plan that keeps most of a file for a goal
-/// has not told its parts apart, and what it ranks far below its best is the least likely to be
-/// what the goal needs; what it ranks close to the best stays, over the cap if need be. Markers are
-/// not counted: the cap is on the text kept, not on the response. Returns whether anything was
-/// removed.
+/// the text's bytes and more than [`FOCUS_FLOOR_BYTES`], the least relevant kept blocks are
+/// removed (reason `hors focus`), in [`fit`]'s order, until the kept bytes are at most the larger
+/// of the two; but only blocks scoring under [`FOCUS_SPARE_FROM`] of the best one and holding no
+/// line of `draft.structure` may go. A plan that keeps most of a file for a goal has not told its
+/// parts apart, and what it ranks far below its best is the least likely to be what the goal
+/// needs; what it ranks close to the best, and the lines that give the rest its shape (imports,
+/// headers, signatures), stay, over the cap if need be. Markers are not counted: the cap is on the
+/// text kept, not on the response. Returns whether anything was removed.
 pub(crate) fn cap_focus(draft: &mut Draft, lines: &[&str]) -> bool {
     let total: usize = lines.iter().map(|l| l.len() + 1).sum();
     let cap = FOCUS_FLOOR_BYTES.max((total as f64 * FOCUS_SHARE) as usize);
@@ -178,10 +181,13 @@ fn fit_as(
         return false;
     };
     let distance = |r: &Range<usize>| r.start.abs_diff(blocks[top].start);
-    // Under a relevance cap, only the blocks ranked well below the best one may go.
+    // Under a relevance cap, only the blocks ranked well below the best one may go, and none that
+    // holds a structural line (a kept definition keeps its signature, a method its class).
     let below = spare_from.map_or(f32::INFINITY, |share| share * scores[top]);
+    let shapes =
+        |r: &Range<usize>| spare_from.is_some() && draft.structure[r.clone()].contains(&true);
     let mut order: Vec<usize> = (0..blocks.len())
-        .filter(|&b| b != top && removable(&blocks[b]) && scores[b] < below)
+        .filter(|&b| b != top && removable(&blocks[b]) && scores[b] < below && !shapes(&blocks[b]))
         .collect();
     order.sort_by(|&a, &b| {
         scores[a]
@@ -355,5 +361,40 @@ mod tests {
         let mut d = draft(&per_line);
         assert!(!cap_focus(&mut d, &lines));
         assert!(d.keep.iter().all(|&k| k));
+    }
+
+    #[test]
+    fn the_focus_cap_is_at_least_its_floor() {
+        // 5 paragraphs (about 10 KB): half would be 5 KB, the floor is 8 KiB, so one goes.
+        let (lines, per_line) = paragraphs(&[9.0, 1.0, 8.0, 2.0, 7.0], 20);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let mut d = draft(&per_line);
+        assert!(cap_focus(&mut d, &lines));
+        let gone: Vec<usize> = (0..5).filter(|&k| !d.keep[k * 21]).collect();
+        assert_eq!(gone, [1]);
+    }
+
+    #[test]
+    fn the_focus_cap_never_cuts_the_best_block_nor_protected_or_structural_ones() {
+        // Still over the cap once what may go is gone: the best block, a NO_PRUNE one and one
+        // holding a signature stay (the best one whole), the two others go.
+        let (lines, mut per_line) = paragraphs(&[9.0, 1.0, 1.0, 1.0, 0.0], 60);
+        per_line[..61].fill(9.0);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let mut d = draft(&per_line);
+        d.must[61..122].fill(true); // paragraph 1: NO_PRUNE
+        d.structure[122] = true; // paragraph 2 holds a signature
+        assert!(cap_focus(&mut d, &lines));
+        let kept: Vec<bool> = (0..5).map(|k| d.keep[k * 61]).collect();
+        assert_eq!(kept, [true, true, true, false, false]);
+        assert!(
+            d.keep[..61].iter().all(|k| *k),
+            "the best block is never cut"
+        );
+        // Nothing scores: nothing is ranked, nothing goes.
+        let (lines, per_line) = paragraphs(&[0.0; 6], 20);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let mut d = draft(&per_line);
+        assert!(!cap_focus(&mut d, &lines));
     }
 }

@@ -101,7 +101,7 @@ fn quoted_lines(lines: &[&str], ev: &Evidence) -> Vec<bool> {
         return vec![false; lines.len()];
     }
     let mut found: Vec<u32> = lines.iter().map(|l| ev.phrases_in(l)).collect();
-    // A phrase wrapped over two lines of a paragraph is found on both.
+    // A phrase wrapped from one line to the next (in a paragraph, mostly) is found on both.
     for i in 1..lines.len() {
         let across = ev.phrases_across(lines[i - 1], lines[i]);
         found[i - 1] |= across;

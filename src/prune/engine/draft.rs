@@ -82,6 +82,9 @@ pub(crate) struct Draft {
     pub(crate) atoms: Vec<Range<usize>>,
     /// (inside of a block, its closing line): the closing line is kept when anything inside is.
     pub(crate) closers: Vec<(Range<usize>, usize)>,
+    /// Lines that give the kept text its shape (code: imports, container headers, signatures,
+    /// attributes). The focus cap never removes a block holding one; a response budget may.
+    pub(crate) structure: Vec<bool>,
 }
 
 impl Draft {
@@ -94,6 +97,7 @@ impl Draft {
             reason: vec![Reason::OffFocus; n],
             atoms: Vec::new(),
             closers: Vec::new(),
+            structure: vec![false; n],
         }
     }
 

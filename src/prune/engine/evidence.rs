@@ -130,8 +130,9 @@ impl Phrase {
 
 /// Bit `k + FLIPPED_BIT` of a line's phrase bits: the line holds the `k`-th phrase with its first
 /// letter's case swapped (bit `k`: as quoted). Above every phrase's own bit ([`MAX_SNIPPETS`]).
-pub(crate) const FLIPPED_BIT: u32 = 16;
-const _: () = assert!(MAX_SNIPPETS <= FLIPPED_BIT as usize);
+const FLIPPED_BIT: u32 = 16;
+const _: () =
+    assert!(MAX_SNIPPETS <= FLIPPED_BIT as usize && FLIPPED_BIT as usize + MAX_SNIPPETS <= 32);
 
 /// A letter, digit or `_`: a character words and identifiers are made of.
 fn is_word(c: char) -> bool {
@@ -260,7 +261,8 @@ impl Evidence {
         }
     }
 
-    /// How many phrases the goal quotes ([`Evidence::phrases_in`] sets bits below it).
+    /// How many phrases the goal quotes ([`Evidence::phrases_in`] sets bits below it, and the same
+    /// bits shifted by `FLIPPED_BIT` for the case-swapped spellings).
     pub(crate) fn phrase_count(&self) -> usize {
         self.phrases.len()
     }
@@ -436,8 +438,9 @@ fn could_be_message(s: &str) -> bool {
 }
 
 /// For each line, whether it holds a piece of evidence (bit `k` of `found[line]`: the line holds
-/// the `k`-th snippet or phrase) that is found on at most `max_lines` lines: evidence found on more
-/// lines (`if err != nil {`, `"it's"`) tells none of them apart.
+/// the `k`-th snippet or phrase, or a phrase's case-swapped spelling on its own bit) that is found
+/// on at most `max_lines` lines: evidence found on more lines (`if err != nil {`, `"it's"`) tells
+/// none of them apart.
 pub(crate) fn telling_lines(found: &[u32], max_lines: usize) -> Vec<bool> {
     let mut count = [0usize; 32];
     for &bits in found {
@@ -777,6 +780,11 @@ E           ValueError: cannot compare to string";
         assert_eq!(f.phrases_in("git push --force origin"), 0b01);
         assert_eq!(f.phrases_in("the re-log in page"), 0);
         assert_eq!(f.phrases_in("to log in, run"), 0b10);
+        assert_eq!(f.phrases_across("the re-log", "in page"), 0);
+        // A first character that is not an ASCII letter has no case-swapped spelling.
+        let g = Evidence::new("fix \"élan vital\" and \"Élan\"");
+        assert_eq!(g.phrases_in("un élan vital"), 0b01);
+        assert_eq!(g.phrases_in("Élan vital"), 0b10);
         // An apostrophe inside a word opens no quote.
         assert_eq!(Evidence::new("it's what don't do").phrase_count(), 0);
     }

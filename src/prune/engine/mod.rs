@@ -14,9 +14,10 @@
 //! the goal's lines, head and tail; docs: keeps headings, the sections and paragraphs about the
 //! goal or holding a phrase it quotes); then NO_PRUNE lines are forced back, blank lines
 //! around removed runs are absorbed, runs too small to be worth a marker (~40 tokens) are
-//! restored, code that still keeps more than half of its bytes loses its blocks ranked under half
-//! the best one's (`budget::cap_focus`), and removed lines are added back best first until both
-//! limits hold.
+//! restored, code that still keeps more than half of its bytes (and more than 8 KiB) loses its
+//! blocks ranked under half the best one's and holding no structural line, least relevant first,
+//! until it keeps half (`budget::cap_focus`), and removed lines are added back best first until
+//! both limits hold.
 //!
 //! An empty goal (nothing left after stop words) carries no focus, so nothing is removed for being
 //! off-focus: logs still lose runs of repeated lines, code and docs are kept whole, and the plan
@@ -177,7 +178,8 @@ pub fn plan_within(
     draft.drop_islands(lines);
     draft.keep_atoms_whole();
     if source == SourceType::Code && !query.is_empty() && budget::cap_focus(&mut draft, lines) {
-        draft.keep_atoms_whole();
+        draft.absorb_blanks(lines);
+        draft.drop_islands(lines);
     }
     constraints::add_back(&mut draft, allowed);
     draft.keep_atoms_whole();
@@ -454,6 +456,63 @@ mod tests {
             keep[r.start_line - 1..r.end_line].fill(false);
         }
         assert_eq!(keep, p.keep);
+    }
+
+    /// 14 functions of two paragraphs each (about 21 KB): a short one, about the goal in the first
+    /// two functions and touching it once in the others, then 30 lines of filler.
+    fn mostly_relevant_code() -> String {
+        let mut text = String::new();
+        for k in 0..14 {
+            text.push_str(&format!("fn step_{k}(input: &str) -> Step {{\n"));
+            for j in 0..6 {
+                if k < 2 || j == 0 {
+                    text.push_str(&format!("    let token_{j} = parse_token(input, {j});\n"));
+                } else {
+                    text.push_str(&format!("    let value_{j} = read_value(input, {j});\n"));
+                }
+            }
+            text.push('\n');
+            for j in 0..30 {
+                text.push_str(&format!("    let filler_{j} = compute_offset({j}, {k});\n"));
+            }
+            text.push_str("}\n\n");
+        }
+        text
+    }
+
+    #[test]
+    fn the_focus_cap_thins_code_kept_mostly_whole_and_keeps_its_shape() {
+        let text = mostly_relevant_code();
+        let lines = split_lines(&text);
+        let p = plan(&lines, "parse token", SourceType::Code, &Limits::default());
+        let kept: usize = (0..lines.len())
+            .filter(|&i| p.keep[i])
+            .map(|i| lines[i].len() + 1)
+            .sum();
+        assert!(kept * 2 <= text.len() + 1, "{kept} of {} bytes", text.len());
+        assert!(
+            p.removed.iter().any(|r| r.reason == "hors focus"),
+            "{:?}",
+            p.removed
+        );
+        // What is left keeps its shape: every kept body keeps its signature and closing brace, and
+        // the two functions about the goal stay whole.
+        for (i, line) in lines.iter().enumerate() {
+            if line.starts_with("fn step_0") || line.starts_with("fn step_1(") {
+                assert!(p.keep[i..i + 39].iter().all(|k| *k), "line {}", i + 1);
+            }
+            if line.starts_with("fn ") && p.keep[i + 1..i + 38].contains(&true) {
+                assert!(p.keep[i] && p.keep[i + 38], "line {}", i + 1);
+            }
+        }
+        // The limits still hold after the cap: they are applied after it.
+        let strict = Limits {
+            max_prune_ratio: 0.2,
+            min_keep_lines: 20,
+        };
+        let p = plan(&lines, "parse token", SourceType::Code, &strict);
+        let removed = p.keep.iter().filter(|k| !**k).count();
+        assert!(removed as f64 <= 0.2 * lines.len() as f64);
     }
 
     #[test]

@@ -136,14 +136,12 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
                     draft.remove(i, reason);
                 }
             }
-            Role::Loose
-            | Role::Blank
-            | Role::Import
-            | Role::Header
-            | Role::Sig
-            | Role::Close
-            | Role::Attr => {
+            // A closing line comes back with what it closes (`keep_closers`): it is no shape of
+            // its own.
+            Role::Loose | Role::Blank | Role::Close => draft.score[i] = m.line(i),
+            Role::Import | Role::Header | Role::Sig | Role::Attr => {
                 draft.score[i] = m.line(i);
+                draft.structure[i] = true;
             }
         }
     }
