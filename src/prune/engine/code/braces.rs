@@ -40,7 +40,19 @@ impl Braces<'_> {
                     if is_attribute(t) {
                         o.roles[i] = Role::Attr;
                     } else if is_import(t) {
-                        o.roles[i] = Role::Import;
+                        // Go's `import (` groups its paths, in paragraphs, up to a `)` line.
+                        let last = t
+                            .ends_with('(')
+                            .then(|| (i + 1..hi).find(|&j| trimmed(self.lines[j]) == ")"))
+                            .flatten()
+                            .unwrap_or(i);
+                        for role in &mut o.roles[i..=last] {
+                            if *role != Role::Blank {
+                                *role = Role::Import;
+                            }
+                        }
+                        i = last + 1;
+                        continue;
                     } else if is_declaration(t) && t.ends_with(';') {
                         o.roles[i] = Role::Sig;
                     }

@@ -494,6 +494,31 @@ mod tests {
     }
 
     #[test]
+    fn a_go_import_group_is_imports_through_its_paren() {
+        let src = "package gin\n\nimport (\n\t\"bytes\"\n\n\t\"github.com/x/y\"\n)\n\nvar (\n\ta = 1\n)\n\nfunc f() {\n\tx()\n}\n";
+        assert_eq!(
+            roles(src),
+            [
+                Import,
+                Blank,
+                Import,
+                Import,
+                Blank,
+                Import,
+                Import,
+                Blank,
+                Loose,
+                Loose,
+                Loose,
+                Blank,
+                Sig,
+                Body(0),
+                Body(0)
+            ]
+        );
+    }
+
+    #[test]
     fn keywords_after_modifiers() {
         assert_eq!(first_keyword("pub(crate) async fn x()"), "fn");
         assert_eq!(first_keyword("pub unsafe impl<T> Send for X {"), "impl");
