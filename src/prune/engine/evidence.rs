@@ -273,36 +273,35 @@ impl Evidence {
     /// swapped (`In to`), which [`Evidence::prefer_verbatim`] keeps only for a phrase not found as
     /// quoted.
     pub(crate) fn phrases_in(&self, line: &str) -> u32 {
-        let mut bits = 0;
-        for (k, p) in self.phrases.iter().enumerate() {
-            for (offset, s) in p.spellings() {
-                if p.whole_in(line, s) {
-                    bits |= 1 << (k as u32 + offset);
-                }
-            }
-        }
-        bits
+        self.phrase_bits(|p, s| p.whole_in(line, s))
     }
 
     /// [`Evidence::phrases_in`] for a phrase of several words wrapped from the end of `line` to
     /// the start of `next` (`... put it in` / `to the box`).
     pub(crate) fn phrases_across(&self, line: &str, next: &str) -> u32 {
         let (line, next) = (line.trim_end(), next.trim_start());
+        self.phrase_bits(|p, s| {
+            s.match_indices(' ').any(|(at, _)| {
+                let (head, tail) = (&s[..at], s[at + 1..].trim_start());
+                !head.is_empty()
+                    && !tail.is_empty()
+                    && line
+                        .strip_suffix(head)
+                        .is_some_and(|b| !(p.open && ends_word(b)))
+                    && next
+                        .strip_prefix(tail)
+                        .is_some_and(|a| !(p.close && starts_word(a)))
+            })
+        })
+    }
+
+    /// Bit `k` (or `k + FLIPPED_BIT` for the case-swapped spelling) set for each spelling of the
+    /// `k`-th phrase that `found` finds.
+    fn phrase_bits(&self, found: impl Fn(&Phrase, &str) -> bool) -> u32 {
         let mut bits = 0;
         for (k, p) in self.phrases.iter().enumerate() {
             for (offset, s) in p.spellings() {
-                let wrapped = s.match_indices(' ').any(|(at, _)| {
-                    let (head, tail) = (&s[..at], s[at + 1..].trim_start());
-                    !head.is_empty()
-                        && !tail.is_empty()
-                        && line
-                            .strip_suffix(head)
-                            .is_some_and(|b| !(p.open && ends_word(b)))
-                        && next
-                            .strip_prefix(tail)
-                            .is_some_and(|a| !(p.close && starts_word(a)))
-                });
-                if wrapped {
+                if found(p, s) {
                     bits |= 1 << (k as u32 + offset);
                 }
             }
