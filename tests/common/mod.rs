@@ -8,6 +8,9 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
+/// How long a request waits for its answer ([`StdioClient::request`], [`StdioClient::call`]).
+const DEADLINE: Duration = Duration::from_secs(30);
+
 /// Path of the binary under test.
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_mcp-pruner")
@@ -215,7 +218,7 @@ impl StdioClient {
 
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.request_async(method, params);
-        self.wait_for(&id, Duration::from_secs(30))
+        self.wait_for(&id, DEADLINE)
     }
 
     pub fn initialize(&mut self) -> Value {
@@ -225,11 +228,11 @@ impl StdioClient {
     }
 
     pub fn call(&mut self, tool: &str, args: Value) -> Value {
-        self.request("tools/call", json!({"name":tool,"arguments":args}))
+        self.call_within(tool, args, DEADLINE)
     }
 
     /// [`StdioClient::call`] with its own deadline: for a call that streams gigabytes through a
-    /// debug build, where 30 s is too short on a busy machine (the deadline only catches a hang).
+    /// debug build, where [`DEADLINE`] is too short on a busy machine (it only catches a hang).
     pub fn call_within(&mut self, tool: &str, args: Value, timeout: Duration) -> Value {
         let id = self.request_async("tools/call", json!({"name":tool,"arguments":args}));
         self.wait_for(&id, timeout)
