@@ -15,7 +15,8 @@ pub(crate) enum Reason {
     OffFocus,
     /// The body of a definition that does not serve the goal.
     Body,
-    /// The doc comment of a definition that does not serve the goal.
+    /// The doc comment of a definition that does not serve the goal, or comments in a kept one
+    /// that do not speak of it.
     Doc,
     /// Log lines far from any error and from the goal.
     Log,

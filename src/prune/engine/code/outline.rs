@@ -58,6 +58,8 @@ pub(crate) struct Outline {
     pub(crate) containers: Vec<Range<usize>>,
     /// Lines that are documentation (doc comments; Python docstrings and other multi-line strings).
     pub(crate) doc: Vec<bool>,
+    /// Lines holding only a comment (or inside a block comment), doc comments included.
+    pub(crate) comment: Vec<bool>,
 }
 
 /// At most this many lines of the header's first paragraph are kept whatever the goal; the rest of
@@ -90,6 +92,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
         units: Vec::new(),
         containers: Vec::new(),
         doc: vec![false; lines.len()],
+        comment: Vec::new(),
     };
     if colons > braces {
         let s = indent::scan(lines);
@@ -100,16 +103,16 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
                 || t.starts_with("'''")
                 || t.starts_with("r\"\"\"");
         }
-        let comment: Vec<bool> = s.iter().map(|l| l.comment).collect();
-        let first_code = header(lines, &comment, &mut o.roles, |i| s[i].in_string);
+        o.comment = s.iter().map(|l| l.comment).collect();
+        let first_code = header(lines, &o.comment, &mut o.roles, |i| s[i].in_string);
         Indent { lines, s: &s }.level(&mut o, first_code, lines.len(), 0);
     } else {
         let s = scan::scan(lines);
         for (d, l) in o.doc.iter_mut().zip(&s) {
             *d = l.doc;
         }
-        let comment: Vec<bool> = s.iter().map(|l| l.comment).collect();
-        let first_code = header(lines, &comment, &mut o.roles, |_| false);
+        o.comment = s.iter().map(|l| l.comment).collect();
+        let first_code = header(lines, &o.comment, &mut o.roles, |_| false);
         // A text cut out of a file may start inside a block: its top level is the lowest depth.
         let top = s
             .iter()
