@@ -1,13 +1,14 @@
 //! Pruning source code: keep the structure (imports, file header, containers' headers and closing
-//! braces, attributes), keep whole the definitions that serve the goal (doc comment, signature,
-//! body; of a very long body, the paragraphs about the goal and their neighbours), those a failure
-//! pasted in the goal points at (`evidence`), and those one call away from the best of them, keep
-//! only the signature of the others that share some of the goal's terms, and remove the rest
-//! whole, so that one marker stands for a run of unrelated definitions.
+//! braces, attributes), keep the definitions that serve the goal (signature and body, with their
+//! doc comments and comments unless these are prose off the goal (`quiet`); of a very long body,
+//! the paragraphs about the goal and their neighbours), those a failure pasted in the goal points
+//! at (`evidence`), and those one call away from the best of them, keep only the signature of the
+//! others that share some of the goal's terms, and remove the rest whole, so that one marker
+//! stands for a run of unrelated definitions.
 //!
 //! Owns the code decisions on top of the outline. It must never remove a structural line, nor cut
-//! a relevant definition in pieces unless it is very long (then only its off-goal paragraphs go);
-//! limits and NO_PRUNE are applied by the caller.
+//! the code of a relevant definition in pieces unless it is very long (then only its off-goal
+//! paragraphs go); limits and NO_PRUNE are applied by the caller.
 
 mod braces;
 mod calls;
@@ -16,6 +17,7 @@ mod features;
 mod indent;
 mod indented;
 mod outline;
+mod quiet;
 mod scan;
 mod skip;
 
@@ -75,11 +77,6 @@ const MAX_THIN_DEPTH: usize = 4;
 /// Goal terms in the header of the container a definition belongs to (`class CookieJar:`,
 /// `impl Parser {`) count this much towards it: the container names what its members are about.
 const CONTAINER_BONUS: f32 = 0.5;
-/// In a kept definition, a run of at least this many comment lines may go ([`quiet_comments`]): a
-/// lone comment line costs about what its marker would.
-const QUIET_COMMENT_LINES: usize = 2;
-/// ...when it scores at most this share of the best definition's score by the goal's terms.
-const QUIET_COMMENT_OF_BEST: f32 = 0.25;
 
 /// Texts of at least this many lines are outlined on a second thread while the goal's terms are
 /// matched (the two read only the lines; together they are about two thirds of a plan). Below
@@ -150,6 +147,15 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
             }
         }
     }
+    // A kept definition's signature ranks with its body: with its doc comment gone, it must not
+    // read as an idle island between two markers (`Draft::drop_islands`).
+    for (k, u) in o.units.iter().enumerate() {
+        if relevant[k] {
+            for i in u.sig.clone() {
+                draft.score[i] = draft.score[i].max(scores[k]);
+            }
+        }
+    }
     let loose_of_best = if about_docs(q) {
         DOC_GOAL_LOOSE * LOOSE_OF_BEST
     } else {
@@ -162,68 +168,8 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
         }
     }
     if best > 0.0 && !about_docs(q) {
-        quiet_comments(lines, o, m, &pointed, best, draft);
+        quiet::quiet_comments(lines, o, m, &pointed, draft);
     }
-}
-
-/// In the definitions a goal keeps, a run of at least [`QUIET_COMMENT_LINES`] comment lines (a doc
-/// comment above the signature, comments or a docstring in the body) goes when it scores at most
-/// [`QUIET_COMMENT_OF_BEST`] of the best definition's score and the goal's evidence points at
-/// none of its lines: the definition is kept for its code, and prose that does not speak of the
-/// goal is one marker away. A Python string's inner lines count only in a run that starts with its
-/// opening quotes (a docstring, a bare string), never inside a string the code assigns or passes.
-/// The caller skips this for a goal about documentation, whose answer is the prose, and when no
-/// definition scores (nothing to compare the prose with).
-fn quiet_comments(
-    lines: &[&str],
-    o: &outline::Outline,
-    m: &Matches,
-    pointed: &[bool],
-    best: f32,
-    draft: &mut Draft,
-) {
-    // A blank line is prose only inside a docstring or block comment (its paragraphs).
-    let prose = |i: usize| {
-        draft.keep[i]
-            && (o.comment[i] || o.doc[i])
-            && (o.doc[i] || !is_blank(lines[i]))
-            && matches!(o.roles[i], Role::Pre(_) | Role::Body(_))
-    };
-    let mut runs = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        if !prose(i) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < lines.len() && prose(i) {
-            i += 1;
-        }
-        // A run starting inside a string is code's data, not prose.
-        let opens = o.comment[start] || starts_string(lines[start]);
-        if opens
-            && i - start >= QUIET_COMMENT_LINES
-            && m.span(start..i) <= QUIET_COMMENT_OF_BEST * best
-            && !pointed[start..i].contains(&true)
-        {
-            runs.push(start..i);
-        }
-    }
-    for r in runs {
-        for j in r {
-            draft.remove(j, Reason::Doc);
-        }
-    }
-}
-
-/// True when `line` starts with a string's opening quotes (a Python docstring or bare string).
-fn starts_string(line: &str) -> bool {
-    let t = trimmed_start(line);
-    let t = t
-        .strip_prefix(['r', 'R', 'b', 'B', 'u', 'U', 'f', 'F'])
-        .unwrap_or(t);
-    t.starts_with("\"\"\"") || t.starts_with("'''")
 }
 
 /// Each definition's final score ([`unit_scores`], raised by the goal's pasted [`evidence`], then
@@ -949,99 +895,5 @@ pub fn render_body(body: &Body) -> String {
         // When every goal term is that common, the terms still rank.
         let out = kept(&src[..src.find("fn parse").unwrap()], "the doubled value");
         assert!(out.iter().any(|l| l.contains("doubled + 1")), "{out:?}");
-    }
-
-    /// The plan's removal reasons per line, with the lines.
-    fn reasons(src: &str, goal: &str) -> Vec<(bool, Reason, String)> {
-        let lines: Vec<&str> = src.lines().collect();
-        let q = Query::new(goal, true);
-        let mut d = Draft::keep_all(lines.len());
-        plan(&lines, &q, &mut d);
-        (0..lines.len())
-            .map(|i| (d.keep[i], d.reason[i], lines[i].to_string()))
-            .collect()
-    }
-
-    const COMMENTED: &str = "/// Splits a header line at its first colon and trims both sides,
-/// as the reference parser does for every field it reads.
-pub fn parse_header(line: &str) -> Header {
-    // Values may hold colons of their own (a URL),
-    // so only the first one splits.
-    let (name, value) = line.split_once(':').unwrap();
-    // The header name is case-insensitive:
-    // the parser lowercases it here.
-    let name = name.to_lowercase();
-    // once
-    Header { name, value }
-}
-
-fn render_body(body: &Body) -> String {
-    body.text.clone()
-}
-";
-
-    #[test]
-    fn comments_off_the_goal_leave_a_kept_definition_and_its_code_stays() {
-        let r = reasons(COMMENTED, "header name lowercase");
-        let gone = |needle: &str| {
-            let (keep, reason, _) = r.iter().find(|(_, _, l)| l.contains(needle)).unwrap();
-            !keep && *reason == Reason::Doc
-        };
-        let stays = |needle: &str| r.iter().any(|(k, _, l)| *k && l.contains(needle));
-        // The doc comment and the first comment say nothing of the goal: they go.
-        assert!(gone("Splits a header line"), "{r:#?}");
-        assert!(gone("as the reference parser"), "{r:#?}");
-        assert!(gone("Values may hold colons"), "{r:#?}");
-        // The definition's code stays, and so does the comment about the goal, and the lone one.
-        for line in [
-            "pub fn parse_header",
-            "split_once",
-            "The header name is case-insensitive",
-            "the parser lowercases it here",
-            "to_lowercase()",
-            "// once",
-            "Header { name, value }",
-        ] {
-            assert!(stays(line), "{line}: {r:#?}");
-        }
-    }
-
-    #[test]
-    fn a_goal_about_documentation_keeps_the_comments() {
-        let r = reasons(COMMENTED, "typo in the header name lowercase docs");
-        for needle in ["Splits a header line", "Values may hold colons"] {
-            assert!(
-                r.iter().any(|(k, _, l)| *k && l.contains(needle)),
-                "{needle}: {r:#?}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_docstring_goes_whole_but_a_string_the_code_uses_stays() {
-        let src = "def parse_header(line):
-    \"\"\"Split a line at its first colon.
-
-    Both sides are stripped, as the reference parser does.
-    \"\"\"
-    name, value = line.split(':', 1)
-    query = \"\"\"
-        SELECT value FROM seen
-        WHERE key = ?
-    \"\"\"
-    return name.lower(), value
-
-def render_body(body):
-    return body.text
-";
-        let r = reasons(src, "header name lower");
-        // The docstring, its blank line included, says nothing of the goal.
-        for (i, (keep, reason, line)) in r.iter().enumerate().take(5).skip(1) {
-            assert!(!keep && *reason == Reason::Doc, "{i} {line}: {r:#?}");
-        }
-        // The code stays, the string it assigns (no term of the goal either) whole.
-        for (i, (keep, _, line)) in r.iter().enumerate().take(11).skip(5) {
-            assert!(keep, "{i} {line}: {r:#?}");
-        }
     }
 }

@@ -58,8 +58,12 @@ pub(crate) struct Outline {
     pub(crate) containers: Vec<Range<usize>>,
     /// Lines that are documentation (doc comments; Python docstrings and other multi-line strings).
     pub(crate) doc: Vec<bool>,
-    /// Lines holding only a comment (or inside a block comment), doc comments included.
+    /// Lines that start as a comment or inside a block comment (doc comments included; a line may
+    /// hold code after a comment's end: `*/ f();`).
     pub(crate) comment: Vec<bool>,
+    /// Lines of a Python docstring: a triple-quoted string that opens the line right after a
+    /// statement ending with `:` (a `def` or `class` signature), through its closing line.
+    pub(crate) docstring: Vec<bool>,
 }
 
 /// At most this many lines of the header's first paragraph are kept whatever the goal; the rest of
@@ -93,6 +97,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
         containers: Vec::new(),
         doc: vec![false; lines.len()],
         comment: Vec::new(),
+        docstring: vec![false; lines.len()],
     };
     if colons > braces {
         let s = indent::scan(lines);
@@ -104,6 +109,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
                 || t.starts_with("r\"\"\"");
         }
         o.comment = s.iter().map(|l| l.comment).collect();
+        o.docstring = docstrings(lines, &s);
         let first_code = header(lines, &o.comment, &mut o.roles, |i| s[i].in_string);
         Indent { lines, s: &s }.level(&mut o, first_code, lines.len(), 0);
     } else {
@@ -123,6 +129,38 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
         Braces { lines, s: &s }.level(&mut o, first_code, lines.len(), top, 0);
     }
     o
+}
+
+/// The lines of each docstring ([`Outline::docstring`]): a line outside any string that starts
+/// with triple quotes (a raw `r` prefix allowed) right after a non-blank line ending with `:`,
+/// and the lines that start inside that string (its closing line is the last of them).
+fn docstrings(lines: &[&str], s: &[indent::PyLine]) -> Vec<bool> {
+    let mut out = vec![false; lines.len()];
+    let mut after_colon = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let t = trimmed_start(lines[i]);
+        if is_blank(t) {
+            i += 1;
+            continue;
+        }
+        let t = t.strip_prefix(['r', 'R']).unwrap_or(t);
+        let opens =
+            !s[i].in_string && !s[i].cont && (t.starts_with("\"\"\"") || t.starts_with("'''"));
+        if after_colon && opens {
+            out[i] = true;
+            i += 1;
+            while i < lines.len() && s[i].in_string {
+                out[i] = true;
+                i += 1;
+            }
+            after_colon = false;
+            continue;
+        }
+        after_colon = !s[i].in_string && s[i].colon;
+        i += 1;
+    }
+    out
 }
 
 pub(super) fn is_py_opener(t: &str) -> bool {
