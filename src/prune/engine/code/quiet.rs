@@ -8,6 +8,8 @@
 use super::super::draft::{Draft, Reason, trimmed, trimmed_start};
 use super::super::terms::Matches;
 use super::outline::{Outline, Role};
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
 
 /// In a kept definition, a run of at least this many comment lines may go ([`quiet_comments`]): a
 /// lone comment line costs about what its marker would.
@@ -17,7 +19,7 @@ const QUIET_COMMENT_LINES: usize = 2;
 const QUIET_COMMENT_OF_LINE: f32 = 0.5;
 
 /// In the definitions a goal keeps, a run of at least [`QUIET_COMMENT_LINES`] lines of prose (a
-/// doc comment above the signature, comments or a Python docstring in the body: [`prose_lines`])
+/// doc comment above the signature, comments or a Python docstring in the body: [`is_prose`])
 /// goes when its terms weigh at most [`QUIET_COMMENT_OF_LINE`] of the goal's best line and the
 /// goal's evidence points at none of its lines: the definition is kept for its code, and prose
 /// that does not speak of the goal is one marker away. A run must start where its comment starts
@@ -31,9 +33,12 @@ pub(super) fn quiet_comments(
     draft: &mut Draft,
 ) {
     let best_line = (0..lines.len()).map(|i| m.line(i)).fold(0.0, f32::max);
-    let prose = prose_lines(lines, o);
-    let in_run =
-        |i: usize| draft.keep[i] && prose[i] && matches!(o.roles[i], Role::Pre(_) | Role::Body(_));
+    // Comment lines (a blank line inside a block comment too) and docstrings of kept definitions.
+    let in_run = |i: usize| {
+        draft.keep[i]
+            && (o.comment[i] || o.docstring[i])
+            && matches!(o.roles[i], Role::Pre(_) | Role::Body(_))
+    };
     let mut runs = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -53,6 +58,7 @@ pub(super) fn quiet_comments(
             && i - start >= QUIET_COMMENT_LINES
             && m.span(start..i) <= QUIET_COMMENT_OF_LINE * best_line
             && !pointed[start..i].contains(&true)
+            && lines[start..i].iter().all(|l| is_prose(l))
         {
             runs.push(start..i);
         }
@@ -66,23 +72,13 @@ pub(super) fn quiet_comments(
     }
 }
 
-/// Lines that are prose only: comment lines (a blank line inside a block comment too) and Python
-/// docstrings, less a comment line that holds code after the comment's end (`*/ f();`) or is a
-/// directive to a tool ([`DIRECTIVES`], `//go:noinline`).
-fn prose_lines(lines: &[&str], o: &Outline) -> Vec<bool> {
-    (0..lines.len())
-        .map(|i| {
-            if o.docstring[i] {
-                return true;
-            }
-            if !o.comment[i] {
-                return false;
-            }
-            let t = trimmed(lines[i]);
-            let code_after = t.rfind("*/").is_some_and(|p| !t[p + 2..].trim().is_empty());
-            !code_after && !is_directive(t)
-        })
-        .collect()
+/// True when a comment or docstring line is prose only: no code after the comment's end
+/// (`*/ f();`) and no directive to a tool ([`is_directive`]). Checked only on the runs that would
+/// go (a run holding such a line stays whole), since the directive words are many.
+fn is_prose(line: &str) -> bool {
+    let t = trimmed(line);
+    let code_after = t.rfind("*/").is_some_and(|p| !t[p + 2..].trim().is_empty());
+    !code_after && !is_directive(t)
 }
 
 /// Words that make a comment a directive to a tool (a linter, a type checker, a formatter,
@@ -116,8 +112,13 @@ fn is_directive(t: &str) -> bool {
     let glued = t
         .strip_prefix("//")
         .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()));
-    glued || DIRECTIVES.iter().any(|d| t.contains(d))
+    glued || DIRECTIVE_WORDS.is_match(t)
 }
+
+/// [`DIRECTIVES`] as one automaton: a comment line is searched once, not once per word.
+static DIRECTIVE_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::new(DIRECTIVES).expect("a few short literal patterns")
+});
 
 /// True when `line` starts a comment: `//`, `/*` or `#` (a Python comment; the brace scanner never
 /// marks a `#` line as a comment).
