@@ -116,9 +116,8 @@ fn is_directive(t: &str) -> bool {
 }
 
 /// [`DIRECTIVES`] as one automaton: a comment line is searched once, not once per word.
-static DIRECTIVE_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    AhoCorasick::new(DIRECTIVES).expect("a few short literal patterns")
-});
+static DIRECTIVE_WORDS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| AhoCorasick::new(DIRECTIVES).expect("a few short literal patterns"));
 
 /// True when `line` starts a comment: `//`, `/*` or `#` (a Python comment; the brace scanner never
 /// marks a `#` line as a comment).
