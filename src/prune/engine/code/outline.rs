@@ -59,10 +59,13 @@ pub(crate) struct Outline {
     /// Lines that are documentation (doc comments; Python docstrings and other multi-line strings).
     pub(crate) doc: Vec<bool>,
     /// Lines that start as a comment or inside a block comment (doc comments included; a line may
-    /// hold code after a comment's end: `*/ f();`).
+    /// hold code after a comment's end: `*/ f();`); never a line that starts inside a string.
     pub(crate) comment: Vec<bool>,
+    /// Lines that open a comment (`//`, `/*`, Python's `#`), as opposed to continuing a block one.
+    pub(crate) opens_comment: Vec<bool>,
     /// Lines of a Python docstring: a triple-quoted string that opens the line right after a
-    /// statement ending with `:` (a `def` or `class` signature), through its closing line.
+    /// statement ending with `:` (a `def` or `class` signature, or any other block opener),
+    /// through its closing line.
     pub(crate) docstring: Vec<bool>,
 }
 
@@ -97,6 +100,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
         containers: Vec::new(),
         doc: vec![false; lines.len()],
         comment: Vec::new(),
+        opens_comment: Vec::new(),
         docstring: vec![false; lines.len()],
     };
     if colons > braces {
@@ -109,6 +113,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
                 || t.starts_with("r\"\"\"");
         }
         o.comment = s.iter().map(|l| l.comment).collect();
+        o.opens_comment = o.comment.clone();
         o.docstring = docstrings(lines, &s);
         let first_code = header(lines, &o.comment, &mut o.roles, |i| s[i].in_string);
         Indent { lines, s: &s }.level(&mut o, first_code, lines.len(), 0);
@@ -118,6 +123,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
             *d = l.doc;
         }
         o.comment = s.iter().map(|l| l.comment).collect();
+        o.opens_comment = s.iter().map(|l| l.comment && !l.in_comment).collect();
         let first_code = header(lines, &o.comment, &mut o.roles, |_| false);
         // A text cut out of a file may start inside a block: its top level is the lowest depth.
         let top = s

@@ -5,7 +5,7 @@
 //! with code after a comment's end, a string the code uses), a directive to a tool, or part of a
 //! comment (a run starts where its comment opens and ends where it closes).
 
-use super::super::draft::{Draft, Reason, trimmed, trimmed_start};
+use super::super::draft::{Draft, Reason, trimmed};
 use super::super::terms::Matches;
 use super::outline::{Outline, Role};
 use aho_corasick::AhoCorasick;
@@ -51,7 +51,8 @@ pub(super) fn quiet_comments(
             i += 1;
         }
         // The comment must open on the run's first line and not go on past its last one.
-        let opens = o.docstring[start] || opens_comment(lines[start]);
+        let opens = (o.docstring[start] && (start == 0 || !o.docstring[start - 1]))
+            || o.opens_comment[start];
         let closes = i == lines.len() || !(o.comment[i] || o.docstring[i]);
         if opens
             && closes
@@ -64,6 +65,8 @@ pub(super) fn quiet_comments(
         }
     }
     for r in runs {
+        // The limits bring a run back whole or not at all: half a comment reads as code.
+        draft.atoms.push(r.clone());
         for j in r {
             draft.remove(j, Reason::Doc);
             // Brought back (limits) by its own words, not its definition's rank.
@@ -94,6 +97,13 @@ const DIRECTIVES: &[&str] = &[
     "prettier-ignore",
     "istanbul",
     "nolint",
+    "nosec",
+    "pyright:",
+    "mypy:",
+    "isort:",
+    "FlowFixMe",
+    "NOSONAR",
+    "biome-ignore",
     "NOLINT",
     "rustfmt",
     "clippy",
@@ -103,7 +113,6 @@ const DIRECTIVES: &[&str] = &[
     "jshint",
     "tslint",
     "+build",
-    "coverage",
 ];
 
 /// True when the comment line `t` (trimmed) is a directive: `//word` with no space (Go's
@@ -118,13 +127,6 @@ fn is_directive(t: &str) -> bool {
 /// [`DIRECTIVES`] as one automaton: a comment line is searched once, not once per word.
 static DIRECTIVE_WORDS: LazyLock<AhoCorasick> =
     LazyLock::new(|| AhoCorasick::new(DIRECTIVES).expect("a few short literal patterns"));
-
-/// True when `line` starts a comment: `//`, `/*` or `#` (a Python comment; the brace scanner never
-/// marks a `#` line as a comment).
-fn opens_comment(line: &str) -> bool {
-    let t = trimmed_start(line);
-    t.starts_with("//") || t.starts_with("/*") || t.starts_with('#')
-}
 
 #[cfg(test)]
 mod tests {
@@ -143,6 +145,8 @@ mod tests {
             .collect()
     }
 
+    /// A kept function with a doc comment and two inner comments, one about the goal of the tests
+    /// (`header name lowercase`) and one not, plus an unrelated function.
     const COMMENTED: &str = "/// Splits a header line at its first colon and trims both sides,
 /// as the reference parser does for every field it reads.
 pub fn parse_header(line: &str) -> Header {
@@ -241,6 +245,7 @@ def render_body(body):
         (kept, p.removed.into_iter().map(|r| r.reason).collect())
     }
 
+    /// Whether the first line holding `needle` is kept (a test names only lines it wrote once).
     fn is_kept(kept: &[(bool, String)], needle: &str) -> bool {
         kept.iter()
             .find(|(_, l)| l.contains(needle))
@@ -380,5 +385,34 @@ def apply_{k}(item, settings):\n    \"\"\"Apply the settings to one item of the 
             assert!(is_kept(&kept, stays), "{stays}: {kept:#?}");
         }
         assert!(!is_kept(&kept, "Nothing here depends"), "{kept:#?}");
+    }
+
+    #[test]
+    fn end_to_end_comment_lookalikes_in_strings_and_continued_comments_stay() {
+        let src = among_others(
+            "pub fn header_shader(name: &str) -> String {
+    let stage = r#\"
+        // vertex stage: reads the uniform buffer once per draw call and writes
+        // the result to the output without any change, so that every fragment
+        // of the quad sees the same value, whatever the driver does with it
+    \"#;
+    let n = stage.len(); /* the count below is what the protocol allowed when
+        this was written, and older peers still send the first form of it, so it
+        cannot change without a flag that every peer understands the same way */
+    format!(\"{stage}{name}{n}\")
+}
+",
+            false,
+        );
+        let (kept, _) = engine_plan(&src, "header shader name");
+        for stays in [
+            "// vertex stage",
+            "// of the quad sees",
+            "the count below",
+            "this was written",
+            "cannot change without a flag",
+        ] {
+            assert!(is_kept(&kept, stays), "{stays}: {kept:#?}");
+        }
     }
 }

@@ -16,8 +16,11 @@ pub(crate) struct LineScan {
     pub(crate) after: i32,
     /// Lowest depth reached inside the line (below `before` when the line closes a block first).
     pub(crate) low: i32,
-    /// The line holds only a comment (or is inside a block comment).
+    /// The line starts as a comment (`//`, `/*`) or inside a block comment; code may follow the
+    /// comment's end on it (`*/ f();`). Never for a line that starts inside a string.
     pub(crate) comment: bool,
+    /// The line starts inside a block comment (it continues one, it does not open one).
+    pub(crate) in_comment: bool,
     /// The line is (part of) a doc comment: `///`, `//!`, `/** */`, `/*! */`.
     pub(crate) doc: bool,
     /// The line starts inside a string literal that began on an earlier line.
@@ -47,14 +50,17 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
                 in_string: matches!(started, State::Str | State::Raw { .. } | State::Template),
                 ..LineScan::default()
             };
-            out.comment = matches!(started, State::Block { .. })
-                || trimmed.starts_with("//")
-                || trimmed.starts_with("/*");
+            // A line that starts inside a string is the string's, whatever it reads like.
+            let code = started == State::Code;
+            out.in_comment = matches!(started, State::Block { .. });
+            out.comment = out.in_comment
+                || (code && (trimmed.starts_with("//") || trimmed.starts_with("/*")));
             out.doc = matches!(started, State::Block { doc: true })
-                || trimmed.starts_with("///")
-                || trimmed.starts_with("//!")
-                || (trimmed.starts_with("/**") && !trimmed.starts_with("/**/"))
-                || trimmed.starts_with("/*!");
+                || (code
+                    && (trimmed.starts_with("///")
+                        || trimmed.starts_with("//!")
+                        || (trimmed.starts_with("/**") && !trimmed.starts_with("/**/"))
+                        || trimmed.starts_with("/*!")));
             let quotes_are_strings = single_quotes_pair::<true>(line.as_bytes(), state);
             let mut low = depth;
             state = scan_line::<true>(
