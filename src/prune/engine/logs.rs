@@ -202,7 +202,7 @@ pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft
             }
         }
         let telling = m.without_terms(m.common_bits());
-        let best_line = (0..n).map(|i| telling.line(i)).fold(0.0, f32::max);
+        let best_line = telling.best_line(0..n);
         let threshold = (REL_OF_BEST * best_line).max(REL_OF_TOTAL * m.total);
         for (i, &is_alert) in alert.iter().enumerate() {
             let score = telling.line(i);

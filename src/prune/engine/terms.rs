@@ -409,6 +409,14 @@ impl Matches {
         self.weight(self.masks[i])
     }
 
+    /// The highest [`Matches::line`] relevance among the lines of `range` (0 when none matches).
+    pub(crate) fn best_line(&self, range: std::ops::Range<usize>) -> f32 {
+        self.masks[range]
+            .iter()
+            .map(|&mask| self.weight(mask))
+            .fold(0.0, f32::max)
+    }
+
     /// Relevance of a span of lines, with saturating term frequency (BM25's k1 = 1.2) and no
     /// length normalisation.
     pub(crate) fn span(&self, range: std::ops::Range<usize>) -> f32 {

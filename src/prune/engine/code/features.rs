@@ -88,7 +88,7 @@ fn dump_unit_features() {
                 .filter(|c| c.contains(&u.sig.start))
                 .count();
             let evidence = pointed[u.pre.start..u.body.end].contains(&true);
-            let best_line = span.map(|i| code.line(i)).fold(0.0f32, f32::max);
+            let best_line = code.best_line(span);
             let name = defined_name(lines[u.sig.start]).unwrap_or("");
             writeln!(
                 f,
