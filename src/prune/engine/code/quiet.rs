@@ -32,7 +32,7 @@ pub(super) fn quiet_comments(
     pointed: &[bool],
     draft: &mut Draft,
 ) {
-    let best_line = (0..lines.len()).map(|i| m.line(i)).fold(0.0, f32::max);
+    let best_line = m.best_line(0..lines.len());
     // Comment lines (a blank line inside a block comment too) and docstrings of kept definitions.
     let in_run = |i: usize| {
         draft.keep[i]
@@ -253,6 +253,13 @@ def render_body(body):
             .0
     }
 
+    /// Asserts that the line holding each of `needles` is kept (`want`) or removed (`!want`).
+    fn assert_kept(kept: &[(bool, String)], needles: &[&str], want: bool) {
+        for needle in needles {
+            assert_eq!(is_kept(kept, needle), want, "{needle}: {kept:#?}");
+        }
+    }
+
     /// Unrelated functions (Rust, or Python with `python`) around `middle`, so the goal keeps
     /// only what it names.
     fn among_others(middle: &str, python: bool) -> String {
@@ -299,28 +306,32 @@ pub fn parse_header(line: &str) -> Header {
         let (kept, reasons) = engine_plan(&src, "header name lowercase");
         assert!(reasons.iter().any(|r| r == "doc hors focus"), "{reasons:?}");
         // The doc comment and the block comment (both paragraphs, its opening and closing) go.
-        for gone in [
-            "Reads one field",
-            "See the protocol notes",
-            "The reference implementation accepts",
-            "that when they wrote",
-        ] {
-            assert!(!is_kept(&kept, gone), "{gone}: {kept:#?}");
-        }
+        assert_kept(
+            &kept,
+            &[
+                "Reads one field",
+                "See the protocol notes",
+                "The reference implementation accepts",
+                "that when they wrote",
+            ],
+            false,
+        );
         // The code stays, and so do the comment about the goal, the safety argument and a
         // comment followed by code on its line.
-        for stays in [
-            "pub fn parse_header",
-            "split_once",
-            "The header name is case-insensitive",
-            "lowercases the header name once",
-            "SAFETY: the split above",
-            "as the caller checked",
-            "/* kept */ let _",
-            "Header { name, value }",
-        ] {
-            assert!(is_kept(&kept, stays), "{stays}: {kept:#?}");
-        }
+        assert_kept(
+            &kept,
+            &[
+                "pub fn parse_header",
+                "split_once",
+                "The header name is case-insensitive",
+                "lowercases the header name once",
+                "SAFETY: the split above",
+                "as the caller checked",
+                "/* kept */ let _",
+                "Header { name, value }",
+            ],
+            true,
+        );
     }
 
     #[test]
@@ -374,17 +385,19 @@ def apply_{k}(item, settings):\n    \"\"\"Apply the settings to one item of the 
             true,
         );
         let (kept, _) = engine_plan(&src, "load header names");
-        for stays in [
-            "SELECT key",
-            "FROM settings_table",
-            "ORDER BY created",
-            "Usage: load",
-            "Loads every stored",
-            "return [row.header_name",
-        ] {
-            assert!(is_kept(&kept, stays), "{stays}: {kept:#?}");
-        }
-        assert!(!is_kept(&kept, "Nothing here depends"), "{kept:#?}");
+        assert_kept(
+            &kept,
+            &[
+                "SELECT key",
+                "FROM settings_table",
+                "ORDER BY created",
+                "Usage: load",
+                "Loads every stored",
+                "return [row.header_name",
+            ],
+            true,
+        );
+        assert_kept(&kept, &["Nothing here depends"], false);
     }
 
     #[test]
@@ -405,14 +418,16 @@ def apply_{k}(item, settings):\n    \"\"\"Apply the settings to one item of the 
             false,
         );
         let (kept, _) = engine_plan(&src, "header shader name");
-        for stays in [
-            "// vertex stage",
-            "// of the quad sees",
-            "the count below",
-            "this was written",
-            "cannot change without a flag",
-        ] {
-            assert!(is_kept(&kept, stays), "{stays}: {kept:#?}");
-        }
+        assert_kept(
+            &kept,
+            &[
+                "// vertex stage",
+                "// of the quad sees",
+                "the count below",
+                "this was written",
+                "cannot change without a flag",
+            ],
+            true,
+        );
     }
 }
