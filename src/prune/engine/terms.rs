@@ -290,6 +290,7 @@ impl Query {
 }
 
 /// Per-line term masks and per-term IDF weights for one text.
+#[derive(Clone)]
 pub(crate) struct Matches {
     /// Bit `t` of `masks[i]` is set when goal term `t` occurs in line `i` (bit `ABBREV + t` when
     /// an abbreviation of it does).

@@ -310,12 +310,22 @@ fn evidence(lines: &[&str], units: &[Unit], q: &Query, scores: &mut [f32]) -> Ve
 /// Score of each definition: BM25 of its code (signature and body) with length normalisation,
 /// plus a bonus for the goal terms in its signature (name, parameters, types) and a smaller one
 /// for those in its container's header. Documentation does not vote (a definition's doc comment
-/// follows its fate; prose matches generic question words), and tests count half unless the goal
-/// is about tests (they re-mention everything they test).
+/// follows its fate; prose matches generic question words) unless the goal is about
+/// documentation: then a definition's doc comment and the comments in it count with its code, as
+/// they are what the goal is about. Tests count half unless the goal is about tests (they
+/// re-mention everything they test).
 fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> Vec<f32> {
     let goal_about_tests = q.has("test");
     let units = &o.units;
-    let code = telling_terms(units, m.without(&o.doc));
+    let docs_vote = about_docs(q);
+    let code = telling_terms(
+        units,
+        if docs_vote {
+            m.clone()
+        } else {
+            m.without(&o.doc)
+        },
+    );
     let avg = mean_length(units);
     let test_weight = if goal_about_tests { 1.0 } else { TEST_WEIGHT };
     let tests = test_containers(lines, o);
@@ -323,7 +333,8 @@ fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> 
     units
         .iter()
         .map(|u| {
-            let mut score = code.bm25(u.sig.start..u.body.end, avg, LENGTH_NORM)
+            let from = if docs_vote { u.pre.start } else { u.sig.start };
+            let mut score = code.bm25(from..u.body.end, avg, LENGTH_NORM)
                 + SIG_BONUS * code.span(u.sig.clone())
                 + CONTAINER_BONUS * headers[u.sig.start];
             if !goal_about_tests && is_test(lines, &tests, u) {
@@ -749,6 +760,41 @@ pub fn render_body(body: &Body) -> String {
         );
         assert!(!k.iter().any(|l| l.contains("step5(")), "{k:#?}");
         assert!(k.iter().any(|l| l.contains("new Promise")) && k.iter().any(|l| l.trim() == "});"));
+    }
+
+    #[test]
+    fn documentation_votes_when_the_goal_is_about_documentation() {
+        let src = "/// Waits before the next attempt: the retry delay doubles up to a ceiling.
+pub fn backoff(n: u32) -> Duration {
+    let base = Duration::from_millis(100);
+    base * 2u32.pow(n.min(6))
+}
+
+/// Opens the connection.
+pub fn connect(addr: &str) -> Conn {
+    let conn = Conn::new(addr);
+    conn.delay_start();
+    conn
+}
+
+/// Closes the connection.
+pub fn close(conn: Conn) {
+    conn.shutdown();
+    drop(conn);
+}
+";
+        // The code of `connect` says `delay`; only the doc comment of `backoff` says what the
+        // goal is about.
+        let k = kept(src, "fix the documentation of the retry delay ceiling");
+        assert!(k.iter().any(|l| l.contains("fn backoff")), "{k:#?}");
+        assert!(
+            k.iter().any(|l| l.contains("retry delay doubles")),
+            "{k:#?}"
+        );
+        assert!(!k.iter().any(|l| l.contains("drop(conn)")), "{k:#?}");
+        // Without the word `documentation`, the doc comment does not vote.
+        let k = kept(src, "the retry delay ceiling is wrong");
+        assert!(!k.iter().any(|l| l.contains("2u32.pow")), "{k:#?}");
     }
 
     #[test]
