@@ -150,7 +150,8 @@ fn docstrings(lines: &[&str], s: &[indent::PyLine]) -> Vec<bool> {
             i += 1;
             continue;
         }
-        let t = t.strip_prefix(['r', 'R']).unwrap_or(t);
+        // `r"""` and `u"""` open docstrings too; `b"""` and `f"""` are values, not documentation.
+        let t = t.strip_prefix(['r', 'R', 'u', 'U']).unwrap_or(t);
         let opens =
             !s[i].in_string && !s[i].cont && (t.starts_with("\"\"\"") || t.starts_with("'''"));
         if after_colon && opens {
@@ -432,6 +433,29 @@ mod tests {
     fn roles(src: &str) -> Vec<Role> {
         let lines: Vec<&str> = src.lines().collect();
         outline(&lines).roles
+    }
+
+    #[test]
+    fn python_docstrings_with_prefixes() {
+        let src = r#"def a():
+    u"""Unicode doc.
+
+    More."""
+    return 1
+
+def b():
+    R'''Raw doc.'''
+    return 2
+
+def c():
+    f"""{x}
+    """
+    return 3
+"#;
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        let doc: Vec<usize> = (0..lines.len()).filter(|&i| o.docstring[i]).collect();
+        assert_eq!(doc, [1, 2, 3, 7], "{lines:#?}");
     }
 
     #[test]
