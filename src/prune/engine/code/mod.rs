@@ -52,14 +52,15 @@ const DATA_WEIGHT: f32 = 0.7;
 const REL_OF_BEST: f32 = 0.15;
 /// ...and the best `MIN_UNITS` of those are kept whatever their size...
 const MIN_UNITS: usize = 12;
-/// ...except, in a file of few definitions, those past the best `FEW_UNITS_SHARE` of them (and
-/// past the best `FEW_UNITS_MIN`) that score under `FEW_UNITS_OF_BEST` of the best: in a file
-/// of 20 definitions, twelve guaranteed is most of the file. On the realistic benchmark, the
-/// definitions a file of at most 24 keeps past its best three held 0.75 of a point of gold recall
-/// for each point of its bytes they cost (0.4 on `fresh.jsonl`); in the files of most
-/// definitions (the top quarter), 1.5...
+/// ...except, in a file of few definitions, those past this share of its definitions...
+/// (In a file of 20 definitions, twelve guaranteed is most of the file. On the realistic
+/// benchmark, the definitions a file of at most 24 keeps past its best three held 0.75 of a point
+/// of gold recall for each point of bytes they cost, 0.4 on `fresh.jsonl`; in the quarter of
+/// files with the most definitions, 1.5.)
 const FEW_UNITS_SHARE: f32 = 0.5;
+/// ...and past this many...
 const FEW_UNITS_MIN: usize = 4;
+/// ...that score under this fraction of the best (those close to it stay guaranteed)...
 const FEW_UNITS_OF_BEST: f32 = 0.3;
 /// ...while the others must fit, together with them, in this fraction of the text's lines.
 const BUDGET: f32 = 0.3;
