@@ -64,6 +64,11 @@ const FEW_UNITS_MIN: usize = 4;
 const FEW_UNITS_OF_BEST: f32 = 0.3;
 /// ...while the others must fit, together with them, in this fraction of the text's lines.
 const BUDGET: f32 = 0.3;
+/// When the best definition alone is at least this share of the text's lines, the definitions past
+/// the best two that score under [`FEW_UNITS_OF_BEST`] of it are not kept at all: a question that
+/// singles out a long definition rarely needs the weak matches around it, and each costs a large
+/// share of what is returned.
+const BIG_BEST_SHARE: f32 = 0.1;
 /// A loose paragraph is kept when it scores this fraction of the best definition's score.
 const LOOSE_OF_BEST: f32 = 0.5;
 /// For a goal about documentation, a loose paragraph (a module doc's) is kept at this fraction of
@@ -498,7 +503,8 @@ fn is_test(lines: &[&str], tests: &[std::ops::Range<usize>], u: &Unit) -> bool {
 /// Which definitions are kept whole: the best ones first, as long as they score at least a
 /// fraction of the best and their lines fit in a budget (the best one always fits). The best
 /// [`MIN_UNITS`] are kept whatever their size, unless the file has so few definitions that they
-/// would be most of it ([`FEW_UNITS_SHARE`]).
+/// would be most of it ([`FEW_UNITS_SHARE`]); when the best one is long ([`BIG_BEST_SHARE`]), the
+/// weak ones past the best two are left out.
 fn select(units: &[Unit], scores: &[f32], total_lines: usize) -> Vec<bool> {
     let best = scores.iter().copied().fold(0.0, f32::max);
     let floor = REL_OF_BEST * best;
@@ -508,12 +514,19 @@ fn select(units: &[Unit], scores: &[f32], total_lines: usize) -> Vec<bool> {
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
     let budget = (BUDGET * total_lines as f32) as usize;
     let share = ((FEW_UNITS_SHARE * units.len() as f32).ceil() as usize).max(FEW_UNITS_MIN);
+    let size = |u: usize| units[u].body.end - units[u].pre.start;
+    let big_best = order
+        .first()
+        .is_some_and(|&u| size(u) as f32 >= BIG_BEST_SHARE * total_lines as f32);
     let mut used = 0;
     let mut keep = vec![false; units.len()];
     for (rank, &u) in order.iter().enumerate() {
-        let size = units[u].body.end - units[u].pre.start;
-        let guaranteed =
-            rank < MIN_UNITS && (rank < share || scores[u] >= FEW_UNITS_OF_BEST * best);
+        let size = size(u);
+        let weak = scores[u] < FEW_UNITS_OF_BEST * best;
+        if big_best && rank >= 2 && weak {
+            continue;
+        }
+        let guaranteed = rank < MIN_UNITS && (rank < share || !weak);
         if !guaranteed && used + size > budget {
             continue;
         }
@@ -803,6 +816,25 @@ pub fn render_body(body: &Body) -> String {
         scores[..5].copy_from_slice(&[10.0, 5.0, 4.0, 3.5, 3.2]);
         let keep = select(&units(40), &scores, 400);
         assert_eq!(keep.iter().filter(|k| **k).count(), 12);
+    }
+
+    #[test]
+    fn a_long_best_definition_leaves_the_weak_matches_out() {
+        // 100 lines; definitions of 20, 5, 5 and 5 lines. Scored 10, 2.5, 2 and 4: the second and
+        // third are weak (under 0.3 of the best) and rank past the best two.
+        let unit = |start: usize, len: usize| Unit {
+            pre: start..start,
+            sig: start..start + 1,
+            body: start + 1..start + len,
+            close: Some(start + len - 1),
+        };
+        let scores = [10.0, 2.5, 2.0, 4.0];
+        let long_best = [unit(0, 20), unit(30, 5), unit(40, 5), unit(50, 5)];
+        assert_eq!(select(&long_best, &scores, 100), [true, false, false, true]);
+        // The same scores with a best definition of 5 lines: a file of 4 definitions keeps them
+        // all (its best 4 are guaranteed).
+        let short_best = [unit(0, 5), unit(30, 5), unit(40, 5), unit(50, 5)];
+        assert_eq!(select(&short_best, &scores, 100), [true; 4]);
     }
 
     #[test]
