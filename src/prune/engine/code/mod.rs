@@ -171,7 +171,8 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
             }
         }
     }
-    let loose_of_best = if about_docs(q) {
+    let doc_goal = about_docs(q);
+    let loose_of_best = if doc_goal {
         DOC_GOAL_LOOSE * LOOSE_OF_BEST
     } else {
         LOOSE_OF_BEST
@@ -182,7 +183,7 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
             thin_body(lines, u.body.clone(), m, &pointed, draft, 0);
         }
     }
-    if best > 0.0 && !about_docs(q) {
+    if best > 0.0 && !doc_goal {
         quiet::quiet_comments(lines, o, m, &pointed, draft);
     }
 }
@@ -514,14 +515,14 @@ fn select(units: &[Unit], scores: &[f32], total_lines: usize) -> Vec<bool> {
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
     let budget = (BUDGET * total_lines as f32) as usize;
     let share = ((FEW_UNITS_SHARE * units.len() as f32).ceil() as usize).max(FEW_UNITS_MIN);
-    let size = |u: usize| units[u].body.end - units[u].pre.start;
+    let lines_of = |u: usize| units[u].body.end - units[u].pre.start;
     let big_best = order
         .first()
-        .is_some_and(|&u| size(u) as f32 >= BIG_BEST_SHARE * total_lines as f32);
+        .is_some_and(|&u| lines_of(u) as f32 >= BIG_BEST_SHARE * total_lines as f32);
     let mut used = 0;
     let mut keep = vec![false; units.len()];
     for (rank, &u) in order.iter().enumerate() {
-        let size = size(u);
+        let size = lines_of(u);
         let weak = scores[u] < FEW_UNITS_OF_BEST * best;
         if big_best && rank >= 2 && weak {
             continue;

@@ -138,7 +138,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
 }
 
 /// The lines of each docstring ([`Outline::docstring`]): a line outside any string that starts
-/// with triple quotes (a raw `r` prefix allowed) right after a non-blank line ending with `:`,
+/// with triple quotes (an `r` or `u` prefix allowed) right after a non-blank line ending with `:`,
 /// and the lines that start inside that string (its closing line is the last of them).
 fn docstrings(lines: &[&str], s: &[indent::PyLine]) -> Vec<bool> {
     let mut out = vec![false; lines.len()];
