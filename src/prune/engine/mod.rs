@@ -248,12 +248,21 @@ pub fn fit_plan(
     }
 }
 
+/// In code and logs, a line scoring at most this share of the best one holds nothing about the
+/// goal to the clean-ups ([`Draft::idle_share`]): small runs of such lines go behind a marker
+/// and short islands of them go with the runs around them. On the realistic code cases, with the
+/// kept blank lines beside markers: 48.3% reduction at 85.0% recall before, 49.9% at 85.6% after.
+const IDLE_SHARE: f32 = 0.1;
+
 /// The draft of the strategy for `source`: its decisions and relevance scores for `query`. An
 /// empty query keeps code and docs whole (logs still lose repeated lines).
 fn strategy(lines: &[&str], query: &Query, source: SourceType) -> Draft {
     let mut draft = Draft::keep_all(lines.len());
     if lines.is_empty() {
         return draft;
+    }
+    if source != SourceType::Docs {
+        draft.idle_share = Some(IDLE_SHARE);
     }
     match source {
         SourceType::Logs => logs::plan(lines, query, &Matches::new(query, lines), &mut draft),
