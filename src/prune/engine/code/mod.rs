@@ -177,7 +177,7 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
     } else {
         LOOSE_OF_BEST
     };
-    loose(lines, &o.roles, m, &pointed, loose_of_best * best, draft);
+    loose(lines, o, m, &pointed, loose_of_best * best, draft);
     for (k, u) in o.units.iter().enumerate() {
         if relevant[k] && u.body.len() > THIN_BODY_LINES {
             thin_body(lines, u.body.clone(), m, &pointed, draft, 0);
@@ -542,12 +542,16 @@ fn select(units: &[Unit], scores: &[f32], total_lines: usize) -> Vec<bool> {
 /// go, and so does their code unless it is a short statement.
 fn loose(
     lines: &[&str],
-    roles: &[Role],
+    o: &outline::Outline,
     m: &Matches,
     pointed: &[bool],
     threshold: f32,
     draft: &mut Draft,
 ) {
+    let roles = &o.roles;
+    // The outline knows block comments and docstrings whole: a JSDoc line without a leading `*`
+    // or a line of a class docstring is prose, not a short statement.
+    let prose = |k: usize| o.comment[k] || o.docstring[k] || is_comment(lines[k]);
     let mut i = 0;
     while i < roles.len() {
         if roles[i] != Role::Loose {
@@ -573,9 +577,9 @@ fn loose(
         if score > 0.0 && score >= threshold || pointed[start..i].contains(&true) {
             continue;
         }
-        let code_lines = lines[start..i].iter().filter(|l| !is_comment(l)).count();
-        for (k, line) in lines.iter().enumerate().take(i).skip(start) {
-            if code_lines > SMALL_LOOSE || is_comment(line) {
+        let code_lines = (start..i).filter(|&k| !prose(k)).count();
+        for k in start..i {
+            if code_lines > SMALL_LOOSE || prose(k) {
                 draft.remove(k, Reason::OffFocus);
             }
         }
@@ -1017,5 +1021,21 @@ pub fn close(conn: Conn) {
         // When every goal term is that common, the terms still rank.
         let out = kept(&src[..src.find("fn parse").unwrap()], "the doubled value");
         assert!(out.iter().any(|l| l.contains("doubled + 1")), "{out:?}");
+    }
+
+    #[test]
+    fn block_comment_lines_without_a_star_are_prose_not_statements() {
+        // got's JSDoc style: no leading `*`. Those lines are the comment's, not short statements
+        // kept for the shape of the file; the members they document are.
+        let src = "export interface Options {\n\t/**\n\tCookie support. You do not have to care about \
+                   parsing.\n\t*/\n\tcookieJar?: CookieJar;\n\n\t/**\n\tQuery string added to the \
+                   request.\n\t*/\n\tsearchParams?: string;\n}\n\nexport function redirect(options: \
+                   Options) {\n\treturn follow(options.location);\n}\n";
+        let out = kept(src, "follow the redirect location");
+        assert!(out.iter().any(|l| l.contains("cookieJar?:")), "{out:?}");
+        assert!(out.iter().any(|l| l.contains("searchParams?:")), "{out:?}");
+        assert!(!out.iter().any(|l| l.contains("Cookie support")), "{out:?}");
+        assert!(!out.iter().any(|l| l.contains("Query string")), "{out:?}");
+        assert!(out.iter().any(|l| l.contains("return follow")), "{out:?}");
     }
 }
