@@ -95,9 +95,11 @@ const GENERIC: &[&str] = &[
 ];
 /// Goal words about warnings: such a goal keeps every warning, whatever it singles out.
 const WARNING_WORDS: &[&str] = &["warn", "warning", "deprecated", "deprecation", "deprecate"];
+/// The line that opens a Python traceback.
+const PYTHON_TRACEBACK: &str = "Traceback (most recent call last)";
 /// Lines that open a stack trace.
 const TRACE_OPENERS: &[&str] = &[
-    "Traceback (most recent call last)",
+    PYTHON_TRACEBACK,
     "stack backtrace:",
     "Stack trace:",
     "Stack backtrace:",
@@ -502,7 +504,8 @@ fn is_trace_opener(line: &str) -> bool {
 }
 
 /// End (exclusive) of the stack trace that follows line `i`: the indented or frame-looking lines
-/// after it, plus the first plain line after an indented stretch (Python's exception line).
+/// after it, plus the first plain line after an indented stretch (Python's exception line) and,
+/// after a Python traceback, the rest of the exception's message ([`continues_message`]).
 fn trace_end(lines: &[&str], i: usize) -> usize {
     let mut j = i + 1;
     let limit = (i + 1 + MAX_TRACE).min(lines.len());
@@ -517,8 +520,20 @@ fn trace_end(lines: &[&str], i: usize) -> usize {
     }
     if j > i + 1 && j < limit && !is_blank(lines[j]) {
         j += 1;
+        if lines[i].trim_start().starts_with(PYTHON_TRACEBACK) {
+            while j < limit && continues_message(lines[j]) {
+                j += 1;
+            }
+        }
     }
     j
+}
+
+/// A line that goes on with the exception message above it: unittest's diff of the two values an
+/// `AssertionError: a != b` compares (`- a`, `+ b`, `? ^`, `  common`), up to the blank line that
+/// ends it. It is the failure's detail, so it belongs to the incident.
+fn continues_message(line: &str) -> bool {
+    ["- ", "+ ", "? ", "  "].iter().any(|p| line.starts_with(p)) || line == "-" || line == "+"
 }
 
 /// A compiler diagnostic header (`error[E0308]: ...`, `warning: ...`): its snippet, notes and
@@ -694,6 +709,42 @@ mod tests {
             k.contains(&"INFO step 0 done".to_string())
                 && k.contains(&"INFO step 39 done".to_string())
         );
+    }
+
+    #[test]
+    fn an_assertion_diff_belongs_to_its_traceback() {
+        let mut log: Vec<String> = (0..40).map(|i| format!("test_{i} ... ok")).collect();
+        let failure = [
+            "FAIL: test_shorten (test_textutil.WrapTest.test_shorten)",
+            "Traceback (most recent call last):",
+            "  File \"test_textutil.py\", line 16, in test_shorten",
+            "    self.assertEqual(shorten(\"The quick brown fox jumps\", 15), \"The quick brown fox\")",
+            "AssertionError: 'The quick [...]' != 'The quick brown fox'",
+            "- The quick [...]",
+            "+ The quick brown fox",
+            "",
+            "INFO unrelated",
+        ];
+        for (k, l) in failure.iter().enumerate() {
+            log.insert(20 + k, (*l).into());
+        }
+        let end = trace_end(&log.iter().map(String::as_str).collect::<Vec<_>>(), 21);
+        assert_eq!(
+            end, 27,
+            "the diff lines end the trace, the blank line does not"
+        );
+        let k = kept(&log.join("\n"), "what breaks in test_shorten");
+        for l in &failure[..7] {
+            assert!(k.contains(&(*l).to_string()), "{l}: {k:#?}");
+        }
+        // A plain line after the exception line is not its message (the next log record).
+        let plain = [
+            "Traceback (most recent call last):",
+            "  File \"a.py\", line 3, in f",
+            "ValueError: bad",
+            "INFO next",
+        ];
+        assert_eq!(trace_end(&plain, 0), 3);
     }
 
     #[test]
