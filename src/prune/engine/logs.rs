@@ -505,7 +505,8 @@ fn is_trace_opener(line: &str) -> bool {
 
 /// End (exclusive) of the stack trace that follows line `i`: the indented or frame-looking lines
 /// after it, plus the first plain line after an indented stretch (Python's exception line) and,
-/// after a Python traceback, the rest of the exception's message ([`continues_message`]).
+/// when a Python traceback ends on `AssertionError` followed by a `- `/`+ ` line, the diff that
+/// goes on with its message ([`continues_message`]).
 fn trace_end(lines: &[&str], i: usize) -> usize {
     let mut j = i + 1;
     let limit = (i + 1 + MAX_TRACE).min(lines.len());
@@ -520,7 +521,11 @@ fn trace_end(lines: &[&str], i: usize) -> usize {
     }
     if j > i + 1 && j < limit && !is_blank(lines[j]) {
         j += 1;
-        if lines[i].trim_start().starts_with(PYTHON_TRACEBACK) {
+        let diff_follows = lines[i].trim_start().starts_with(PYTHON_TRACEBACK)
+            && lines[j - 1].starts_with("AssertionError")
+            && j < limit
+            && (lines[j].starts_with("- ") || lines[j].starts_with("+ "));
+        if diff_follows {
             while j < limit && continues_message(lines[j]) {
                 j += 1;
             }
@@ -529,9 +534,9 @@ fn trace_end(lines: &[&str], i: usize) -> usize {
     j
 }
 
-/// A line that goes on with the exception message above it: unittest's diff of the two values an
-/// `AssertionError: a != b` compares (`- a`, `+ b`, `? ^`, `  common`), up to the blank line that
-/// ends it. It is the failure's detail, so it belongs to the incident.
+/// A line of unittest's diff of the two values an `AssertionError: a != b` compares (`- a`,
+/// `+ b`, `? ^`, `  common`): the failure's detail, so it belongs to the incident. The diff ends
+/// at the first line that is none of these (a blank line, the next record).
 fn continues_message(line: &str) -> bool {
     ["- ", "+ ", "? ", "  "].iter().any(|p| line.starts_with(p)) || line == "-" || line == "+"
 }
@@ -737,14 +742,23 @@ mod tests {
         for l in &failure[..7] {
             assert!(k.contains(&(*l).to_string()), "{l}: {k:#?}");
         }
-        // A plain line after the exception line is not its message (the next log record).
-        let plain = [
-            "Traceback (most recent call last):",
-            "  File \"a.py\", line 3, in f",
-            "ValueError: bad",
-            "INFO next",
-        ];
-        assert_eq!(trace_end(&plain, 0), 3);
+        // After another exception, or without a `- `/`+ ` line first, what follows is not a diff:
+        // the next log record, a list, indented tool output.
+        let frame = "  File \"a.py\", line 3, in f";
+        for (exception, next) in [
+            ("ValueError: bad", "INFO next"),
+            ("ValueError: bad", "- item"),
+            ("AssertionError: 1 != 2", "  - pip: Collecting foo"),
+        ] {
+            let lines = [
+                "Traceback (most recent call last):",
+                frame,
+                exception,
+                next,
+                "+ x",
+            ];
+            assert_eq!(trace_end(&lines, 0), 3, "{exception} / {next}");
+        }
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //!
 //! Owns the code decisions on top of the outline. It must never remove a structural line, nor cut
 //! the code of a relevant definition in pieces unless it is very long (then only its off-goal
-//! paragraphs go); limits and NO_PRUNE are applied by the caller.
+//! paragraphs go); limits and NO_PRUNE are applied by the caller, and so are the clean-ups that may
+//! fold an idle island (a lone header between two markers) into one marker
+//! (`Draft::drop_islands`).
 
 mod braces;
 mod calls;
@@ -550,8 +552,12 @@ fn loose(
 ) {
     let roles = &o.roles;
     // The outline knows block comments and docstrings whole: a JSDoc line without a leading `*`
-    // or a line of a class docstring is prose, not a short statement.
-    let prose = |k: usize| o.comment[k] || o.docstring[k] || is_comment(lines[k]);
+    // or a line of a class docstring is prose, not a short statement (unless code follows the
+    // comment's end on it: `   end */ init();`).
+    let prose = |k: usize| {
+        is_comment(lines[k])
+            || (o.comment[k] || o.docstring[k]) && !quiet::code_after_comment(lines[k])
+    };
     let mut i = 0;
     while i < roles.len() {
         if roles[i] != Role::Loose {

@@ -79,9 +79,13 @@ pub(super) fn quiet_comments(
 /// (`*/ f();`) and no directive to a tool ([`is_directive`]). Checked only on the runs that would
 /// go (a run holding such a line stays whole), since the directive words are many.
 fn is_prose(line: &str) -> bool {
+    !code_after_comment(line) && !is_directive(trimmed(line))
+}
+
+/// True when code follows a block comment's end on the line (`*/ f();`).
+pub(super) fn code_after_comment(line: &str) -> bool {
     let t = trimmed(line);
-    let code_after = t.rfind("*/").is_some_and(|p| !t[p + 2..].trim().is_empty());
-    !code_after && !is_directive(t)
+    t.rfind("*/").is_some_and(|p| !t[p + 2..].trim().is_empty())
 }
 
 /// Words that make a comment a directive to a tool (a linter, a type checker, a formatter,
