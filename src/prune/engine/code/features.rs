@@ -41,8 +41,9 @@ fn dump_unit_features() {
         let q = Query::new(goal, true);
         let m = Matches::new(&q, &lines);
         let o = outline(&lines);
-        let before = unit_scores(&lines, &o, &q, &m);
-        let (scores, pointed) = ranked(&lines, &o, &q, &m);
+        let doc_goal = about_docs(&q);
+        let before = unit_scores(&lines, &o, &q, &m, doc_goal);
+        let (scores, pointed) = ranked(&lines, &o, &q, &m, doc_goal);
         let selected = select(&o.units, &scores, lines.len());
         let plan = plan_within(&lines, goal, SourceType::Code, &Limits::default(), None);
         for (i, role) in o.roles.iter().enumerate() {

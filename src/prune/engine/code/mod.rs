@@ -134,7 +134,8 @@ fn analyse(lines: &[&str], q: &Query, parallel: bool) -> (outline::Outline, Matc
 
 /// [`plan`] once the text is outlined (`o`) and matched (`m`).
 fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &mut Draft) {
-    let (scores, pointed) = ranked(lines, o, q, m);
+    let doc_goal = about_docs(q);
+    let (scores, pointed) = ranked(lines, o, q, m, doc_goal);
     let relevant = select(&o.units, &scores, lines.len());
     let best = scores.iter().copied().fold(0.0, f32::max);
     for (k, u) in o.units.iter().enumerate() {
@@ -179,7 +180,6 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
             }
         }
     }
-    let doc_goal = about_docs(q);
     let loose_of_best = if doc_goal {
         DOC_GOAL_LOOSE * LOOSE_OF_BEST
     } else {
@@ -197,9 +197,15 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
 }
 
 /// Each definition's final score ([`unit_scores`], raised by the goal's pasted [`evidence`], then
-/// spread along calls) and the lines the evidence points at.
-fn ranked(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> (Vec<f32>, Vec<bool>) {
-    let mut scores = unit_scores(lines, o, q, m);
+/// spread along calls) and the lines the evidence points at. `doc_goal`: [`about_docs`] of `q`.
+fn ranked(
+    lines: &[&str],
+    o: &outline::Outline,
+    q: &Query,
+    m: &Matches,
+    doc_goal: bool,
+) -> (Vec<f32>, Vec<bool>) {
+    let mut scores = unit_scores(lines, o, q, m, doc_goal);
     let pointed = evidence(lines, &o.units, q, &mut scores);
     calls::spread(lines, &o.units, &mut scores, CALL_SHARE);
     (scores, pointed)
@@ -344,11 +350,16 @@ fn evidence(lines: &[&str], units: &[Unit], q: &Query, scores: &mut [f32]) -> Ve
 /// follows its fate; prose matches generic question words) unless the goal is about
 /// documentation: then a definition's doc comment and the comments in it count with its code, as
 /// they are what the goal is about. Tests count half unless the goal is about tests (they
-/// re-mention everything they test).
-fn unit_scores(lines: &[&str], o: &outline::Outline, q: &Query, m: &Matches) -> Vec<f32> {
+/// re-mention everything they test). `docs_vote`: [`about_docs`] of `q`.
+fn unit_scores(
+    lines: &[&str],
+    o: &outline::Outline,
+    q: &Query,
+    m: &Matches,
+    docs_vote: bool,
+) -> Vec<f32> {
     let goal_about_tests = q.has("test");
     let units = &o.units;
-    let docs_vote = about_docs(q);
     let code = telling_terms(
         units,
         if docs_vote {
@@ -726,7 +737,7 @@ pub fn render_body(body: &Body) -> String {
         let q = Query::new("multiple Set-Cookie headers", true);
         let m = Matches::new(&q, &lines);
         let o = outline(&lines);
-        let scores = unit_scores(&lines, &o, &q, &m);
+        let scores = unit_scores(&lines, &o, &q, &m, about_docs(&q));
         let info = o
             .units
             .iter()
@@ -740,13 +751,14 @@ pub fn render_body(body: &Body) -> String {
         assert!(scores[info] > scores[prepare], "{scores:?}");
     }
 
-    #[test]
-    fn a_very_long_relevant_body_keeps_the_paragraphs_about_the_goal() {
+    /// A 130-line function of 30 paragraphs (blank lines between them), all calling `request`
+    /// but the 21st, which reads the xsrf cookie and sets the header with `set_header`.
+    fn xhr_adapter(set_header: &str) -> String {
         let mut src =
             String::from("function xhrAdapter(config) {\n  var request = open(config);\n\n");
         for i in 0..30 {
             if i == 20 {
-                src.push_str("  var xsrfValue = cookies.read(config.xsrfCookieName);\n  if (xsrfValue) {\n    headers[config.xsrfHeaderName] = xsrfValue;\n  }\n\n");
+                src.push_str(&format!("  var xsrfValue = cookies.read(config.xsrfCookieName);\n  if (xsrfValue) {{\n    {set_header};\n  }}\n\n"));
             } else {
                 src.push_str(&format!(
                     "  step{i}(request);\n  more{i}(request);\n  done{i}(request);\n\n"
@@ -754,6 +766,12 @@ pub fn render_body(body: &Body) -> String {
             }
         }
         src.push_str("  request.send(data);\n}\n");
+        src
+    }
+
+    #[test]
+    fn a_very_long_relevant_body_keeps_the_paragraphs_about_the_goal() {
+        let src = xhr_adapter("headers[config.xsrfHeaderName] = xsrfValue");
         let k = kept(&src, "xsrf header on missing xsrfCookieName");
         assert!(k.iter().any(|l| l.contains("cookies.read")), "{k:#?}");
         assert!(
@@ -775,18 +793,7 @@ pub fn render_body(body: &Body) -> String {
     fn a_long_body_drops_paragraphs_naming_only_the_word_it_repeats() {
         // `request` is on most lines of the body: a paragraph naming only it is not about a goal
         // that names the xsrf cookie.
-        let mut src =
-            String::from("function xhrAdapter(config) {\n  var request = open(config);\n\n");
-        for i in 0..30 {
-            if i == 20 {
-                src.push_str("  var xsrfValue = cookies.read(config.xsrfCookieName);\n  if (xsrfValue) {\n    request.header(config.xsrfHeaderName, xsrfValue);\n  }\n\n");
-            } else {
-                src.push_str(&format!(
-                    "  step{i}(request);\n  more{i}(request);\n  done{i}(request);\n\n"
-                ));
-            }
-        }
-        src.push_str("  request.send(data);\n}\n");
+        let src = xhr_adapter("request.header(config.xsrfHeaderName, xsrfValue)");
         let k = kept(
             &src,
             "request loses its xsrf header when xsrfCookieName is missing",
