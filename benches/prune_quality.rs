@@ -38,6 +38,9 @@ struct Case {
     language: String,
     /// `dev` or `test` (realistic set), empty otherwise.
     split: String,
+    /// How the question is phrased: `commit` (a commit message), `issue` (an issue report), or
+    /// empty when the set does not say.
+    style: String,
 }
 
 /// The tools' default response budget (`--max-output-bytes`).
@@ -63,6 +66,19 @@ struct Sums {
     gold_reduction: f64,
     /// Token totals (input, ours with markers), for the aggregate reduction.
     tokens: [usize; 2],
+    /// Mean share of gold lines kept or inside a definition or section whose name the output
+    /// shows.
+    visible: f64,
+    /// Cases whose recall is below the head of the text's at the same token budget.
+    below_head: usize,
+    /// Tokens the markers' names cost, summed over the cases (share of `tokens[1]`).
+    name_tokens: usize,
+    /// Mean recall after the first result plus one recovery by the same question.
+    two_recall: f64,
+    /// Token totals of the two calls together, for their aggregate reduction against the input.
+    two_tokens: usize,
+    /// Mean reduction of the two calls together.
+    two_reduction: f64,
 }
 
 /// One case's figures.
@@ -75,6 +91,13 @@ struct Measured {
     gold_reduction: f64,
     before: usize,
     after: usize,
+    /// Share of gold lines kept or named ([`engine::visible_lines`]).
+    visible: f64,
+    /// Tokens of our output that are the markers' names.
+    name_tokens: usize,
+    /// Recall and tokens after one recovery by question ([`engine::plan_more`]) on top.
+    two_recall: f64,
+    two_tokens: usize,
 }
 
 fn main() {
@@ -135,12 +158,18 @@ fn main() {
             }
             let source = case.source.to_string();
             let mut keys = vec![source.clone(), "all".to_string()];
+            let mut groups = Vec::new();
             if !case.language.is_empty() {
-                keys.push(format!("{source}:{}", case.language));
+                groups.push(format!("{source}:{}", case.language));
+            }
+            if !case.style.is_empty() {
+                groups.push(format!("{source}~{}", case.style));
             }
             if !case.split.is_empty() {
                 keys.push(format!("{source}@{}", case.split));
+                keys.extend(groups.iter().map(|g| format!("{g}@{}", case.split)));
             }
+            keys.extend(groups);
             for key in keys {
                 let s = sums.entry(key).or_default();
                 s.cases += 1;
@@ -148,6 +177,12 @@ fn main() {
                 s.gold_reduction += measured.gold_reduction;
                 s.tokens[0] += measured.before;
                 s.tokens[1] += measured.after;
+                s.visible += measured.visible;
+                s.below_head += usize::from(ours.1 + 1e-9 < head.1);
+                s.name_tokens += measured.name_tokens;
+                s.two_recall += measured.two_recall;
+                s.two_tokens += measured.two_tokens;
+                s.two_reduction += 1.0 - measured.two_tokens as f64 / measured.before as f64;
                 for (k, (red, rec)) in [ours, head, bm25].into_iter().enumerate() {
                     s.reduction[k] += red;
                     s.recall[k] += rec;
@@ -166,7 +201,7 @@ fn main() {
 
 fn print_table(sums: &BTreeMap<String, Sums>) {
     println!(
-        "{:<18} {:>5} | {:>14} {:>12} {:>10} {:>10} {:>10} {:>10} | {:>14} {:>12} | {:>14} {:>12}",
+        "{:<24} {:>5} | {:>14} {:>12} {:>10} {:>10} {:>10} {:>10} | {:>8} {:>6} {:>6} | {:>9} {:>9} | {:>14} {:>12} | {:>14} {:>12}",
         "source",
         "cases",
         "ours reduction",
@@ -175,6 +210,11 @@ fn print_table(sums: &BTreeMap<String, Sums>) {
         "aggregate",
         "no-markers",
         "gold-only",
+        "visible",
+        "names",
+        "<head",
+        "2-call rec",
+        "2-call red",
         "head reduction",
         "head recall",
         "bm25 reduction",
@@ -183,7 +223,7 @@ fn print_table(sums: &BTreeMap<String, Sums>) {
     for (source, s) in sums {
         let n = s.cases as f64;
         println!(
-            "{:<18} {:>5} | {:>13.1}% {:>11.1}% {:>9.1}% {:>9.1}% {:>9.1}% {:>9.1}% | {:>13.1}% {:>11.1}% | {:>13.1}% {:>11.1}%",
+            "{:<24} {:>5} | {:>13.1}% {:>11.1}% {:>9.1}% {:>9.1}% {:>9.1}% {:>9.1}% | {:>7.1}% {:>5.1}% {:>6} | {:>8.1}% {:>8.1}% | {:>13.1}% {:>11.1}% | {:>13.1}% {:>11.1}%",
             source,
             s.cases,
             100.0 * s.reduction[0] / n,
@@ -192,6 +232,11 @@ fn print_table(sums: &BTreeMap<String, Sums>) {
             100.0 * (1.0 - s.tokens[1] as f64 / s.tokens[0].max(1) as f64),
             100.0 * s.plain_reduction / n,
             100.0 * s.gold_reduction / n,
+            100.0 * s.visible / n,
+            100.0 * s.name_tokens as f64 / s.tokens[1].max(1) as f64,
+            s.below_head,
+            100.0 * s.two_recall / n,
+            100.0 * s.two_reduction / n,
             100.0 * s.reduction[1] / n,
             100.0 * s.recall[1] / n,
             100.0 * s.reduction[2] / n,
@@ -318,6 +363,7 @@ fn parse_case(line: &str) -> Case {
         origin: v["origin"].as_str().unwrap_or("").to_string(),
         language: v["language"].as_str().unwrap_or("").to_string(),
         split: v["split"].as_str().unwrap_or("").to_string(),
+        style: v["style"].as_str().unwrap_or("").to_string(),
     }
 }
 
@@ -403,6 +449,7 @@ fn measure(case: &Case, budget: Option<usize>) -> Measured {
         && (case.origin.contains(&show) || case.query.contains(&show))
     {
         let numbered = render::render(&lines, &plan, PRUNE_ID, true, Markers::Compact, true);
+        let seen = engine::visible_lines(&lines, case.source, &plan);
         let marked: String = numbered
             .pruned_text
             .lines()
@@ -416,8 +463,40 @@ fn measure(case: &Case, budget: Option<usize>) -> Measured {
                 format!("{g}{l}\n")
             })
             .collect();
-        println!("=== {} | {}\n{marked}", case.query, case.origin);
+        let mut unseen: Vec<usize> = gold.iter().copied().filter(|&g| !seen[g - 1]).collect();
+        unseen.sort_unstable();
+        println!(
+            "=== {} | {}\n{marked}gold lines neither kept nor named: {unseen:?}",
+            case.query, case.origin
+        );
     }
+    let visible = if raw {
+        1.0
+    } else {
+        let seen = engine::visible_lines(&lines, case.source, &plan);
+        recall(&|i| seen[i])
+    };
+    // The names' cost: our output against the same output with unnamed markers.
+    let name_tokens = if raw {
+        0
+    } else {
+        let mut unnamed = plan.clone();
+        for r in &mut unnamed.removed {
+            r.names.clear();
+            r.more = 0;
+        }
+        let bare = render::render(
+            &lines,
+            &unnamed,
+            PRUNE_ID,
+            false,
+            Markers::Compact,
+            case.text.ends_with('\n'),
+        );
+        (tokens::count(&rendered.pruned_text) + note_tokens(&plan))
+            .saturating_sub(tokens::count(&bare.pruned_text) + note_tokens(&unnamed))
+    };
+    let (two_recall, two_tokens) = two_calls(case, &lines, &plan, raw, after, &recall);
     let costs: Vec<usize> = lines.iter().map(|l| tokens::count(l) + 1).collect();
     let head = select(&costs, after, &(0..lines.len()).collect::<Vec<_>>(), true);
     let bm25 = select(&costs, after, &bm25_order(&lines, &case.query), false);
@@ -440,7 +519,46 @@ fn measure(case: &Case, budget: Option<usize>) -> Measured {
         gold_reduction: gold_only_reduction(case, &lines, &gold, before),
         before,
         after,
+        visible,
+        name_tokens,
+        two_recall,
+        two_tokens,
     }
+}
+
+/// Gold recall of a selection given as a predicate on 0-based lines.
+type Recall<'a> = dyn Fn(&dyn Fn(usize) -> bool) -> f64 + 'a;
+
+/// Recall and tokens after the first result (`plan`, or the raw text when `raw`) plus one
+/// `recover_text` by the same question: the lines the engine ranks next among those not shown
+/// ([`engine::plan_more`]), fitted to the tools' 10 KiB budget, as the tool returns them (numbered
+/// lines and named markers in the JSON result the model reads). A raw first result needs no
+/// second call.
+fn two_calls(
+    case: &Case,
+    lines: &[&str],
+    plan: &engine::Plan,
+    raw: bool,
+    first_tokens: usize,
+    recall: &Recall,
+) -> (f64, usize) {
+    if raw {
+        return (1.0, first_tokens);
+    }
+    let budget = text_budget(TOOL_BUDGET, lines.len());
+    let more = engine::plan_more(lines, &case.query, case.source, &plan.keep, budget);
+    let text = render::render(lines, &more, PRUNE_ID, true, Markers::Compact, true).pruned_text;
+    let result = serde_json::json!({
+        "summary": format!("{} lines for the question from {PRUNE_ID} ({} lines)", more.keep.iter().filter(|k| **k).count(), lines.len()),
+        "raw_text": text,
+        "metadata": {"prune_id": PRUNE_ID, "ranges": [], "line_numbering": "original", "total_lines": lines.len(), "total_bytes": case.text.len()},
+        "hasMore": false
+    });
+    let second = tokens::count(&result.to_string());
+    (
+        recall(&|i| plan.keep[i] || more.keep[i]),
+        first_tokens + second,
+    )
 }
 
 /// Tokens of the note the tools add once after a pruned text, naming the prune id its compact

@@ -1548,6 +1548,9 @@ impl ::std::convert::TryFrom<::std::string::String> for ReadResultTool {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RecoverTextInput {
+    ///Instead of ranges: what the earlier result did not show for this question.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub context_focus_question: ::std::option::Option<FocusQuestion>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<Cursor>,
     ///Prefix N│ (default true).
@@ -1580,9 +1583,15 @@ pub struct RecoverTextResult {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RecoverTextResultMetadata {
+    ///Set when the lines were chosen for this question: raw_text holds them with markers for the rest.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub context_focus_question: ::std::option::Option<::std::string::String>,
     pub line_numbering: RecoverTextResultMetadataLineNumbering,
     pub prune_id: ::std::string::String,
     pub ranges: ::std::vec::Vec<LineRange>,
+    ///With a question: how many lines raw_text returns.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub returned_lines: ::std::option::Option<u64>,
     pub total_bytes: u64,
     pub total_lines: u64,
 }

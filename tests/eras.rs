@@ -57,7 +57,7 @@ fn routing<'a>(method: &'a str, name: Option<&'a str>) -> Vec<(&'a str, &'a str)
 
 fn discover_result() -> String {
     format!(
-        r#"{{"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{{"tools":{{"listChanged":false}},"logging":{{}},"resources":{{"listChanged":false}}}},"instructions":"Add context_focus_question to read/bash/grep to get only the lines it needs; removed blocks show as [… lines a-b] (numbers of the original text) and recover_text with the prune_id the result names returns them.","ttlMs":3600000,"cacheScope":"public","resultType":"complete","_meta":{{"io.modelcontextprotocol/serverInfo":{{"name":"mcp-pruner","version":"{VERSION}"}}}}}}"#
+        r#"{{"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{{"tools":{{"listChanged":false}},"logging":{{}},"resources":{{"listChanged":false}}}},"instructions":"Add context_focus_question to read/bash/grep to get only the lines it needs; removed blocks show as [… lines a-b: what they hide] (numbers of the original text). recover_text with the prune_id the result names returns them: by ranges, or pass context_focus_question to get what the result did not show for it.","ttlMs":3600000,"cacheScope":"public","resultType":"complete","_meta":{{"io.modelcontextprotocol/serverInfo":{{"name":"mcp-pruner","version":"{VERSION}"}}}}}}"#
     )
 }
 

@@ -200,7 +200,10 @@ fn check_render(
             a.pruned_line_count.get() as usize,
             removed.end_line + 1 - removed.start_line
         );
-        assert_eq!(a.reason, removed.reason);
+        assert_eq!(a.reason, render::reason_with_names(removed));
+        // At most three names a marker; a count of more only after names.
+        assert!(removed.names.len() <= 3, "{:?}", removed.names);
+        assert!(removed.more == 0 || !removed.names.is_empty());
         let caps = MARKER
             .captures(&a.marker)
             .unwrap_or_else(|| panic!("marker does not match the pattern: {}", a.marker));
@@ -227,10 +230,18 @@ fn check_render(
     let marker_line = |a: &mcp_pruner::contract::types::PrunedBlock| match markers {
         Markers::Off => None,
         Markers::Canonical => Some(a.marker.clone()),
-        Markers::Compact => Some(render::compact_marker(
-            a.original_start_line.get() as usize,
-            a.original_end_line.get() as usize,
-        )),
+        Markers::Compact => {
+            let r = plan
+                .removed
+                .iter()
+                .find(|r| r.start_line as u64 == a.original_start_line.get())
+                .expect("an annotation per removed run");
+            Some(render::compact_marker(
+                r.start_line,
+                r.end_line,
+                r.label().as_deref(),
+            ))
+        }
     };
     let body = if text.ends_with('\n') {
         r.pruned_text.strip_suffix('\n').unwrap_or(&r.pruned_text)

@@ -394,15 +394,15 @@ fn an_over_budget_remote_answer_is_fitted_by_relevance() {
     let raw: Vec<&str> = log.lines().collect();
     let id = p["prune_id"].as_str().unwrap();
     let mut markers = 0;
+    let marker = regex::Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
     for line in content.lines() {
-        let Some(range) = line
-            .strip_prefix("[… lines ")
-            .and_then(|l| l.strip_suffix(']'))
-        else {
+        let Some(caps) = marker.captures(line) else {
             continue;
         };
-        let (a, b) = range.split_once('-').unwrap();
-        let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+        let a: usize = caps["start"].parse().unwrap();
+        let b: usize = caps.name("end").map_or(a, |e| e.as_str().parse().unwrap());
+        // A log's marker says what kind of lines it hides.
+        assert!(caps.name("names").is_some(), "{line}");
         let rec = c.call(
             "recover_text",
             json!({"prune_id":id,"ranges":[{"start_line":a,"end_line":b}],"include_line_numbers":false,"max_output_bytes":1000000}),

@@ -177,6 +177,10 @@ impl Pruner {
                     };
                 }
                 metadata.applied = true;
+                // A recovery by question returns what this result did not show.
+                if let Ok(entry) = app.store.get(&prune_id) {
+                    entry.set_shown(&plan.keep);
+                }
                 Pruned {
                     text: Some(rendered.pruned_text),
                     keep: Some(plan.keep),
@@ -361,7 +365,7 @@ pub fn widest_marker(prune_id: &str, n: usize) -> usize {
 /// tools' pruned text spends on each removed run).
 pub fn widest_compact_marker(n: usize) -> usize {
     // Both numbers as wide as the last line's (one digit more at worst: safe).
-    render::compact_marker(n.max(1), n.max(1) + 1).len() + 1
+    render::compact_marker(n.max(1), n.max(1) + 1, None).len() + 1
 }
 
 /// Folds the metadata of a second pruned stream (bash stderr) into the first.

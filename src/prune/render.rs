@@ -4,7 +4,7 @@
 //! Owns the text format of markers and line prefixes. It must never decide what to keep, and never
 //! let a marker and its annotation differ by a single byte.
 
-use super::engine::Plan;
+use super::engine::{Plan, Removed};
 use crate::contract::types::{PrunedBlock, PrunedBlockKind};
 use std::num::NonZeroU64;
 
@@ -12,7 +12,8 @@ use std::num::NonZeroU64;
 pub const MARKER_PATTERN: &str = r"^⟦PRUNÉ: prune_id=(?<prune_id>[^\s]+) lignes (?<start>\d+)-(?<end>\d+) \((?<count>\d+)\) raison=(?<reason>.*)⟧$";
 
 /// Client-side pattern of a compact marker line ([`Markers::Compact`]).
-pub const COMPACT_MARKER_PATTERN: &str = r"^\[… lines? (?<start>\d+)(?:-(?<end>\d+))?\]$";
+pub const COMPACT_MARKER_PATTERN: &str =
+    r"^\[… lines? (?<start>\d+)(?:-(?<end>\d+))?(?:: (?<names>.+))?\]$";
 
 /// How removed runs show in the pruned text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,13 +29,24 @@ pub enum Markers {
 }
 
 /// The compact marker of removed lines `start..=end`: `[… lines a-b]`, `[… line a]` (7 o200k
-/// tokens with its newline; `[… lines a-b pruned]` took 9, `⟦lines a-b pruned⟧` 14). The note
-/// ([`compact_note`]) says once what the markers stand for.
-pub fn compact_marker(start: usize, end: usize) -> String {
+/// tokens with its newline; `[… lines a-b pruned]` took 9, `⟦lines a-b pruned⟧` 14), with what
+/// the run hides when there is a label: `[… lines 120-154: fn parse_escape, fn decode +2 more]`.
+/// The note ([`compact_note`]) says once what the markers stand for.
+pub fn compact_marker(start: usize, end: usize, label: Option<&str>) -> String {
+    let names = label.map(|l| format!(": {l}")).unwrap_or_default();
     if start == end {
-        format!("[… line {start}]")
+        format!("[… line {start}{names}]")
     } else {
-        format!("[… lines {start}-{end}]")
+        format!("[… lines {start}-{end}{names}]")
+    }
+}
+
+/// A removed run's reason as annotations and canonical markers carry it: the engine's reason,
+/// then what the run hides when its marker names anything (`corps hors focus: fn a, fn b`).
+pub fn reason_with_names(r: &Removed) -> String {
+    match r.label() {
+        Some(l) => format!("{}: {l}", r.reason),
+        None => r.reason.clone(),
     }
 }
 
@@ -94,18 +106,19 @@ pub fn render(
         .iter()
         .map(|r| {
             let count = r.end_line + 1 - r.start_line;
+            let reason = reason_with_names(r);
             PrunedBlock {
                 kind: PrunedBlockKind::PrunedBlock,
-                marker: marker(prune_id, r.start_line, r.end_line, count, &r.reason),
+                marker: marker(prune_id, r.start_line, r.end_line, count, &reason),
                 original_start_line: nonzero(r.start_line),
                 original_end_line: nonzero(r.end_line),
                 pruned_line_count: nonzero(count),
-                reason: r.reason.clone(),
+                reason,
             }
         })
         .collect();
     let mut out: Vec<String> = Vec::new();
-    let mut next = annotations.iter().peekable();
+    let mut next = annotations.iter().zip(&plan.removed).peekable();
     let mut kept_lines = 0;
     for (i, line) in lines.iter().enumerate() {
         if plan.keep.get(i).copied().unwrap_or(true) {
@@ -115,13 +128,16 @@ pub fn render(
             } else {
                 (*line).to_owned()
             });
-        } else if let Some(a) = next.next_if(|a| a.original_start_line.get() == i as u64 + 1) {
+        } else if let Some((a, r)) =
+            next.next_if(|(a, _)| a.original_start_line.get() == i as u64 + 1)
+        {
             match markers {
                 Markers::Off => {}
                 Markers::Canonical => out.push(a.marker.clone()),
                 Markers::Compact => out.push(compact_marker(
-                    a.original_start_line.get() as usize,
-                    a.original_end_line.get() as usize,
+                    r.start_line,
+                    r.end_line,
+                    r.label().as_deref(),
                 )),
             }
         }
@@ -156,6 +172,8 @@ mod tests {
                     start_line: s,
                     end_line: e,
                     reason: r.into(),
+                    names: vec![],
+                    more: 0,
                 })
                 .collect(),
             warnings: vec![],
@@ -227,11 +245,19 @@ mod tests {
     #[test]
     fn compact_markers_match_their_pattern() {
         let re = regex::Regex::new(COMPACT_MARKER_PATTERN).unwrap();
-        let (one, run) = (compact_marker(7, 7), compact_marker(120, 154));
+        let (one, run) = (compact_marker(7, 7, None), compact_marker(120, 154, None));
         assert_eq!(
             (one.as_str(), run.as_str()),
             ("[… line 7]", "[… lines 120-154]")
         );
+        let named = compact_marker(120, 154, Some("fn parse_escape, fn decode +2 more"));
+        assert_eq!(
+            named,
+            "[… lines 120-154: fn parse_escape, fn decode +2 more]"
+        );
+        let caps = re.captures(&named).unwrap();
+        assert_eq!(&caps["names"], "fn parse_escape, fn decode +2 more");
+        assert_eq!((&caps["start"], &caps["end"]), ("120", "154"));
         let one = re.captures(&one).unwrap();
         assert_eq!((&one["start"], one.name("end")), ("7", None));
         let run = re.captures(&run).unwrap();

@@ -151,7 +151,7 @@ fn capabilities() -> Value {
 }
 
 /// Guidance for the model, in `initialize` and `server/discover` alike.
-const INSTRUCTIONS: &str = "Add context_focus_question to read/bash/grep to get only the lines it needs; removed blocks show as [… lines a-b] (numbers of the original text) and recover_text with the prune_id the result names returns them.";
+const INSTRUCTIONS: &str = "Add context_focus_question to read/bash/grep to get only the lines it needs; removed blocks show as [… lines a-b: what they hide] (numbers of the original text). recover_text with the prune_id the result names returns them: by ranges, or pass context_focus_question to get what the result did not show for it.";
 
 /// `server/discover` (2026-07-28): every version served (the modern ones first), capabilities and
 /// instructions; the server's identity and the cache hints are added by [`era::finish`].

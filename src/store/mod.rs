@@ -58,9 +58,44 @@ pub struct Entry {
     pub label: String,
     body: Body,
     check: Check,
+    /// The lines (0-based ranges) the last result pruned from this text showed the model, so
+    /// that a recovery by question returns what it did not show. Empty: nothing recorded (an
+    /// output cut by a page, or stored by `prune_text`), and every line counts as not shown.
+    shown: Mutex<Vec<std::ops::Range<usize>>>,
 }
 
 impl Entry {
+    /// Records which lines a pruned result showed (`keep`, one flag per line), replacing what an
+    /// earlier result of the same text recorded.
+    pub fn set_shown(&self, keep: &[bool]) {
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < keep.len() {
+            if keep[i] {
+                let start = i;
+                while i < keep.len() && keep[i] {
+                    i += 1;
+                }
+                runs.push(start..i);
+            } else {
+                i += 1;
+            }
+        }
+        *self.shown.lock().unwrap_or_else(|e| e.into_inner()) = runs;
+    }
+
+    /// One flag per line of the text: `true` where the last pruned result showed it.
+    pub fn shown(&self) -> Vec<bool> {
+        let mut out = vec![false; self.line_count()];
+        for r in self.shown.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let end = r.end.min(out.len());
+            if r.start < end {
+                out[r.start..end].fill(true);
+            }
+        }
+        out
+    }
+
     /// Number of lines (a final line without terminator counts; a trailing terminator opens none).
     pub fn line_count(&self) -> usize {
         match &self.body {
@@ -394,6 +429,7 @@ impl Store {
             label: label.chars().take(200).collect(),
             body,
             check,
+            shown: Mutex::new(Vec::new()),
         });
         let size = entry.cost();
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);

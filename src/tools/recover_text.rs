@@ -5,7 +5,15 @@
 //!
 //! A page reads only what it shows (plus a few bytes to know there is more) from the store entry,
 //! whatever the size of the entry or of the ranges: the cursor names the range, line and byte
-//! where the next page starts. Must never assemble all requested lines in memory.
+//! where the next page starts. Must never assemble all requested lines in memory, except for a
+//! recovery by question (`context_focus_question`), which prunes the stored text again, up to the
+//! pruner's input cap like any pruned output.
+//!
+//! Recovery by question: the stored raw text is pruned for the question, and what the earlier
+//! result showed (recorded in the store entry by the pruning pipeline) is left out, so the call
+//! returns the lines that result did not show that serve the question best, within the budget,
+//! with named markers for the rest and original line numbers. Asked again, it goes on: each
+//! answer counts as shown.
 
 use super::{ToolCtx, ToolOutput};
 use crate::budget;
@@ -13,6 +21,7 @@ use crate::contract::types::{
     FieldError, LineRange, RecoverTextInput, RecoverTextResult, RecoverTextResultMetadata,
     RecoverTextResultMetadataLineNumbering, RpcError, RpcErrorData,
 };
+use crate::prune::{engine, pipeline, render};
 use crate::rpc::message;
 use crate::store::{Entry, ReadError, find_newline};
 use std::io::BufRead;
@@ -62,6 +71,9 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
         .store
         .get(&input.prune_id)
         .map_err(|why| message::prune_id_not_found(&input.prune_id, why.explain()))?;
+    if let Some(question) = input.context_focus_question.as_deref() {
+        return by_question(&input, question, &entry, ctx);
+    }
     let total = entry.line_count();
     let ranges: Vec<(usize, usize)> = if input.ranges.is_empty() {
         vec![(1, total.max(1))]
@@ -157,6 +169,8 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
                 line_numbering: RecoverTextResultMetadataLineNumbering::Original,
                 total_lines: total as u64,
                 total_bytes: entry.len(),
+                context_focus_question: None,
+                returned_lines: None,
             },
             has_more,
             next_cursor: has_more.then(|| encode_cursor(pulled.position_after(n), fp)),
@@ -179,6 +193,164 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
         n = nl + 1;
     }
     Ok(build(n))
+}
+
+/// Bytes of a recovery by question's JSON result that are not its text (summary, metadata, field
+/// names), held back from the budget before the text is fitted.
+const QUESTION_OVERHEAD: usize = 512;
+
+/// `recover_text` with `context_focus_question`: the lines of the stored text (within `ranges`,
+/// if given) that the earlier result did not show, best for the question first, fitted to the
+/// call's budget as the JSON result the model reads; markers name what stays out. The lines
+/// returned count as shown from then on.
+fn by_question(
+    input: &RecoverTextInput,
+    question: &str,
+    entry: &Entry,
+    ctx: &ToolCtx,
+) -> Result<ToolOutput, RpcError> {
+    if input.cursor.is_some() {
+        return Err(message::invalid_field(
+            "/arguments/cursor",
+            "not used with context_focus_question: a recovery by question returns one page (ask again for more, or recover by ranges)",
+        ));
+    }
+    let cap = ctx.app.config.max_prune_input_bytes;
+    let text = entry
+        .text_up_to(cap)
+        .map_err(|e| read_error(&input.prune_id, e))?
+        .ok_or_else(|| {
+            message::invalid_field(
+                "/arguments/context_focus_question",
+                format!(
+                    "the output behind {} is {} bytes, over the pruner's input cap ({cap}): recover it by ranges",
+                    input.prune_id,
+                    entry.len()
+                ),
+            )
+        })?;
+    let lines = engine::split_lines(&text);
+    let mut earlier = entry.shown();
+    earlier.resize(lines.len(), false);
+    let mut shown = earlier.clone();
+    if !input.ranges.is_empty() {
+        // Outside the ranges asked for, nothing is a candidate.
+        let mut inside = vec![false; lines.len()];
+        for r in &input.ranges {
+            let (s, e) = (r.start_line.get() as usize, r.end_line.get() as usize);
+            if s > e || s > lines.len().max(1) {
+                return Err(message::rpc_error(
+                    message::INVALID_RANGE,
+                    "invalid_range",
+                    Some(RpcErrorData {
+                        code: Some("invalid_range".into()),
+                        prune_id: Some(input.prune_id.clone()),
+                        hint: Some(format!(
+                            "start_line {s}, end_line {e}, {} lines",
+                            lines.len()
+                        )),
+                        ..Default::default()
+                    }),
+                ));
+            }
+            inside[s - 1..e.min(lines.len())].fill(true);
+        }
+        for (sh, i) in shown.iter_mut().zip(inside) {
+            *sh |= !i;
+        }
+    }
+    let path = (entry.origin == "read").then_some(entry.label.as_str());
+    let source = pipeline::detect_source(&text, path);
+    let numbered = input.include_line_numbers.unwrap_or(true);
+    let budget = budget::for_call(
+        &ctx.app.config,
+        input.max_output_bytes.as_ref().map(|m| m.0),
+    );
+    let total = lines.len();
+    let build = |plan: &engine::Plan| -> ToolOutput {
+        let rendered = render::render(
+            &lines,
+            plan,
+            &input.prune_id,
+            numbered,
+            render::Markers::Compact,
+            text.ends_with('\n'),
+        );
+        let ranges: Vec<LineRange> = kept_runs(&plan.keep)
+            .into_iter()
+            .map(|(s, e)| LineRange {
+                start_line: NonZeroU64::new(s as u64).expect(">=1"),
+                end_line: NonZeroU64::new(e as u64).expect(">=1"),
+            })
+            .collect();
+        let returned = rendered.kept_lines;
+        let r = RecoverTextResult {
+            summary: budget::summary(&if returned == 0 {
+                format!(
+                    "nothing more in {} for the question: what it needs was shown (recover by ranges for the rest)",
+                    input.prune_id
+                )
+            } else {
+                format!(
+                    "{returned} lines of {total} from {} for the question, not shown before",
+                    input.prune_id
+                )
+            }),
+            raw_text: rendered.pruned_text,
+            metadata: RecoverTextResultMetadata {
+                prune_id: input.prune_id.clone(),
+                ranges,
+                line_numbering: RecoverTextResultMetadataLineNumbering::Original,
+                total_lines: total as u64,
+                total_bytes: entry.len(),
+                context_focus_question: Some(question.to_string()),
+                returned_lines: Some(returned as u64),
+            },
+            has_more: false,
+            next_cursor: None,
+        };
+        ToolOutput::json(&r)
+    };
+    // The text goes into the JSON result escaped and, when numbered, with `N│ ` prefixes: fit
+    // it to what is left after the result's own fields, then shrink until the result fits.
+    let mut room = budget.saturating_sub(QUESTION_OVERHEAD);
+    let (plan, out) = loop {
+        let text_budget = engine::TextBudget {
+            bytes: room,
+            marker_bytes: pipeline::widest_compact_marker(total),
+        };
+        let plan = engine::plan_more(&lines, question, source, &shown, text_budget);
+        let out = build(&plan);
+        if out.text.len() <= budget || room == 0 {
+            break (plan, out);
+        }
+        room = room * 85 / 100;
+    };
+    let seen: Vec<bool> = earlier
+        .iter()
+        .zip(&plan.keep)
+        .map(|(s, k)| *s || *k)
+        .collect();
+    entry.set_shown(&seen);
+    Ok(out)
+}
+
+/// 1-based inclusive ranges of the `true` runs of `keep`.
+fn kept_runs(keep: &[bool]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < keep.len() {
+        if keep[i] {
+            let start = i;
+            while i < keep.len() && keep[i] {
+                i += 1;
+            }
+            out.push((start + 1, i));
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
 /// A store read failure as the client sees it: a referenced file that changed is gone

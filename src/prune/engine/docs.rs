@@ -6,6 +6,7 @@
 
 use super::draft::{Draft, Reason, is_blank};
 use super::evidence::{Evidence, telling_lines};
+use super::names::Name;
 use super::terms::{Matches, Query};
 
 /// A phrase the goal quotes points at the lines holding it when it is found on at most this many.
@@ -58,6 +59,15 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
         })
         .collect();
     let heading_scores: Vec<f32> = headings.iter().map(|&(i, _)| m.line(i)).collect();
+    draft.names = headings
+        .iter()
+        .zip(&heading_scores)
+        .map(|(&(line, level), &weight)| Name {
+            line,
+            text: heading_label(lines[line], level),
+            weight,
+        })
+        .collect();
     let best_heading = heading_scores.iter().copied().fold(0.0, f32::max);
     let section_threshold = (SECTION_OF_BEST * best_heading).max(SECTION_OF_TOTAL * m.total);
 
@@ -92,6 +102,56 @@ pub(crate) fn plan(lines: &[&str], q: &Query, m: &Matches, draft: &mut Draft) {
             draft.remove(i, Reason::OffFocus);
         }
     }
+}
+
+/// Every section of a document (its heading through the next heading of the same or a higher
+/// level) with its heading's line and label, for [`super::names::visible`].
+pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
+    let (kinds, _) = parse(lines, &mut Vec::new());
+    let headings: Vec<(usize, u8)> = kinds
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| match k {
+            Line::Heading(l) => Some((i, *l)),
+            _ => None,
+        })
+        .collect();
+    headings
+        .iter()
+        .enumerate()
+        .map(|(h, &(start, level))| {
+            let end = headings[h + 1..]
+                .iter()
+                .find(|&&(_, l)| l <= level)
+                .map_or(lines.len(), |&(i, _)| i);
+            super::names::Extent {
+                range: start..end,
+                line: start,
+                label: Some(heading_label(lines[start], level)),
+            }
+        })
+        .collect()
+}
+
+/// How a marker names a heading: as Markdown writes it (`## Install`), whatever the source's
+/// syntax (an underlined title gets the `#`s of its level), cut to 48 bytes.
+fn heading_label(line: &str, level: u8) -> String {
+    let title = line
+        .trim()
+        .trim_start_matches('#')
+        .trim()
+        .trim_end_matches('#')
+        .trim();
+    let mut end = title.len().min(48);
+    while !title.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = if end < title.len() { "…" } else { "" };
+    format!(
+        "{} {}{cut}",
+        "#".repeat(level.max(1) as usize),
+        &title[..end]
+    )
 }
 
 /// The lines holding a phrase the goal quotes verbatim (on one line or wrapped over two), for the

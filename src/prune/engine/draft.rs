@@ -6,6 +6,7 @@
 //! relevance itself; the per-source strategies do.
 
 use super::Removed;
+use super::names::Name;
 use std::ops::Range;
 
 /// Why a line was removed; rendered as a short French reason.
@@ -97,6 +98,9 @@ pub(crate) struct Draft {
     /// line scores: only lines scoring nothing are, and small runs come back whatever they hold.
     /// Set by the code strategy, whose scores rank definitions against the best one.
     pub(crate) idle_share: Option<f32>,
+    /// What lines introduce, sorted by line (code: definitions, docs: headings): the names a
+    /// marker shows for the run holding them ([`super::names`]).
+    pub(crate) names: Vec<Name>,
 }
 
 impl Draft {
@@ -111,6 +115,7 @@ impl Draft {
             closers: Vec::new(),
             structure: vec![false; n],
             idle_share: None,
+            names: Vec::new(),
         }
     }
 
@@ -241,7 +246,7 @@ impl Draft {
         }
     }
 
-    /// The removed runs with their majority reason.
+    /// The removed runs with their majority reason (no names yet: [`super::names::attach`]).
     pub(crate) fn removed_runs(&self) -> Vec<Removed> {
         runs(&self.keep)
             .into_iter()
@@ -249,6 +254,8 @@ impl Draft {
                 start_line: run.start + 1,
                 end_line: run.end,
                 reason: majority(&self.reason[run]).text().to_owned(),
+                names: Vec::new(),
+                more: 0,
             })
             .collect()
     }

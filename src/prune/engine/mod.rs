@@ -33,11 +33,13 @@ mod docs;
 mod draft;
 mod evidence;
 mod logs;
+mod names;
 mod terms;
 
 pub use budget::TextBudget;
 pub use detect::detect_source_type;
 pub(crate) use draft::distances;
+pub use names::label as names_label;
 
 /// The longest reason the builtin engine writes in a marker (for marker-width estimates).
 pub fn widest_reason() -> &'static str {
@@ -82,6 +84,18 @@ pub struct Removed {
     pub end_line: usize,
     /// Short French reason, one line (e.g. `hors focus`).
     pub reason: String,
+    /// What the run hides that its marker names, most relevant first: definitions (`fn
+    /// parse_escape`), headings, or the kinds of log lines (`870 passing test lines`).
+    pub names: Vec<String>,
+    /// How many more definitions or headings the run holds than `names` shows (`+3 more`).
+    pub more: usize,
+}
+
+impl Removed {
+    /// What the marker says the run hides (`fn a, fn b +3 more`), if anything.
+    pub fn label(&self) -> Option<String> {
+        names::label(&self.names, self.more)
+    }
 }
 
 /// The engine's decision.
@@ -108,6 +122,8 @@ impl Plan {
                 start_line: r.start + 1,
                 end_line: r.end,
                 reason: draft::Reason::OffFocus.text().to_owned(),
+                names: Vec::new(),
+                more: 0,
             })
             .collect();
         Plan {
@@ -191,14 +207,54 @@ pub fn plan_within(
     {
         return fallback(n);
     }
-    if let Some(b) = budget
-        && !query.is_empty()
-        && budget::fit(&mut draft, lines, &b, &[])
-    {
-        warnings.push("budget_elided".to_owned());
+    let budget = budget.filter(|_| !query.is_empty());
+    if let Some(b) = budget {
+        // The names markers show are part of the response: room for them is held back from
+        // the kept lines (the least relevant of which go first).
+        let held = names::reserve(b.bytes, &draft.names);
+        let lines_budget = TextBudget {
+            bytes: b.bytes - held,
+            ..b
+        };
+        if budget::fit(&mut draft, lines, &lines_budget, &[]) {
+            warnings.push("budget_elided".to_owned());
+        }
+    }
+    finish(draft, lines, source, budget, warnings)
+}
+
+/// The plan of a finished draft: its removed runs, each named within the names' share of the
+/// output (and within what `budget` leaves).
+fn finish(
+    draft: Draft,
+    lines: &[&str],
+    source: SourceType,
+    budget: Option<TextBudget>,
+    warnings: Vec<String>,
+) -> Plan {
+    let mut removed = draft.removed_runs();
+    if !removed.is_empty() {
+        let marker_bytes = budget.map_or(0, |b| b.marker_bytes);
+        let rendered = budget::rendered_bytes(&draft.keep, lines, marker_bytes);
+        let slack = budget.map(|b| b.bytes.saturating_sub(rendered));
+        let allowance = names::allowance(rendered, slack);
+        if source == SourceType::Logs {
+            let runs: Vec<std::ops::Range<usize>> = removed
+                .iter()
+                .map(|r| r.start_line - 1..r.end_line)
+                .collect();
+            let kinds = names::log_kinds(lines, &runs, &draft.reason);
+            names::attach(&mut removed, &kinds, allowance);
+            // A log run's name is a description, not a list: nothing more to count.
+            for r in &mut removed {
+                r.more = 0;
+            }
+        } else {
+            names::attach(&mut removed, &draft.names, allowance);
+        }
     }
     Plan {
-        removed: draft.removed_runs(),
+        removed,
         keep: draft.keep,
         warnings,
         used_fallback: false,
@@ -236,16 +292,89 @@ pub fn fit_plan(
     draft.must = directives::protected(lines);
     draft.force_must();
     let mut warnings = plan.warnings;
-    if budget::fit(&mut draft, lines, &budget, &breaks) {
+    let lines_budget = TextBudget {
+        bytes: budget.bytes - names::reserve(budget.bytes, &draft.names),
+        ..budget
+    };
+    if budget::fit(&mut draft, lines, &lines_budget, &breaks) {
         warnings.push("budget_elided".to_owned());
     }
-    let removed = draft.removed_runs();
-    Plan {
-        keep: draft.keep,
-        removed,
-        warnings,
-        used_fallback: plan.used_fallback,
+    let mut fitted = finish(draft, lines, source, Some(budget), warnings);
+    fitted.used_fallback = plan.used_fallback;
+    fitted
+}
+
+/// Which lines the model sees, or sees named, in the rendering of `plan` over `lines`: the kept
+/// lines and, for code and docs, every line of a definition or section whose name is shown (its
+/// kept signature or heading, or its marker's names). What the benchmark's visible recall counts.
+pub fn visible_lines(lines: &[&str], source: SourceType, plan: &Plan) -> Vec<bool> {
+    let extents = match source {
+        SourceType::Code => code::extents(lines),
+        SourceType::Docs => docs::extents(lines),
+        SourceType::Logs => Vec::new(),
+    };
+    names::visible(&extents, plan)
+}
+
+/// Of the lines a first result did not show, at most this share of their bytes comes back for a
+/// second question (or the same one asked again): the most relevant of them.
+const MORE_SHARE: f64 = 0.5;
+
+/// A plan for a second look at a text after a result that showed the lines flagged in `shown`:
+/// the lines it did not show that serve `goal` best, within `budget` and [`MORE_SHARE`] of their
+/// bytes, the rest behind named markers. Asked with the first question, it returns what that
+/// question ranked next; with a new one, what the new one needs that was not shown. Lines already
+/// shown are never returned again (NO_PRUNE lines included: they were shown). An empty goal
+/// ranks nothing: the unshown lines come in order from the top.
+pub fn plan_more(
+    lines: &[&str],
+    goal: &str,
+    source: SourceType,
+    shown: &[bool],
+    budget: TextBudget,
+) -> Plan {
+    let query = Query::new(goal, source == SourceType::Code);
+    let mut warnings = Vec::new();
+    if query.is_empty() {
+        warnings.push("empty_goal".to_owned());
     }
+    let mut draft = strategy(lines, &query, source);
+    let was_shown = |i: usize| shown.get(i).copied().unwrap_or(false);
+    let mut unshown_bytes = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if was_shown(i) {
+            draft.remove(i, draft::Reason::OffFocus);
+        } else {
+            unshown_bytes += line.len() + 1;
+            // What the strategy keeps, and whatever it scores, is a candidate.
+            if query.is_empty() || draft.keep[i] || draft.score[i] > 0.0 {
+                draft.keep[i] = true;
+            } else {
+                draft.remove(i, draft::Reason::OffFocus);
+            }
+        }
+    }
+    let cap = ((unshown_bytes as f64 * MORE_SHARE) as usize).max(budget.marker_bytes * 4);
+    let bytes = budget.bytes.min(cap);
+    let lines_budget = TextBudget {
+        bytes: bytes - names::reserve(bytes, &draft.names).min(bytes),
+        ..budget
+    };
+    if query.is_empty() {
+        // Nothing ranks: from the top, as far as the budget goes.
+        let mut used = 0;
+        for (i, line) in lines.iter().enumerate() {
+            if draft.keep[i] {
+                used += line.len() + 1;
+                if used > lines_budget.bytes {
+                    draft.remove(i, draft::Reason::Budget);
+                }
+            }
+        }
+    } else if budget::fit(&mut draft, lines, &lines_budget, &[]) {
+        warnings.push("budget_elided".to_owned());
+    }
+    finish(draft, lines, source, Some(budget), warnings)
 }
 
 /// In code, a line scoring at most this share of the best one holds nothing about the goal to the
@@ -443,6 +572,8 @@ mod tests {
                 start_line: 1,
                 end_line: 5,
                 reason: "hors focus".into(),
+                names: vec![],
+                more: 0,
             }],
             warnings: vec![],
             used_fallback: false,

@@ -25,8 +25,9 @@ mod skip;
 
 use super::draft::{Draft, Reason, is_blank, is_paragraph_break, trimmed, trimmed_start};
 use super::evidence::telling_lines;
+use super::names::Name;
 use super::terms::{Matches, Query};
-use outline::{Role, Unit, defined_name, outline};
+use outline::{Role, Unit, defined_name, label, outline};
 use std::collections::HashMap;
 
 /// Loose statements of at most this many code lines are kept as structure.
@@ -138,6 +139,7 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
     let (scores, pointed) = ranked(lines, o, q, m, doc_goal);
     let relevant = select(&o.units, &scores, lines.len());
     let best = scores.iter().copied().fold(0.0, f32::max);
+    draft.names = names(lines, o, &scores);
     for (k, u) in o.units.iter().enumerate() {
         if let Some(close) = u.close {
             draft.closers.push((u.body.start..close, close));
@@ -194,6 +196,57 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
     if best > 0.0 && !doc_goal {
         quiet::quiet_comments(lines, o, m, &pointed, draft);
     }
+}
+
+/// Every definition and container of `lines` with the line naming it and its label, for
+/// [`super::names::visible`]: a unit from its doc comment through its body, a container from its
+/// signature through its closing line.
+pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
+    let o = outline(lines);
+    let units = o.units.iter().map(|u| super::names::Extent {
+        range: u.pre.start.min(u.sig.start)..u.body.end.max(u.sig.end),
+        line: u.sig.start,
+        label: lines.get(u.sig.start).and_then(|l| label(l)),
+    });
+    let containers = o.containers.iter().map(|c| super::names::Extent {
+        range: c.clone(),
+        line: c.start,
+        label: lines.get(c.start).and_then(|l| label(l)),
+    });
+    units.chain(containers).collect()
+}
+
+/// The definitions and containers a marker can name, by signature line: each labelled as the
+/// language writes it ([`outline::label`]) and weighted by its score (a container by its best
+/// member's).
+fn names(lines: &[&str], o: &outline::Outline, scores: &[f32]) -> Vec<Name> {
+    let mut out: Vec<Name> = o
+        .units
+        .iter()
+        .zip(scores)
+        .filter_map(|(u, &weight)| {
+            let line = u.sig.start;
+            label(lines.get(line)?).map(|text| Name { line, text, weight })
+        })
+        .collect();
+    for c in &o.containers {
+        let weight = o
+            .units
+            .iter()
+            .zip(scores)
+            .filter(|(u, _)| c.contains(&u.sig.start))
+            .map(|(_, &s)| s)
+            .fold(0.0, f32::max);
+        if let Some(text) = lines.get(c.start).and_then(|l| label(l)) {
+            out.push(Name {
+                line: c.start,
+                text,
+                weight,
+            });
+        }
+    }
+    out.sort_by_key(|n| n.line);
+    out
 }
 
 /// Each definition's final score ([`unit_scores`], raised by the goal's pasted [`evidence`], then

@@ -367,6 +367,106 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
     trailing_ident(&t[..cut]).filter(|&name| name != "function")
 }
 
+/// Keywords a definition's label keeps before its name (`fn parse_escape`, `class Cookie`): what
+/// the language writes, so the model reads the label as it would read the signature.
+const LABEL_KEYWORDS: &[&str] = &[
+    "fn",
+    "def",
+    "func",
+    "fun",
+    "function",
+    "class",
+    "struct",
+    "enum",
+    "union",
+    "trait",
+    "type",
+    "interface",
+    "typedef",
+    "mod",
+    "module",
+    "namespace",
+    "object",
+    "protocol",
+    "extension",
+    "actor",
+    "record",
+    "const",
+    "let",
+    "var",
+    "macro_rules!",
+];
+
+/// A label longer than this many bytes is cut (a generated name, a long `impl` header).
+const MAX_LABEL_BYTES: usize = 48;
+
+/// How a marker names the definition whose signature starts with `sig`: its keyword and name as
+/// the language writes them (`fn parse_escape`, `def _check_width`, `class Cookie`, `impl Display
+/// for Foo`), or the name with `()` where the keyword is a type or absent (Java, C, C# methods,
+/// JavaScript methods: `parse()`). `None` when the line defines no name.
+pub(crate) fn label(sig: &str) -> Option<String> {
+    let t = trimmed(sig);
+    let keyword = first_keyword(t);
+    let text = if keyword == "impl" {
+        // `impl<T: X> Display for Foo<T> {` -> `impl Display for Foo`.
+        let at = t.find("impl").map_or(0, |k| k + 4);
+        let mut rest = t[at..].trim_start();
+        if rest.starts_with('<') {
+            rest = skip_generics(rest).trim_start();
+        }
+        let head: String = rest
+            .split(['{', '<'])
+            .next()
+            .unwrap_or("")
+            .split(" where ")
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if head.is_empty() {
+            return None;
+        }
+        format!("impl {head}")
+    } else {
+        let name = defined_name(t)?;
+        if LABEL_KEYWORDS.contains(&keyword) {
+            format!("{keyword} {name}")
+        } else if t.contains('(') {
+            format!("{name}()")
+        } else {
+            name.to_owned()
+        }
+    };
+    Some(if text.len() > MAX_LABEL_BYTES {
+        let mut end = MAX_LABEL_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &text[..end])
+    } else {
+        text
+    })
+}
+
+/// `s` past the balanced `<...>` it starts with.
+fn skip_generics(s: &str) -> &str {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return &s[i + 1..];
+                }
+            }
+            _ => {}
+        }
+    }
+    ""
+}
+
 /// A line that declares something by itself (`fn f();`, `mod m;`, `struct S;`, `type T = U;`).
 pub(super) fn is_declaration(line: &str) -> bool {
     matches!(
@@ -621,6 +721,38 @@ def c():
         assert_eq!(defined_name("function (x) {"), None);
         assert_eq!(defined_name("⟦NO_PRUNE_BEGIN⟧ x("), Some("x"));
         assert_eq!(defined_name("é⟧("), None);
+    }
+
+    #[test]
+    fn labels_say_kind_and_name_as_written() {
+        for (sig, want) in [
+            (
+                "pub(crate) fn parse_escape(s: &str) -> u8 {",
+                "fn parse_escape",
+            ),
+            ("    def _check_width(self, w):", "def _check_width"),
+            ("async def fetch(url):", "def fetch"),
+            ("class Cookie(dict):", "class Cookie"),
+            (
+                "impl<T: Clone> Display for Wrapper<T> {",
+                "impl Display for Wrapper",
+            ),
+            ("impl Parser {", "impl Parser"),
+            ("func (r *Route) GetName() string {", "func GetName"),
+            ("public static int parseInt(String s) {", "parseInt()"),
+            ("public final class Strings {", "class Strings"),
+            ("static int decode_hex(const char *p)", "decode_hex()"),
+            ("fun bind(view: View) {", "fun bind"),
+            ("  render(x) {", "render()"),
+            ("export const handler = (req) => {", "handler()"),
+            ("public function handle($request)", "function handle"),
+            ("module Rack", "module Rack"),
+        ] {
+            assert_eq!(label(sig).as_deref(), Some(want), "{sig}");
+        }
+        assert_eq!(label("function (x) {"), None);
+        let long = format!("fn {}() {{", "a".repeat(80));
+        assert!(label(&long).unwrap().ends_with('…'));
     }
 
     #[test]

@@ -1,0 +1,312 @@
+//! What a removed run hides, said on its marker: the definitions whose signatures it holds (code:
+//! `fn parse_escape`, `class Cookie`), the headings it holds (docs), the kinds of lines it holds
+//! (logs: `870 passing test lines`). A model that sees `[… lines 120-154: fn parse_escape]` knows
+//! the function it needs is there and asks for it; one that sees `[… lines 120-154]` cannot.
+//!
+//! Owns which names each marker shows within the names' share of the output: the most relevant
+//! names first, at most [`MAX_PER_MARKER`] a marker, the rest counted (`+14 more`). It must never
+//! change what is kept, and never name a thing the run does not hold.
+
+use super::Removed;
+use super::draft::{Reason, is_blank};
+use std::ops::Range;
+
+/// One nameable thing: what line `line` (0-based) introduces, and how much it matters to the goal.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Name {
+    /// The line that introduces it (a signature's first line, a heading).
+    pub(crate) line: usize,
+    /// The label a marker shows (`fn parse_escape`, `## Install`).
+    pub(crate) text: String,
+    /// Relevance to the goal: when a marker cannot show all of its names, the heaviest go first.
+    pub(crate) weight: f32,
+}
+
+/// At most this many names on one marker; the others are counted (`+3 more`).
+pub(crate) const MAX_PER_MARKER: usize = 3;
+/// The names of all markers together take at most this share of the rendered text's bytes...
+pub(crate) const NAMES_SHARE: f64 = 0.1;
+/// ...or this many bytes if that is more (a short pruned text may still name what it hides).
+const NAMES_FLOOR_BYTES: usize = 160;
+
+/// Bytes the names may take in a text whose kept lines and plain markers take `rendered` bytes,
+/// within `slack` bytes left by a response budget (`None`: no budget).
+pub(crate) fn allowance(rendered: usize, slack: Option<usize>) -> usize {
+    let share = NAMES_FLOOR_BYTES.max((rendered as f64 * NAMES_SHARE) as usize);
+    slack.map_or(share, |s| s.min(share))
+}
+
+/// Bytes to hold back from a response budget of `bytes` so the names fit beside the kept lines:
+/// at most [`NAMES_SHARE`] of it, and no more than all of `names` would take.
+pub(crate) fn reserve(bytes: usize, names: &[Name]) -> usize {
+    let wanted: usize = names.iter().map(|n| n.text.len() + 2).sum();
+    wanted.min((bytes as f64 * NAMES_SHARE) as usize)
+}
+
+/// Fills `names` and `more` of each run in `removed` from the candidates `names` (sorted by line),
+/// spending at most `allowance` bytes: every run's heaviest name first (heaviest runs first), then
+/// every run's second, and so on up to [`MAX_PER_MARKER`]. A run's names are listed heaviest first.
+pub(crate) fn attach(removed: &mut [Removed], names: &[Name], allowance: usize) {
+    // Candidates per run, heaviest first (ties: the earlier line).
+    let mut per_run: Vec<Vec<&Name>> = removed
+        .iter()
+        .map(|r| {
+            let lo = names.partition_point(|n| n.line + 1 < r.start_line);
+            let hi = names.partition_point(|n| n.line < r.end_line);
+            let mut v: Vec<&Name> = names[lo..hi].iter().collect();
+            v.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.line.cmp(&b.line)));
+            v
+        })
+        .collect();
+    let mut left = allowance;
+    for rank in 0..MAX_PER_MARKER {
+        let mut order: Vec<usize> = (0..removed.len())
+            .filter(|&r| per_run[r].len() > rank)
+            .collect();
+        order.sort_by(|&a, &b| {
+            per_run[b][rank]
+                .weight
+                .total_cmp(&per_run[a][rank].weight)
+                .then(a.cmp(&b))
+        });
+        for r in order {
+            // Shown so far: the run's names are taken in rank order, so a run that missed an
+            // earlier rank shows no later one.
+            if removed[r].names.len() != rank {
+                continue;
+            }
+            let text = &per_run[r][rank].text;
+            // `: ` or `, ` before the name; with the first name of a run holding more, room for
+            // the count that may follow (` +N more`).
+            let mut cost = text.len() + 2;
+            if rank == 0 && per_run[r].len() > 1 {
+                cost += 9;
+            }
+            if cost > left {
+                continue;
+            }
+            left -= cost;
+            removed[r].names.push(text.clone());
+        }
+    }
+    for (r, cands) in removed.iter_mut().zip(per_run.iter_mut()) {
+        r.more = if r.names.is_empty() {
+            0
+        } else {
+            cands.len() - r.names.len()
+        };
+        cands.clear();
+    }
+}
+
+/// The label of a run's marker: `fn a, fn b +3 more`; `None` when it names nothing.
+pub fn label(names: &[String], more: usize) -> Option<String> {
+    if names.is_empty() {
+        return None;
+    }
+    let mut s = names.join(", ");
+    if more > 0 {
+        s.push_str(&format!(" +{more} more"));
+    }
+    Some(s)
+}
+
+/// A thing a marker may name and the lines it spans (0-based): a definition, a container, a
+/// section.
+pub(crate) struct Extent {
+    /// Its lines.
+    pub(crate) range: Range<usize>,
+    /// The line that names it (a signature's first line, a heading).
+    pub(crate) line: usize,
+    /// Its label, as markers write it.
+    pub(crate) label: Option<String>,
+}
+
+/// Which lines of `lines` the model can see or see named after `plan`: the kept ones, and those
+/// whose innermost definition (code) or section (docs) shows its name, on a kept signature or
+/// heading line or in the marker of the run holding it. Logs: the kept lines.
+pub(crate) fn visible(extents: &[Extent], plan: &super::Plan) -> Vec<bool> {
+    let mut out = plan.keep.clone();
+    // The innermost extent of each line: the shortest one holding it.
+    let mut inner: Vec<Option<usize>> = vec![None; out.len()];
+    let mut order: Vec<usize> = (0..extents.len()).collect();
+    order.sort_by_key(|&e| std::cmp::Reverse(extents[e].range.len()));
+    for e in order {
+        for slot in
+            &mut inner[extents[e].range.start.min(out.len())..extents[e].range.end.min(out.len())]
+        {
+            *slot = Some(e);
+        }
+    }
+    let named = |e: &Extent| -> bool {
+        if plan.keep.get(e.line).copied().unwrap_or(false) {
+            return true;
+        }
+        let Some(label) = &e.label else {
+            return false;
+        };
+        plan.removed
+            .iter()
+            .find(|r| r.start_line <= e.line + 1 && e.line < r.end_line)
+            .is_some_and(|r| r.names.contains(label))
+    };
+    let shows: Vec<bool> = extents.iter().map(named).collect();
+    for (v, e) in out.iter_mut().zip(&inner) {
+        *v = *v || e.is_some_and(|e| shows[e]);
+    }
+    out
+}
+
+/// What kinds of lines a removed run of a log holds, as one name per run (`870 passing test
+/// lines`, `212 repeated lines, 40 progress lines`), weighted by the run's length.
+pub(crate) fn log_kinds(lines: &[&str], runs: &[Range<usize>], reasons: &[Reason]) -> Vec<Name> {
+    runs.iter()
+        .filter_map(|run| {
+            let mut counts = [0usize; 4];
+            for i in run.clone() {
+                if is_blank(lines[i]) {
+                    continue;
+                }
+                let k = if reasons[i] == Reason::Repeated {
+                    0
+                } else if is_passing(lines[i]) {
+                    1
+                } else if is_progress(lines[i]) {
+                    2
+                } else {
+                    3
+                };
+                counts[k] += 1;
+            }
+            const KINDS: [&str; 4] = ["repeated", "passing test", "progress", "other"];
+            let mut kinds: Vec<(usize, &str)> = counts
+                .iter()
+                .zip(KINDS)
+                .filter(|(c, _)| **c > 0)
+                .map(|(c, k)| (*c, k))
+                .collect();
+            kinds.sort_by_key(|k| std::cmp::Reverse(k.0));
+            let parts: Vec<String> = kinds
+                .iter()
+                .take(2)
+                .map(|(c, k)| {
+                    let what = if *c == 1 { "line" } else { "lines" };
+                    format!("{c} {k} {what}")
+                })
+                .collect();
+            (!parts.is_empty()).then(|| Name {
+                line: run.start,
+                text: parts.join(", "),
+                weight: run.len() as f32,
+            })
+        })
+        .collect()
+}
+
+/// A test runner's line for a test that passed (cargo, pytest, go test, jest/mocha, unittest).
+fn is_passing(line: &str) -> bool {
+    let t = line.trim();
+    t.ends_with(" ... ok")
+        || t.ends_with(" ok")
+        || t.contains(" PASSED")
+        || t.starts_with("PASSED")
+        || t.starts_with("--- PASS")
+        || t.starts_with("ok ")
+        || t.starts_with("PASS ")
+        || t.starts_with('✓')
+        || t.starts_with('✔')
+        || t.starts_with("√")
+}
+
+/// A build or download progress line (cargo, pip, npm, apt, a percentage bar).
+fn is_progress(line: &str) -> bool {
+    let t = line.trim_start();
+    const WORDS: [&str; 12] = [
+        "Compiling ",
+        "Checking ",
+        "Downloading ",
+        "Downloaded ",
+        "Fresh ",
+        "Fetching ",
+        "Collecting ",
+        "Installing ",
+        "Building ",
+        "Resolving ",
+        "Get:",
+        "Unpacking ",
+    ];
+    WORDS.iter().any(|w| t.starts_with(w)) || (t.contains('%') && t.contains('['))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(start: usize, end: usize) -> Removed {
+        Removed {
+            start_line: start,
+            end_line: end,
+            reason: "hors focus".into(),
+            names: Vec::new(),
+            more: 0,
+        }
+    }
+
+    fn name(line: usize, text: &str, weight: f32) -> Name {
+        Name {
+            line,
+            text: text.into(),
+            weight,
+        }
+    }
+
+    #[test]
+    fn a_run_names_what_it_holds_heaviest_first_and_counts_the_rest() {
+        let names = [
+            name(0, "fn kept", 9.0),
+            name(3, "fn a", 1.0),
+            name(5, "fn b", 3.0),
+            name(7, "fn c", 0.5),
+            name(9, "fn d", 2.0),
+            name(20, "fn e", 1.0),
+        ];
+        // Lines 4-10 (1-based) hold the names on 0-based lines 3, 5, 7, 9.
+        let mut removed = [run(4, 10), run(21, 21)];
+        attach(&mut removed, &names, 1000);
+        assert_eq!(removed[0].names, ["fn b", "fn d", "fn a"]);
+        assert_eq!(removed[0].more, 1);
+        assert_eq!(
+            label(&removed[0].names, removed[0].more).as_deref(),
+            Some("fn b, fn d, fn a +1 more")
+        );
+        assert_eq!(removed[1].names, ["fn e"]);
+        assert_eq!(removed[1].more, 0);
+    }
+
+    #[test]
+    fn a_small_allowance_names_the_heaviest_runs_first() {
+        let names = [name(0, "fn light", 1.0), name(5, "fn heavy", 5.0)];
+        let mut removed = [run(1, 2), run(6, 7)];
+        attach(&mut removed, &names, 12);
+        assert!(removed[0].names.is_empty());
+        assert_eq!(removed[1].names, ["fn heavy"]);
+        let mut none = [run(1, 2), run(6, 7)];
+        attach(&mut none, &names, 0);
+        assert!(none.iter().all(|r| r.names.is_empty() && r.more == 0));
+    }
+
+    #[test]
+    fn log_runs_say_what_kind_of_lines_went() {
+        let lines = [
+            "test a ... ok",
+            "test b ... ok",
+            "   Compiling foo v1.0",
+            "",
+            "x",
+        ];
+        let reasons = [Reason::Log; 5];
+        let runs = vec![std::ops::Range { start: 0, end: 5 }];
+        let k = log_kinds(&lines, &runs, &reasons);
+        assert_eq!(k[0].text, "2 passing test lines, 1 progress line");
+    }
+}

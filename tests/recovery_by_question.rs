@@ -1,0 +1,168 @@
+//! A miss the model can see and undo in one call: over the real binary (stdio), a `read` with a
+//! question names the definitions its markers hide, and `recover_text` with the same `prune_id`
+//! and a question returns the lines that result did not show, numbered as in the file, never a
+//! line it showed, and goes on where it stopped when asked again.
+
+mod common;
+use common::*;
+use regex::Regex;
+use serde_json::{Value, json};
+use std::collections::HashSet;
+
+/// A Rust file of 24 functions with distinct names and bodies, each about 12 lines.
+fn source() -> String {
+    let names = [
+        "parse_escape",
+        "decode_hex_escape",
+        "checksum_total",
+        "render_table",
+        "open_session",
+        "close_session",
+        "retry_backoff",
+        "flush_buffers",
+        "compress_block",
+        "expand_block",
+        "load_config",
+        "save_config",
+        "resolve_alias",
+        "split_words",
+        "merge_ranges",
+        "sort_entries",
+        "hash_password",
+        "verify_token",
+        "encode_frame",
+        "decode_frame",
+        "schedule_job",
+        "cancel_job",
+        "watch_directory",
+        "format_duration",
+    ];
+    let mut s = String::from("//! Utilities.\n\nuse std::collections::HashMap;\n\n");
+    for (i, n) in names.iter().enumerate() {
+        s.push_str(&format!(
+            "/// Does the {n} step.\npub fn {n}(input: &str, limit: usize) -> Option<usize> {{\n"
+        ));
+        for k in 0..10 {
+            s.push_str(&format!(
+                "    let v{k} = input.len().wrapping_mul({}) % (limit + {k});\n",
+                i * 31 + k
+            ));
+        }
+        s.push_str("    Some(v0 + v9)\n}\n\n");
+    }
+    s
+}
+
+/// `N│ text` rows of a numbered text: (N, text).
+fn numbered(text: &str) -> Vec<(usize, String)> {
+    text.lines()
+        .filter_map(|l| {
+            let (n, rest) = l.split_once("│ ")?;
+            Some((n.parse().ok()?, rest.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn markers_name_what_they_hide_and_a_question_brings_it_back() {
+    let root = fixture_root();
+    let src = source();
+    std::fs::write(root.path().join("util.rs"), &src).unwrap();
+    let raw: Vec<&str> = src.lines().collect();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+
+    let first = c.call(
+        "read",
+        json!({"path": "util.rs", "context_focus_question": "how does parse_escape handle the limit?"}),
+    );
+    let shown = text(&first["result"]).to_string();
+    assert!(shown.contains("pub fn parse_escape("), "{shown}");
+    // The markers name hidden definitions, as the language writes them.
+    let marker = Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
+    let named: Vec<String> = shown
+        .lines()
+        .filter_map(|l| marker.captures(l))
+        .filter_map(|m| m.name("names").map(|n| n.as_str().to_string()))
+        .collect();
+    assert!(!named.is_empty(), "no marker names anything:\n{shown}");
+    let hidden_fn = Regex::new(r"fn (\w+)").unwrap();
+    let mut hidden: Vec<String> = Vec::new();
+    for list in &named {
+        for m in hidden_fn.captures_iter(list) {
+            let name = m[1].to_string();
+            assert!(
+                !shown.contains(&format!("pub fn {name}(")),
+                "a marker names {name}, whose signature the result shows:\n{shown}"
+            );
+            hidden.push(name);
+        }
+    }
+    assert!(!hidden.is_empty(), "{named:?}");
+    let id = structured(&first["result"])["pruning"]["prune_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // Ask for a hidden one by question: its lines come back with their file line numbers.
+    let target = hidden
+        .iter()
+        .find(|n| n.as_str() != "parse_escape")
+        .unwrap()
+        .clone();
+    let q = format!("what does {target} return?");
+    let second = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": q}),
+    );
+    assert!(second["result"]["isError"] != true, "{second}");
+    assert_valid_result("recover_text", &second["result"]);
+    let r: Value = serde_json::from_str(text(&second["result"])).unwrap();
+    assert_eq!(r["metadata"]["context_focus_question"], q.as_str());
+    assert_eq!(r["hasMore"], false);
+    let rows = numbered(r["raw_text"].as_str().unwrap());
+    assert_eq!(
+        r["metadata"]["returned_lines"].as_u64().unwrap() as usize,
+        rows.len()
+    );
+    assert!(
+        rows.iter()
+            .any(|(_, l)| l.starts_with(&format!("pub fn {target}("))),
+        "{}",
+        r["raw_text"]
+    );
+    for (n, line) in &rows {
+        assert_eq!(raw[n - 1], line, "line {n} is the file's line {n}");
+    }
+    // Nothing the first result showed comes back.
+    let first_lines: HashSet<&str> = shown.lines().collect();
+    let body_of_best: Vec<&(usize, String)> = rows
+        .iter()
+        .filter(|(_, l)| l.contains("pub fn parse_escape("))
+        .collect();
+    assert!(body_of_best.is_empty(), "parse_escape was shown already");
+    // Asked again, it goes on: no line comes back twice.
+    let third = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": q}),
+    );
+    let r3: Value = serde_json::from_str(text(&third["result"])).unwrap();
+    let again: HashSet<usize> = numbered(r3["raw_text"].as_str().unwrap())
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    for (n, _) in &rows {
+        assert!(!again.contains(n), "line {n} returned twice");
+    }
+    assert!(
+        first_lines.contains("pub fn parse_escape(input: &str, limit: usize) -> Option<usize> {")
+    );
+
+    // A cursor is for ranges: with a question it is refused, naming the field.
+    let bad = c.request(
+        "tools/call",
+        json!({"name": "recover_text", "arguments": {"prune_id": id, "context_focus_question": q, "cursor": "r2.0.1.0.0.0"}}),
+    );
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    assert!(bad.to_string().contains("/arguments/cursor"), "{bad}");
+}
