@@ -1,5 +1,7 @@
 //! Outline of indentation languages: a statement ending with `:` opens a block made of the
-//! following lines indented deeper; `class` blocks are containers, other blocks are units.
+//! following lines indented deeper; `class` blocks are containers, other blocks are units. The
+//! same walk serves languages whose `def`/`class`/`module` blocks close with an `end` at the
+//! opener's indentation (Ruby): that line is the block's closing line.
 //!
 //! Owns walking indentation into units and containers. It must never judge relevance.
 
@@ -11,8 +13,12 @@ use super::outline::{
 
 /// Outline of indentation languages.
 pub(super) struct Indent<'a> {
+    /// The text's lines.
     pub(super) lines: &'a [&'a str],
+    /// Their scan (indentation, strings, comments, openers in `colon`).
     pub(super) s: &'a [PyLine],
+    /// Blocks close with an `end` line at the opener's indentation (Ruby): it belongs to them.
+    pub(super) end_closes: bool,
 }
 
 impl Indent<'_> {
@@ -58,11 +64,25 @@ impl Indent<'_> {
                 }
                 end -= 1;
             }
-            if first_keyword(t) == "class" && nest < MAX_NESTING {
+            // `end` at the opener's indentation closes the block (Ruby).
+            let close = (self.end_closes
+                && end < hi
+                && self.s[end].indent == s.indent
+                && trimmed(self.lines[end]) == "end")
+                .then_some(end);
+            let inner_end = end;
+            let end = close.map_or(end, |c| c + 1);
+            let keyword = first_keyword(t);
+            if (keyword == "class" || (self.end_closes && keyword == "module"))
+                && nest < MAX_NESTING
+            {
                 o.roles[i..=last].fill(Role::Sig);
                 attach_preamble(self.lines, |k| self.s[k].comment, &mut o.roles, i, lo, None);
+                if let Some(c) = close {
+                    o.roles[c] = Role::Close;
+                }
                 o.containers.push(i..end);
-                self.level(o, last + 1, end, nest + 1);
+                self.level(o, last + 1, inner_end, nest + 1);
             } else {
                 let id = o.units.len() as u32;
                 let pre = attach_preamble(
@@ -82,7 +102,7 @@ impl Indent<'_> {
                     pre: pre..i,
                     sig: i..last + 1,
                     body: last + 1..end,
-                    close: None,
+                    close,
                 });
             }
             i = end;

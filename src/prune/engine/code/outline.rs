@@ -80,13 +80,15 @@ pub(super) const MAX_SIG_LINES: usize = 12;
 
 /// Outlines `lines`, choosing indentation mode when `:`-opened blocks outnumber `{`-opened ones.
 pub(crate) fn outline(lines: &[&str]) -> Outline {
-    let (mut braces, mut colons) = (0, 0);
+    let (mut braces, mut colons, mut keyword_openers, mut ends) = (0, 0, 0, 0);
     let roles = lines
         .iter()
         .map(|l| {
             let t = trimmed(l);
             braces += usize::from(t.ends_with('{'));
             colons += usize::from(is_py_opener(t));
+            keyword_openers += usize::from(is_end_opener(t));
+            ends += usize::from(t == "end");
             if t.is_empty() {
                 Role::Blank
             } else {
@@ -103,8 +105,15 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
         opens_comment: Vec::new(),
         docstring: vec![false; lines.len()],
     };
-    if colons > braces {
-        let s = indent::scan(lines);
+    // Ruby-like: `def`/`class`/`module` blocks closed by `end` (at the opener's indentation).
+    let end_blocks = keyword_openers > braces.max(colons) && ends * 2 >= keyword_openers;
+    if colons > braces || end_blocks {
+        let mut s = indent::scan(lines);
+        if end_blocks {
+            for (l, line) in s.iter_mut().zip(lines) {
+                l.colon = !l.in_string && !l.comment && is_end_opener(trimmed(line));
+            }
+        }
         for (i, (d, l)) in o.doc.iter_mut().zip(&s).enumerate() {
             let t = trimmed_start(lines[i]);
             *d = l.in_string
@@ -116,7 +125,12 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
         o.opens_comment = o.comment.clone();
         o.docstring = docstrings(lines, &s);
         let first_code = header(lines, &o.comment, &mut o.roles, |i| s[i].in_string);
-        Indent { lines, s: &s }.level(&mut o, first_code, lines.len(), 0);
+        Indent {
+            lines,
+            s: &s,
+            end_closes: end_blocks,
+        }
+        .level(&mut o, first_code, lines.len(), 0);
     } else {
         let s = scan::scan(lines);
         for (d, l) in o.doc.iter_mut().zip(&s) {
@@ -168,6 +182,23 @@ fn docstrings(lines: &[&str], s: &[indent::PyLine]) -> Vec<bool> {
         i += 1;
     }
     out
+}
+
+/// A line opening a definition closed by `end` (Ruby, Crystal): `def`, `class` or `module`
+/// without a Python `:` or a `{`, not a one-line `def x = y` nor `class A; end`.
+pub(super) fn is_end_opener(t: &str) -> bool {
+    let t = t
+        .strip_prefix("private ")
+        .or_else(|| t.strip_prefix("protected "))
+        .or_else(|| t.strip_prefix("public "))
+        .unwrap_or(t);
+    (t.starts_with("def ") || t.starts_with("class ") || t.starts_with("module "))
+        && !t.ends_with(':')
+        && !t.ends_with('{')
+        && !t.ends_with(" end")
+        && !t.ends_with("; end")
+        && !(t.starts_with("def ") && t.contains(") ="))
+        && !t.starts_with("class <<")
 }
 
 pub(super) fn is_py_opener(t: &str) -> bool {
@@ -721,6 +752,28 @@ def c():
         assert_eq!(defined_name("function (x) {"), None);
         assert_eq!(defined_name("⟦NO_PRUNE_BEGIN⟧ x("), Some("x"));
         assert_eq!(defined_name("é⟧("), None);
+    }
+
+    #[test]
+    fn ruby_blocks_close_with_their_end() {
+        let src = "# frozen_string_literal: true\n\nrequire 'rack'\n\nmodule Rack\n  class Lint\n    # Checks the env.\n    def check_env(env)\n      if env.nil?\n        raise 'x'\n      end\n    end\n\n    def call(env) = check_env(env)\n  end\nend\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.containers, [4..16, 5..15]);
+        assert_eq!(o.units.len(), 1);
+        let u = &o.units[0];
+        assert_eq!(
+            (u.pre.clone(), u.sig.clone(), u.body.clone()),
+            (6..7, 7..8, 8..12)
+        );
+        assert_eq!(u.close, Some(11));
+        assert_eq!(o.roles[2], Import);
+        assert_eq!(o.roles[14], Close);
+        assert_eq!(o.roles[15], Close);
+        assert_eq!(label(lines[7]).as_deref(), Some("def check_env"));
+        // A brace language with a `class ... end`-looking line stays a brace language.
+        let js = roles("class A {\n  m() {\n    x();\n  }\n}\n");
+        assert_eq!(js[1], Sig);
     }
 
     #[test]
