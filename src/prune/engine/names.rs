@@ -22,8 +22,11 @@ pub(crate) struct Name {
     pub(crate) weight: f32,
 }
 
-/// At most this many names on one marker; the others are counted (`+3 more`).
-pub(crate) const MAX_PER_MARKER: usize = 3;
+/// At most this many names on one marker; the others are counted (`+3 more`). On the dev splits
+/// of the code sets (realistic, multilang, issue reports), visible recall at the defaults with 3:
+/// 94.6/96.1/95.7%, with 5: 96.1/96.7/95.8% for 0.2 point of token reduction, with 8:
+/// 96.7/97.1/95.9% for 0.1 more (and markers twice as long to read).
+pub(crate) const MAX_PER_MARKER: usize = 5;
 /// The names of all markers together take at most this share of the rendered text's bytes...
 pub(crate) const NAMES_SHARE: f64 = 0.1;
 /// ...or this many bytes if that is more (a short pruned text may still name what it hides).
@@ -265,19 +268,22 @@ mod tests {
         let names = [
             name(0, "fn kept", 9.0),
             name(3, "fn a", 1.0),
+            name(4, "fn f", 0.2),
             name(5, "fn b", 3.0),
+            name(6, "fn g", 0.1),
             name(7, "fn c", 0.5),
+            name(8, "fn h", 0.3),
             name(9, "fn d", 2.0),
             name(20, "fn e", 1.0),
         ];
-        // Lines 4-10 (1-based) hold the names on 0-based lines 3, 5, 7, 9.
+        // Lines 4-10 (1-based) hold the seven names on 0-based lines 3 to 9.
         let mut removed = [run(4, 10), run(21, 21)];
         attach(&mut removed, &names, 1000);
-        assert_eq!(removed[0].names, ["fn b", "fn d", "fn a"]);
-        assert_eq!(removed[0].more, 1);
+        assert_eq!(removed[0].names, ["fn b", "fn d", "fn a", "fn c", "fn h"]);
+        assert_eq!(removed[0].more, 2);
         assert_eq!(
             label(&removed[0].names, removed[0].more).as_deref(),
-            Some("fn b, fn d, fn a +1 more")
+            Some("fn b, fn d, fn a, fn c, fn h +2 more")
         );
         assert_eq!(removed[1].names, ["fn e"]);
         assert_eq!(removed[1].more, 0);
