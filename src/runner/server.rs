@@ -197,19 +197,19 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
     opt("--tools", tools);
     opt("--tool-prefix", tool_prefix);
     opt("--ledger", ledger);
-    if *no_ledger {
-        argv.push("--no-ledger".into());
-    }
     for origin in allowed_origins {
         argv.push("--allowed-origin".into());
         argv.push(origin.clone());
     }
-    if *allow_remote {
-        argv.push("--allow-remote".into());
-    }
-    if *output_schemas {
-        argv.push("--output-schemas".into());
-    }
+    // Yes/no flags keep their value (`--flag=VALUE`): the server parses it again, strictly.
+    let mut yes_no = |flag: &str, value: &Option<String>| {
+        if let Some(v) = value {
+            argv.push(format!("{flag}={v}"));
+        }
+    };
+    yes_no("--no-ledger", no_ledger);
+    yes_no("--allow-remote", allow_remote);
+    yes_no("--output-schemas", output_schemas);
     argv
 }
 
@@ -433,7 +433,7 @@ mod tests {
             pruner: Some("off".into()),
             allowed_origins: vec!["http://a".into(), "http://b".into()],
             auth_token: Some("secret".into()),
-            output_schemas: true,
+            output_schemas: Some("true".into()),
             ..Default::default()
         };
         let argv = server_argv(&args, &cfg).join(" ");
@@ -442,7 +442,7 @@ mod tests {
             argv,
             format!(
                 "serve --host 127.0.0.1 --port 0 --root {root} --log-format json --log-level info \
-                 --pruner off --allowed-origin http://a --allowed-origin http://b --output-schemas"
+                 --pruner off --allowed-origin http://a --allowed-origin http://b --output-schemas=true"
             )
         );
         assert!(
