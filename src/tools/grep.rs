@@ -35,7 +35,7 @@ pub const DEFAULT_MAX_MATCHES: usize = 500;
 pub const FLUSH_BYTES: usize = 1024 * 1024;
 
 /// Runs `grep`.
-pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
+pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
     let start = Instant::now();
     let cfg = &ctx.app.config;
     let root = cfg.root.clone();
@@ -44,6 +44,10 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             .map_err(|m| message::invalid_field("/arguments/cwd", m))?,
         None => root.clone(),
     };
+    // Without `paths`, the search covers `cwd` (the root unless given).
+    if input.paths.is_empty() {
+        input.paths.push(".".into());
+    }
     let mut targets = Vec::new();
     for (i, p) in input.paths.iter().enumerate() {
         targets.push(
