@@ -114,6 +114,11 @@ fn load(
     std::println!("cargo:rerun-if-changed={}", dir.display());
     for path in entries {
         if path.is_dir() {
+            // schemas/external/ holds other projects' schemas (the MCP Registry's server.json),
+            // used by tests only: never part of this contract.
+            if path.file_name().is_some_and(|n| n == "external") {
+                continue;
+            }
             load(base, &path, files, manifest);
             continue;
         }
