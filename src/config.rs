@@ -499,7 +499,10 @@ struct Pruning {
 
 /// `--pruner`, `--pruner-endpoint` (an http(s) URL, required by `http` and `swe-pruner`), the
 /// pruner timeout and input limits, and the SWE-Pruner threshold.
-fn pruning(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Pruning, ConfigError> {
+fn pruning(
+    args: &ServerArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Pruning, ConfigError> {
     let ep_src = pick(
         "--pruner-endpoint",
         &args.pruner_endpoint,
@@ -766,7 +769,10 @@ struct Listing {
 }
 
 /// `--tools`, `--tool-prefix` and `--output-schemas`.
-fn listing(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Listing, ConfigError> {
+fn listing(
+    args: &ServerArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Listing, ConfigError> {
     let tools_src = pick("--tools", &args.tools, &["MCP_PRUNER_TOOLS"], env);
     let tools = match &tools_src.value {
         None => None,
@@ -1101,8 +1107,16 @@ mod tests {
             output_schemas: Some("0".into()),
             ..Default::default()
         };
-        assert!(!Config::from_args_with_env(&off, &on).unwrap().output_schemas);
-        assert!(Config::from_args_with_env(&ServerArgs::default(), &on).unwrap().output_schemas);
+        assert!(
+            !Config::from_args_with_env(&off, &on)
+                .unwrap()
+                .output_schemas
+        );
+        assert!(
+            Config::from_args_with_env(&ServerArgs::default(), &on)
+                .unwrap()
+                .output_schemas
+        );
     }
 
     #[test]
@@ -1128,11 +1142,7 @@ mod tests {
         };
         let e = Config::from_args_with_env(&args, &|_| None).unwrap_err();
         assert_eq!((e.code, e.field.as_str()), ("invalid_ledger", "--ledger"));
-        assert_eq!(
-            pinned_ledger(&env),
-            None,
-            "HOME alone finds the same file"
-        );
+        assert_eq!(pinned_ledger(&env), None, "HOME alone finds the same file");
         let xdg = |k: &str| match k {
             "XDG_DATA_HOME" => Some("/data".to_string()),
             "HOME" => Some("/home/u".to_string()),

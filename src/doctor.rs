@@ -449,20 +449,27 @@ fn entry_check(e: &Entry, exe: Option<&Path>) -> Check {
                 _ => match crate::config::pinned_ledger(&|k| std::env::var(k).ok()) {
                     // A client may start the server without XDG_DATA_HOME or MCP_PRUNER_LEDGER:
                     // its rows would then land in ~/.local/share, not where `stats` looks here.
-                    Some(l) if !e.args.iter().any(|a| a.starts_with("--ledger") || a.starts_with("--no-ledger")) => check(
-                        Verdict::Warn,
-                        "clients",
-                        format!(
-                            "{} runs {command} {args}, without --ledger: a client that drops XDG_DATA_HOME or MCP_PRUNER_LEDGER records elsewhere than {}",
-                            e.place,
-                            l.display()
-                        ),
-                        Some(format!(
-                            "add \"--ledger\", \"{}\" to its args (`mcp-pruner config {}` prints the entry)",
-                            l.display(),
-                            e.client
-                        )),
-                    ),
+                    Some(l)
+                        if !e
+                            .args
+                            .iter()
+                            .any(|a| a.starts_with("--ledger") || a.starts_with("--no-ledger")) =>
+                    {
+                        check(
+                            Verdict::Warn,
+                            "clients",
+                            format!(
+                                "{} runs {command} {args}, without --ledger: a client that drops XDG_DATA_HOME or MCP_PRUNER_LEDGER records elsewhere than {}",
+                                e.place,
+                                l.display()
+                            ),
+                            Some(format!(
+                                "add \"--ledger\", \"{}\" to its args (`mcp-pruner config {}` prints the entry)",
+                                l.display(),
+                                e.client
+                            )),
+                        )
+                    }
                     _ => check(
                         Verdict::Ok,
                         "clients",

@@ -845,7 +845,9 @@ fn stored_page(
         let text = String::from_utf8_lossy(&row);
         match parse_row(&index.per_file[file].0, &text) {
             Some(m) => page.push(m),
-            None => return Err(std::io::Error::other(format!("unreadable match row {text:?}")).into()),
+            None => {
+                return Err(std::io::Error::other(format!("unreadable match row {text:?}")).into());
+            }
         }
         at += 1;
     }

@@ -222,9 +222,9 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         }
         // The page's own lines: a cut raw page ends where the page ends (`end_line`); a cut
         // pruned page says how many of its lines are shown.
-        let window = past_end.clone().unwrap_or_else(|| {
-            format!("lines {first}-{} of {total_lines}", result.end_line)
-        });
+        let window = past_end
+            .clone()
+            .unwrap_or_else(|| format!("lines {first}-{} of {total_lines}", result.end_line));
         let cut = match (result.truncated, applied) {
             (false, _) => String::new(),
             (true, false) => ", truncated".to_string(),
