@@ -264,7 +264,7 @@ async fn relay(
         }
         if parsed.level.is_none_or(|l| l <= max_level) {
             // A closed log sink must not stop the relay: the pipe still has to be drained.
-            crate::logging::write_line(&line);
+            crate::logging::write_line(line);
         }
     }
 }
