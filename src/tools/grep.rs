@@ -784,13 +784,22 @@ struct StoredIndex {
     per_file: Vec<(String, usize)>,
 }
 
-/// Indexes of the most recent searches whose matches were stored, by artifact id (newest last).
+/// Indexes of the most recent searches whose matches were stored, by artifact id (newest last):
+/// at most [`STORED_INDEXES`] of at most [`STORED_INDEX_MAX_BYTES`] each.
 /// Ids carry a per-store secret tag, so ids of two stores in one process never collide.
 static STORED: Mutex<Vec<(String, Arc<StoredIndex>)>> = Mutex::new(Vec::new());
 /// How many search indexes are kept (each costs its matched files' paths).
 const STORED_INDEXES: usize = 32;
 
+/// An index whose paths take more than this is not kept (its later pages search again), so the
+/// kept indexes stay within [`STORED_INDEXES`] times this.
+const STORED_INDEX_MAX_BYTES: usize = 4 << 20;
+
 fn remember_index(id: &str, index: StoredIndex) {
+    let bytes: usize = index.per_file.iter().map(|(p, _)| p.len() + 32).sum();
+    if bytes > STORED_INDEX_MAX_BYTES {
+        return;
+    }
     let mut stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
     stored.retain(|(k, _)| k != id);
     if stored.len() >= STORED_INDEXES {
