@@ -212,12 +212,12 @@ pub fn default_ledger_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathB
 /// `config` pins such a path with `--ledger`, and `doctor` suggests it.
 pub fn pinned_ledger(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     let set = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+    if set("MCP_PRUNER_NO_LEDGER").is_some_and(|v| parse_bool(&v) == Some(true)) {
+        return None;
+    }
     if let Some(v) = set("MCP_PRUNER_LEDGER") {
         let off = v.trim() == "off";
         return (!off && Path::new(&v).is_absolute()).then(|| PathBuf::from(v));
-    }
-    if set("MCP_PRUNER_NO_LEDGER").is_some_and(|v| parse_bool(&v) == Some(true)) {
-        return None;
     }
     let here = default_ledger_path(env)?;
     let home_only = |k: &str| if k == "HOME" { env(k) } else { None };
@@ -1154,6 +1154,12 @@ mod tests {
         );
         let off = |k: &str| (k == "MCP_PRUNER_LEDGER").then(|| "off".to_string());
         assert_eq!(pinned_ledger(&off), None);
+        let no = |k: &str| match k {
+            "MCP_PRUNER_LEDGER" => Some("/x/ledger.sqlite3".to_string()),
+            "MCP_PRUNER_NO_LEDGER" => Some("1".to_string()),
+            _ => None,
+        };
+        assert_eq!(pinned_ledger(&no), None, "no ledger, nothing to pin");
         let args = ServerArgs {
             root: Some("/".into()),
             ..Default::default()
