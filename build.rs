@@ -6,7 +6,7 @@
 #[path = "build/bundle.rs"]
 mod bundle;
 
-use build_print::{info, warn};
+use build_print::warn;
 use std::{fs, path::Path};
 
 fn main() {
@@ -69,8 +69,9 @@ fn main() {
     ] {
         let path = generated.join(name);
         let current = fs::read_to_string(&path).unwrap_or_default();
+        // Up to date is the normal case and says nothing: cargo shows build-script lines as
+        // warnings, and a warning must mean something to act on.
         if current == content {
-            info!("generated/{name} is up to date ({} bytes)", content.len());
             continue;
         }
         if ci {
@@ -113,6 +114,11 @@ fn load(
     std::println!("cargo:rerun-if-changed={}", dir.display());
     for path in entries {
         if path.is_dir() {
+            // schemas/external/ holds other projects' schemas (the MCP Registry's server.json),
+            // used by tests only: never part of this contract.
+            if path.file_name().is_some_and(|n| n == "external") {
+                continue;
+            }
             load(base, &path, files, manifest);
             continue;
         }

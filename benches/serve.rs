@@ -9,7 +9,8 @@
 //!    on the same tree and pattern, in the same run: wall time of a whole `tools/call` (all matches
 //!    found, sorted, stored for recovery, first page returned) over the wall time of `rg`
 //!    (parallel, unsorted) and of `rg --sort path` (sorted, single-threaded). Match counts are
-//!    printed side by side so the two searches can be seen to agree.
+//!    printed side by side, read from what the default mode sends (`_meta`), and the bench
+//!    panics when they disagree with rg's.
 //!
 //! Both servers run at the default log level (one JSON event per request step, drained by the
 //! bench), as users run them.
@@ -419,13 +420,17 @@ fn grep_vs_rg() {
             ));
             let (_, v) = server.recv();
             let elapsed = t.elapsed();
-            let s = &v["result"]["structuredContent"];
             assert!(v["result"]["isError"] != true, "grep failed: {v}");
+            let s = result_of(&v);
             if elapsed < ours {
                 ours = elapsed;
-                server_ms = s["duration_ms"].as_u64().unwrap_or(0);
+                server_ms = s["duration_ms"]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("grep result without duration_ms: {s}"));
             }
-            matches = s["match_count"].as_u64().unwrap_or(0);
+            matches = s["match_count"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("grep result without match_count: {s}"));
         }
         let mut flags = vec!["--no-messages", "-n", "--column"];
         if p.fixed {
@@ -437,6 +442,15 @@ fn grep_vs_rg() {
         let (rg_ms, rg_lines) = best_rg(&rg, &tree, &flags, p.pattern, runs);
         flags.extend(["--sort", "path"]);
         let (rg_sorted_ms, _) = best_rg(&rg, &tree, &flags, p.pattern, runs);
+        assert_eq!(
+            matches,
+            rg_lines as u64,
+            "grep {:?} over {}: the server counted {matches} matching lines, `{rg} {}` printed {rg_lines}: \
+             the two searches disagree",
+            p.pattern,
+            tree.display(),
+            flags.join(" ")
+        );
         println!(
             "{:<22} {:>9} {:>9} {:>9.1} {:>11} {:>12.1} {:>8.2}x {:>11.1}",
             p.label,
@@ -453,6 +467,25 @@ fn grep_vs_rg() {
         "ratio = ours / rg (parallel, unsorted, to a pipe). ours is a whole tools/call over stdio: \
          search, sort, store every match for recovery, serialize the first page."
     );
+}
+
+/// The structured result as the default mode sends it: `_meta["mcp-pruner/result"]` (the
+/// metadata), merged with `structuredContent` when a server runs with `--output-schemas`.
+fn result_of(response: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for part in [
+        &response["result"]["_meta"]["mcp-pruner/result"],
+        &response["result"]["structuredContent"],
+    ] {
+        if let Value::Object(m) = part {
+            out.extend(m.clone());
+        }
+    }
+    assert!(
+        !out.is_empty(),
+        "the response carries neither _meta[\"mcp-pruner/result\"] nor structuredContent: {response}"
+    );
+    Value::Object(out)
 }
 
 /// Best wall time of `rg FLAGS PATTERN .` in `tree` (output to a pipe and counted), and its

@@ -394,7 +394,8 @@ pub struct GrepInput {
     pub max_matches: ::std::option::Option<::std::num::NonZeroU64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub max_output_bytes: ::std::option::Option<MaxOutputBytes>,
-    ///Files or dirs, relative to cwd.
+    ///Files or dirs, relative to cwd. Default: cwd (the root).
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub paths: ::std::vec::Vec<::std::string::String>,
     ///Regex (Rust syntax).
     pub pattern: ::std::string::String,

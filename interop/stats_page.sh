@@ -3,7 +3,8 @@
 # ledger rows with the real binary in a scripted stdio session, renders them with
 # `mcp-pruner stats --html`, opens the page in headless Chromium through playwright-core and checks
 # that the charts render (see that file). Installs what it needs: Debian's `chromium` (apt-get,
-# when /usr/bin/chromium is missing and we are root) and playwright-core, pinned in
+# when /usr/bin/chromium is missing and we are root, unless MCP_PRUNER_NO_SYSTEM_INSTALL=1: then
+# the check is skipped, saying so) and playwright-core, pinned in
 # interop/package.json + package-lock.json (`npm ci` in interop/; it downloads no browser).
 #
 #   bash interop/stats_page.sh                          # builds target/debug/mcp-pruner if missing
@@ -35,7 +36,10 @@ fi
 # The browser: Debian's chromium package, which playwright-core drives through executablePath.
 CHROMIUM="${STATS_PAGE_CHROMIUM:-/usr/bin/chromium}"
 if [[ ! -x "$CHROMIUM" ]]; then
-  if [[ "$CHROMIUM" == /usr/bin/chromium && "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+  if [[ "${MCP_PRUNER_NO_SYSTEM_INSTALL:-0}" =~ ^([1Yy]|[Tt][Rr][Uu][Ee]|[Yy][Ee][Ss]|[Oo][Nn])$ ]]; then
+    say "skipped: no Chromium at $CHROMIUM, and MCP_PRUNER_NO_SYSTEM_INSTALL forbids installing it system-wide"
+    exit 0
+  elif [[ "$CHROMIUM" == /usr/bin/chromium && "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
     say "installing chromium (apt-get)…"
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         chromium fonts-liberation; } >"${TMPDIR:-/tmp}/stats_page_apt.log" 2>&1 \

@@ -41,6 +41,11 @@ pub struct ConfigArgs {
     /// Root directory passed to `mcp-pruner stdio --root` [default: current directory]
     #[arg(long, value_name = "DIR")]
     pub root: Option<String>,
+    /// Savings ledger passed to `mcp-pruner stdio --ledger` [default: the file this environment
+    /// selects, pinned only when it depends on MCP_PRUNER_LEDGER or XDG_DATA_HOME, which a client
+    /// may not pass on]
+    #[arg(long, value_name = "PATH", conflicts_with = "url")]
+    pub ledger: Option<String>,
 }
 
 /// How the client reaches the server.
@@ -53,25 +58,35 @@ pub enum Target {
         /// Bearer token the server requires (`--auth-token`), when it requires one.
         bearer: Option<String>,
     },
-    /// The client spawns `command stdio --root root` and talks over its stdin/stdout.
+    /// The client spawns `command stdio --root root [--ledger ledger]` and talks over its
+    /// stdin/stdout.
     Stdio {
         /// Absolute path of the `mcp-pruner` executable.
         command: PathBuf,
         /// Absolute root directory every tool path is confined to.
         root: PathBuf,
+        /// The savings ledger, pinned (see [`crate::config::pinned_ledger`]).
+        ledger: Option<PathBuf>,
     },
 }
 
 impl Target {
-    /// `args` of a stdio server (`["stdio", "--root", DIR]`); empty for HTTP.
+    /// `args` of a stdio server (`["stdio", "--root", DIR]`, then `"--ledger", PATH` when one is
+    /// pinned); empty for HTTP.
     fn stdio_args(&self) -> Vec<String> {
         match self {
             Target::Http { .. } => Vec::new(),
-            Target::Stdio { root, .. } => vec![
-                "stdio".into(),
-                "--root".into(),
-                root.to_string_lossy().into_owned(),
-            ],
+            Target::Stdio { root, ledger, .. } => {
+                let mut args = vec![
+                    "stdio".into(),
+                    "--root".into(),
+                    root.to_string_lossy().into_owned(),
+                ];
+                if let Some(l) = ledger {
+                    args.extend(["--ledger".into(), l.to_string_lossy().into_owned()]);
+                }
+                args
+            }
         }
     }
 }
@@ -218,7 +233,22 @@ pub fn target(args: &ConfigArgs) -> Result<Target, crate::config::ConfigError> {
         ..Default::default()
     };
     let root = crate::config::Config::from_args_with_env(&server, &|_| None)?.root;
-    Ok(Target::Stdio { command, root })
+    let ledger = match &args.ledger {
+        Some(p) if p.trim() == "off" || !std::path::Path::new(p).is_absolute() => {
+            return Err(ConfigError {
+                code: "invalid_ledger",
+                field: "--ledger".into(),
+                message: format!("expected an absolute file path, got {p:?}"),
+            });
+        }
+        Some(p) => Some(PathBuf::from(p)),
+        None => crate::config::pinned_ledger(&|k| std::env::var(k).ok()),
+    };
+    Ok(Target::Stdio {
+        command,
+        root,
+        ledger,
+    })
 }
 
 /// `mcp-pruner config`: the snippet on stdout, the equivalent CLI command as a comment on stderr.
@@ -260,6 +290,7 @@ mod tests {
         Target::Stdio {
             command: "/opt/my tools/mcp-pruner".into(),
             root: "/src/it's".into(),
+            ledger: None,
         }
     }
 
@@ -308,6 +339,15 @@ mod tests {
             "-c mcp_servers.pruner.url=\"http://127.0.0.1:9/mcp\" -c mcp_servers.pruner.bearer_token_env_var=\"MCP_PRUNER_AUTH_TOKEN\""
         );
         assert_eq!(toml_str("a\"b\\c\n"), r#""a\"b\\c\n""#);
+        let pinned = Target::Stdio {
+            command: "/bin/mcp-pruner".into(),
+            root: "/src".into(),
+            ledger: Some("/data/mcp-pruner/ledger.sqlite3".into()),
+        };
+        assert_eq!(
+            codex_toml(&pinned),
+            "[mcp_servers.pruner]\ncommand = \"/bin/mcp-pruner\"\nargs = [\"stdio\", \"--root\", \"/src\", \"--ledger\", \"/data/mcp-pruner/ledger.sqlite3\"]\n"
+        );
     }
 
     #[test]
@@ -317,13 +357,14 @@ mod tests {
             url: url.map(str::to_string),
             stdio: false,
             root: root.map(str::to_string),
+            ledger: None,
         };
         let e = target(&args(Some("ftp://x"), None)).unwrap_err();
         assert_eq!((e.code, e.field.as_str()), ("invalid_url", "--url"));
         let e = target(&args(None, Some("/definitely/not/here"))).unwrap_err();
         assert_eq!((e.code, e.field.as_str()), ("invalid_root_dir", "--root"));
         match target(&args(None, Some("/"))).unwrap() {
-            Target::Stdio { command, root } => {
+            Target::Stdio { command, root, .. } => {
                 assert!(command.is_absolute());
                 assert_eq!(root, PathBuf::from("/"));
             }

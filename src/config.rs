@@ -65,9 +65,9 @@ pub struct ServerArgs {
     /// Minimum log level: debug, info, warn, error [env: MCP_PRUNER_LOG_LEVEL; default info]
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
-    /// Allow a non-loopback --host (use --auth-token with it) [env: MCP_PRUNER_ALLOW_REMOTE]
-    #[arg(long)]
-    pub allow_remote: bool,
+    /// Allow a non-loopback --host (use --auth-token with it); --allow-remote=BOOL also takes 1/true/yes/on or 0/false/no/off [env: MCP_PRUNER_ALLOW_REMOTE]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub allow_remote: Option<String>,
     /// Bearer token every HTTP request must carry [env: MCP_PRUNER_AUTH_TOKEN]
     #[arg(long, value_name = "TOKEN")]
     pub auth_token: Option<String>,
@@ -125,15 +125,15 @@ pub struct ServerArgs {
     /// Prefix every tool name, for clients that do not namespace tools [env: MCP_PRUNER_TOOL_PREFIX]
     #[arg(long, value_name = "PREFIX")]
     pub tool_prefix: Option<String>,
-    /// Publish each tool's outputSchema in tools/list (costs tokens) [env: MCP_PRUNER_OUTPUT_SCHEMAS]
-    #[arg(long)]
-    pub output_schemas: bool,
+    /// Publish each tool's outputSchema in tools/list (costs tokens); --output-schemas=BOOL also takes 1/true/yes/on or 0/false/no/off [env: MCP_PRUNER_OUTPUT_SCHEMAS]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub output_schemas: Option<String>,
     /// The savings ledger, one row of counts per call (SQLite) [env: MCP_PRUNER_LEDGER; default: $XDG_DATA_HOME/mcp-pruner/ledger.sqlite3]
     #[arg(long, value_name = "PATH")]
     pub ledger: Option<String>,
-    /// Record no ledger rows [env: MCP_PRUNER_NO_LEDGER=1, or MCP_PRUNER_LEDGER=off]
-    #[arg(long, conflicts_with = "ledger")]
-    pub no_ledger: bool,
+    /// Record no ledger rows; --no-ledger=BOOL also takes 1/true/yes/on or 0/false/no/off [env: MCP_PRUNER_NO_LEDGER=1, or MCP_PRUNER_LEDGER=off]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", conflicts_with = "ledger")]
+    pub no_ledger: Option<String>,
 }
 
 /// Everything the server needs, validated. Built once at start-up and shared read-only.
@@ -203,6 +203,25 @@ pub fn default_ledger_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathB
         .map(PathBuf::from)
         .or_else(|| env("HOME").map(|h| Path::new(&h).join(".local/share")))?;
     Some(base.join("mcp-pruner").join("ledger.sqlite3"))
+}
+
+/// The ledger file the current environment selects when that choice rests on variables a client
+/// may not pass on to a server it launches (`MCP_PRUNER_LEDGER`, or an `XDG_DATA_HOME` that moves
+/// it away from `~/.local/share`): the Python SDK, for one, starts stdio servers with only `HOME`,
+/// `PATH` and a few others. `None` when `HOME` alone finds the same file, or when the ledger is off.
+/// `config` pins such a path with `--ledger`, and `doctor` suggests it.
+pub fn pinned_ledger(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let set = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+    if set("MCP_PRUNER_NO_LEDGER").is_some_and(|v| parse_bool(&v) == Some(true)) {
+        return None;
+    }
+    if let Some(v) = set("MCP_PRUNER_LEDGER") {
+        let off = v.trim() == "off";
+        return (!off && Path::new(&v).is_absolute()).then(|| PathBuf::from(v));
+    }
+    let here = default_ledger_path(env)?;
+    let home_only = |k: &str| if k == "HOME" { env(k) } else { None };
+    (default_ledger_path(&home_only).as_ref() != Some(&here)).then_some(here)
 }
 
 /// An invalid configuration value. `code` is seed 000's error code (`invalid_port`, ...).
@@ -282,8 +301,12 @@ where
     }
 }
 
-/// Parses a truthy/falsy environment string per seed 000 (`1/true/yes/on` are true).
-/// Returns `None` for a value that is neither clearly true nor clearly false.
+/// The spellings every yes/no setting accepts, flag or variable, as error messages and the docs
+/// list them.
+pub const BOOL_SPELLINGS: &str = "1, true, yes, on (yes) or 0, false, no, off (no)";
+
+/// Parses a yes/no value: `1/true/yes/on` are true, `0/false/no/off` (and the empty string) are
+/// false, case-insensitively and with surrounding blanks ignored. `None` for anything else.
 pub fn parse_bool(raw: &str) -> Option<bool> {
     match raw.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Some(true),
@@ -292,258 +315,328 @@ pub fn parse_bool(raw: &str) -> Option<bool> {
     }
 }
 
-impl Config {
-    /// Builds the configuration from flags and the process environment.
-    pub fn from_args(args: &ServerArgs) -> Result<Config, ConfigError> {
-        Self::from_args_with_env(args, &|name| std::env::var(name).ok())
+/// The one strict reader of yes/no settings: `--flag` (or `--flag=BOOL`) when given, else the
+/// first set variable of `envs`; `false` when neither is set. A value that is neither yes nor no
+/// is a [`ConfigError`] with `code`, naming the flag or variable and the accepted spellings: an
+/// unreadable value is never taken as unset.
+pub(crate) fn bool_setting(
+    flag: &str,
+    value: &Option<String>,
+    envs: &[&str],
+    env: &dyn Fn(&str) -> Option<String>,
+    code: &'static str,
+) -> Result<bool, ConfigError> {
+    let src = pick(flag, value, envs, env);
+    match &src.value {
+        None => Ok(false),
+        Some(raw) => bool_value(&src.origin, raw, code),
     }
+}
 
-    /// Builds the configuration from flags and an environment lookup (tests pass their own).
-    pub fn from_args_with_env(
-        args: &ServerArgs,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Config, ConfigError> {
-        let allow_remote = args.allow_remote
-            || env("MCP_PRUNER_ALLOW_REMOTE")
-                .and_then(|v| parse_bool(&v))
-                .unwrap_or(false);
+/// Parses one yes/no value from `origin` (a flag or variable name) strictly.
+pub(crate) fn bool_value(origin: &str, raw: &str, code: &'static str) -> Result<bool, ConfigError> {
+    parse_bool(raw).ok_or_else(|| ConfigError {
+        code,
+        field: origin.to_string(),
+        message: format!("expected one of {BOOL_SPELLINGS}, got {raw:?}"),
+    })
+}
 
-        let host_src = pick(
-            "--host",
-            &args.host,
-            &["JEEVES_MCP_PRUNER_HOST", "MCP_PRUNER_HOST"],
+/// Where to listen: host, port, and whether a non-loopback host was allowed.
+struct Listen {
+    host: IpAddr,
+    port: u16,
+    allow_remote: bool,
+}
+
+/// `--host`, `--port`, `--allow-remote` and their variables.
+fn listen(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Listen, ConfigError> {
+    let allow_remote = bool_setting(
+        "--allow-remote",
+        &args.allow_remote,
+        &["MCP_PRUNER_ALLOW_REMOTE"],
+        env,
+        "invalid_allow_remote",
+    )?;
+    let host_src = pick(
+        "--host",
+        &args.host,
+        &["JEEVES_MCP_PRUNER_HOST", "MCP_PRUNER_HOST"],
+        env,
+    );
+    let host_raw = host_src.value.clone().unwrap_or_else(|| "127.0.0.1".into());
+    let host_trim = host_raw
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let host: IpAddr = match host_trim {
+        "localhost" => IpAddr::from([127, 0, 0, 1]),
+        other => other.parse().map_err(|_| ConfigError {
+            code: "invalid_host",
+            field: host_src.origin.clone(),
+            message: format!("expected an IP address such as 127.0.0.1 or ::1, got {host_raw:?}"),
+        })?,
+    };
+    if !host.is_loopback() && !allow_remote {
+        return Err(ConfigError {
+            code: "invalid_host",
+            field: host_src.origin,
+            message: format!(
+                "expected a loopback address (127.0.0.1 or ::1), got {host}; pass --allow-remote to bind it"
+            ),
+        });
+    }
+    let port = int_in::<u16>(
+        &pick(
+            "--port",
+            &args.port,
+            &["JEEVES_MCP_PRUNER_PORT", "MCP_PRUNER_PORT"],
             env,
-        );
-        let host_raw = host_src.value.clone().unwrap_or_else(|| "127.0.0.1".into());
-        let host_trim = host_raw
-            .trim()
-            .trim_start_matches('[')
-            .trim_end_matches(']');
-        let host: IpAddr = match host_trim {
-            "localhost" => IpAddr::from([127, 0, 0, 1]),
-            other => other.parse().map_err(|_| ConfigError {
-                code: "invalid_host",
-                field: host_src.origin.clone(),
-                message: format!(
-                    "expected an IP address such as 127.0.0.1 or ::1, got {host_raw:?}"
-                ),
-            })?,
-        };
-        if !host.is_loopback() && !allow_remote {
+        ),
+        "invalid_port",
+        0,
+        65535,
+        0,
+    )?;
+    Ok(Listen {
+        host,
+        port,
+        allow_remote,
+    })
+}
+
+/// `--root`: an existing directory, canonicalized; the current directory by default.
+fn root(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, ConfigError> {
+    let root_src = pick(
+        "--root",
+        &args.root,
+        &["JEEVES_MCP_PRUNER_ROOT_DIR", "MCP_PRUNER_ROOT"],
+        env,
+    );
+    let root = match &root_src.value {
+        Some(raw) => PathBuf::from(raw),
+        None => std::env::current_dir().map_err(|e| ConfigError {
+            code: "invalid_root_dir",
+            field: root_src.origin.clone(),
+            message: format!("cannot read the current directory: {e}"),
+        })?,
+    };
+    match std::fs::canonicalize(&root) {
+        Ok(p) if p.is_dir() => Ok(p),
+        Ok(p) => Err(ConfigError {
+            code: "invalid_root_dir",
+            field: root_src.origin,
+            message: format!("expected a directory, {} is not one", p.display()),
+        }),
+        Err(e) => Err(ConfigError {
+            code: "invalid_root_dir",
+            field: root_src.origin,
+            message: format!("expected an existing directory, {}: {e}", root.display()),
+        }),
+    }
+}
+
+/// `--log-format` and `--log-level`.
+fn logs(
+    args: &ServerArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(LogFormat, tracing::Level), ConfigError> {
+    let fmt_src = pick(
+        "--log-format",
+        &args.log_format,
+        &["MCP_PRUNER_LOG_FORMAT"],
+        env,
+    );
+    let log_format = match fmt_src.value.as_deref().map(str::trim) {
+        None | Some("json") => LogFormat::Json,
+        Some("text") => LogFormat::Text,
+        Some(other) => {
             return Err(ConfigError {
-                code: "invalid_host",
-                field: host_src.origin,
-                message: format!(
-                    "expected a loopback address (127.0.0.1 or ::1), got {host}; pass --allow-remote to bind it"
-                ),
+                code: "invalid_log_format",
+                field: fmt_src.origin,
+                message: format!("expected json or text, got {other:?}"),
             });
         }
-
-        let port = int_in::<u16>(
-            &pick(
-                "--port",
-                &args.port,
-                &["JEEVES_MCP_PRUNER_PORT", "MCP_PRUNER_PORT"],
-                env,
-            ),
-            "invalid_port",
-            0,
-            65535,
-            0,
-        )?;
-
-        let root_src = pick(
-            "--root",
-            &args.root,
-            &["JEEVES_MCP_PRUNER_ROOT_DIR", "MCP_PRUNER_ROOT"],
-            env,
-        );
-        let root = match &root_src.value {
-            Some(raw) => PathBuf::from(raw),
-            None => std::env::current_dir().map_err(|e| ConfigError {
-                code: "invalid_root_dir",
-                field: root_src.origin.clone(),
-                message: format!("cannot read the current directory: {e}"),
-            })?,
-        };
-        let root = match std::fs::canonicalize(&root) {
-            Ok(p) if p.is_dir() => p,
-            Ok(p) => {
+    };
+    let level_src = pick(
+        "--log-level",
+        &args.log_level,
+        &["MCP_PRUNER_LOG_LEVEL"],
+        env,
+    );
+    let log_level = match level_src
+        .value
+        .as_deref()
+        .map(|s| s.trim().to_ascii_lowercase())
+    {
+        None => tracing::Level::INFO,
+        Some(l) => match l.as_str() {
+            "debug" => tracing::Level::DEBUG,
+            "info" => tracing::Level::INFO,
+            "warn" | "warning" => tracing::Level::WARN,
+            "error" => tracing::Level::ERROR,
+            _ => {
                 return Err(ConfigError {
-                    code: "invalid_root_dir",
-                    field: root_src.origin,
-                    message: format!("expected a directory, {} is not one", p.display()),
+                    code: "invalid_log_level",
+                    field: level_src.origin,
+                    message: format!("expected debug, info, warn or error, got {l:?}"),
                 });
             }
-            Err(e) => {
+        },
+    };
+    Ok((log_format, log_level))
+}
+
+/// The pruning backend and its settings.
+struct Pruning {
+    backend: Backend,
+    pruner_endpoint: Option<url::Url>,
+    pruner_timeout: Duration,
+    max_prune_input_bytes: usize,
+    max_input_chars: usize,
+    swe_threshold: f64,
+}
+
+/// `--pruner`, `--pruner-endpoint` (an http(s) URL, required by `http` and `swe-pruner`), the
+/// pruner timeout and input limits, and the SWE-Pruner threshold.
+fn pruning(
+    args: &ServerArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Pruning, ConfigError> {
+    let ep_src = pick(
+        "--pruner-endpoint",
+        &args.pruner_endpoint,
+        &["JEEVES_PRUNER_ENDPOINT", "MCP_PRUNER_ENDPOINT"],
+        env,
+    );
+    let pruner_endpoint = match &ep_src.value {
+        None => None,
+        Some(raw) => match url::Url::parse(raw.trim()) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Some(u),
+            _ => {
                 return Err(ConfigError {
-                    code: "invalid_root_dir",
-                    field: root_src.origin,
-                    message: format!("expected an existing directory, {}: {e}", root.display()),
+                    code: "invalid_pruner_endpoint",
+                    field: ep_src.origin,
+                    message: format!("expected an absolute http: or https: URL, got {raw:?}"),
                 });
             }
-        };
-
-        let fmt_src = pick(
-            "--log-format",
-            &args.log_format,
-            &["MCP_PRUNER_LOG_FORMAT"],
+        },
+    };
+    let be_src = pick("--pruner", &args.pruner, &["MCP_PRUNER_BACKEND"], env);
+    let backend = match be_src.value.as_deref().map(str::trim) {
+        None if pruner_endpoint.is_some() => Backend::Http,
+        None => Backend::Builtin,
+        Some(raw) => Backend::from_str(raw, true).map_err(|_| ConfigError {
+            code: "invalid_pruner_backend",
+            field: be_src.origin.clone(),
+            message: format!("expected builtin, http, swe-pruner or off, got {raw:?}"),
+        })?,
+    };
+    if matches!(backend, Backend::Http | Backend::SwePruner) && pruner_endpoint.is_none() {
+        return Err(ConfigError {
+            code: "invalid_pruner_endpoint",
+            field: "JEEVES_PRUNER_ENDPOINT".into(),
+            message: format!(
+                "expected a pruner endpoint (--pruner-endpoint or JEEVES_PRUNER_ENDPOINT) for the {} backend",
+                backend.as_str()
+            ),
+        });
+    }
+    let pruner_timeout_ms = int_in::<u64>(
+        &pick(
+            "--pruner-timeout-ms",
+            &args.pruner_timeout_ms,
+            &["JEEVES_PRUNER_TIMEOUT_MS", "MCP_PRUNER_TIMEOUT_MS"],
             env,
-        );
-        let log_format = match fmt_src.value.as_deref().map(str::trim) {
-            None | Some("json") => LogFormat::Json,
-            Some("text") => LogFormat::Text,
-            Some(other) => {
+        ),
+        "invalid_timeout_ms",
+        100,
+        30_000,
+        2_000,
+    )?;
+    let max_prune_input_bytes = int_in::<usize>(
+        &pick(
+            "--max-prune-input-bytes",
+            &args.max_prune_input_bytes,
+            &[
+                "JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES",
+                "MCP_PRUNER_MAX_PRUNE_INPUT_BYTES",
+            ],
+            env,
+        ),
+        "invalid_max_prune_input_bytes",
+        1024,
+        2_097_152,
+        262_144,
+    )?;
+    let max_input_chars = int_in::<usize>(
+        &pick(
+            "--max-input-chars",
+            &args.max_input_chars,
+            &["MCP_PRUNER_MAX_INPUT_CHARS"],
+            env,
+        ),
+        "invalid_max_input_chars",
+        1,
+        100_000_000,
+        2_000_000,
+    )?;
+    let thr_src = pick(
+        "--swe-threshold",
+        &args.swe_threshold,
+        &["MCP_PRUNER_SWE_THRESHOLD"],
+        env,
+    );
+    let swe_threshold = match &thr_src.value {
+        None => 0.5,
+        Some(raw) => match raw.trim().parse::<f64>() {
+            Ok(v) if (0.0..=1.0).contains(&v) => v,
+            _ => {
                 return Err(ConfigError {
-                    code: "invalid_log_format",
-                    field: fmt_src.origin,
-                    message: format!("expected json or text, got {other:?}"),
+                    code: "invalid_swe_threshold",
+                    field: thr_src.origin,
+                    message: format!("expected a number 0..1, got {raw:?}"),
                 });
             }
-        };
-        let level_src = pick(
-            "--log-level",
-            &args.log_level,
-            &["MCP_PRUNER_LOG_LEVEL"],
-            env,
-        );
-        let log_level = match level_src
-            .value
-            .as_deref()
-            .map(|s| s.trim().to_ascii_lowercase())
-        {
-            None => tracing::Level::INFO,
-            Some(l) => match l.as_str() {
-                "debug" => tracing::Level::DEBUG,
-                "info" => tracing::Level::INFO,
-                "warn" | "warning" => tracing::Level::WARN,
-                "error" => tracing::Level::ERROR,
-                _ => {
-                    return Err(ConfigError {
-                        code: "invalid_log_level",
-                        field: level_src.origin,
-                        message: format!("expected debug, info, warn or error, got {l:?}"),
-                    });
-                }
-            },
-        };
+        },
+    };
+    Ok(Pruning {
+        backend,
+        pruner_endpoint,
+        pruner_timeout: Duration::from_millis(pruner_timeout_ms),
+        max_prune_input_bytes,
+        max_input_chars,
+        swe_threshold,
+    })
+}
 
-        let ep_src = pick(
-            "--pruner-endpoint",
-            &args.pruner_endpoint,
-            &["JEEVES_PRUNER_ENDPOINT", "MCP_PRUNER_ENDPOINT"],
-            env,
-        );
-        let pruner_endpoint = match &ep_src.value {
-            None => None,
-            Some(raw) => match url::Url::parse(raw.trim()) {
-                Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Some(u),
-                _ => {
-                    return Err(ConfigError {
-                        code: "invalid_pruner_endpoint",
-                        field: ep_src.origin,
-                        message: format!("expected an absolute http: or https: URL, got {raw:?}"),
-                    });
-                }
-            },
-        };
-        let be_src = pick("--pruner", &args.pruner, &["MCP_PRUNER_BACKEND"], env);
-        let backend = match be_src.value.as_deref().map(str::trim) {
-            None => {
-                if pruner_endpoint.is_some() {
-                    Backend::Http
-                } else {
-                    Backend::Builtin
-                }
-            }
-            Some(raw) => Backend::from_str(raw, true).map_err(|_| ConfigError {
-                code: "invalid_pruner_backend",
-                field: be_src.origin.clone(),
-                message: format!("expected builtin, http, swe-pruner or off, got {raw:?}"),
-            })?,
-        };
-        if matches!(backend, Backend::Http | Backend::SwePruner) && pruner_endpoint.is_none() {
-            return Err(ConfigError {
-                code: "invalid_pruner_endpoint",
-                field: "JEEVES_PRUNER_ENDPOINT".into(),
-                message: format!(
-                    "expected a pruner endpoint (--pruner-endpoint or JEEVES_PRUNER_ENDPOINT) for the {} backend",
-                    backend.as_str()
-                ),
-            });
-        }
+/// Response budget, recovery store, command capture and kill grace.
+struct Limits {
+    max_output_bytes: usize,
+    prune_id_ttl: Duration,
+    store_max_bytes: usize,
+    store_max_entries: usize,
+    capture_max_bytes: usize,
+    kill_grace: Duration,
+}
 
-        let pruner_timeout_ms = int_in::<u64>(
-            &pick(
-                "--pruner-timeout-ms",
-                &args.pruner_timeout_ms,
-                &["JEEVES_PRUNER_TIMEOUT_MS", "MCP_PRUNER_TIMEOUT_MS"],
-                env,
-            ),
-            "invalid_timeout_ms",
-            100,
-            30_000,
-            2_000,
-        )?;
-        let max_prune_input_bytes = int_in::<usize>(
-            &pick(
-                "--max-prune-input-bytes",
-                &args.max_prune_input_bytes,
-                &[
-                    "JEEVES_MCP_PRUNER_MAX_PRUNE_INPUT_BYTES",
-                    "MCP_PRUNER_MAX_PRUNE_INPUT_BYTES",
-                ],
-                env,
-            ),
-            "invalid_max_prune_input_bytes",
-            1024,
-            2_097_152,
-            262_144,
-        )?;
-        let max_input_chars = int_in::<usize>(
-            &pick(
-                "--max-input-chars",
-                &args.max_input_chars,
-                &["MCP_PRUNER_MAX_INPUT_CHARS"],
-                env,
-            ),
-            "invalid_max_input_chars",
-            1,
-            100_000_000,
-            2_000_000,
-        )?;
-        let thr_src = pick(
-            "--swe-threshold",
-            &args.swe_threshold,
-            &["MCP_PRUNER_SWE_THRESHOLD"],
-            env,
-        );
-        let swe_threshold = match &thr_src.value {
-            None => 0.5,
-            Some(raw) => match raw.trim().parse::<f64>() {
-                Ok(v) if (0.0..=1.0).contains(&v) => v,
-                _ => {
-                    return Err(ConfigError {
-                        code: "invalid_swe_threshold",
-                        field: thr_src.origin,
-                        message: format!("expected a number 0..1, got {raw:?}"),
-                    });
-                }
-            },
-        };
-        let max_output_bytes = int_in::<usize>(
-            &pick(
-                "--max-output-bytes",
-                &args.max_output_bytes,
-                &["MCP_PRUNER_MAX_OUTPUT_BYTES"],
-                env,
-            ),
+/// The budget, store and command limits.
+fn limits(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Limits, ConfigError> {
+    // (flag, value, variable, code, min, max, default) of one integer setting.
+    let int = |flag: &str, value: &Option<String>, var: &str, code, min, max, default| {
+        int_in::<usize>(&pick(flag, value, &[var], env), code, min, max, default)
+    };
+    Ok(Limits {
+        max_output_bytes: int(
+            "--max-output-bytes",
+            &args.max_output_bytes,
+            "MCP_PRUNER_MAX_OUTPUT_BYTES",
             "invalid_max_output_bytes",
             1024,
             10_485_760,
             10_240,
-        )?;
-        let ttl_s = int_in::<u64>(
+        )?,
+        prune_id_ttl: Duration::from_secs(int_in::<u64>(
             &pick(
                 "--prune-id-ttl-s",
                 &args.prune_id_ttl_s,
@@ -554,44 +647,35 @@ impl Config {
             1,
             30 * 86_400,
             3_600,
-        )?;
-        let store_max_bytes = int_in::<usize>(
-            &pick(
-                "--store-max-bytes",
-                &args.store_max_bytes,
-                &["MCP_PRUNER_STORE_MAX_BYTES"],
-                env,
-            ),
+        )?),
+        store_max_bytes: int(
+            "--store-max-bytes",
+            &args.store_max_bytes,
+            "MCP_PRUNER_STORE_MAX_BYTES",
             "invalid_store_max_bytes",
             1024,
             usize::MAX,
             256 << 20,
-        )?;
-        let store_max_entries = int_in::<usize>(
-            &pick(
-                "--store-max-entries",
-                &args.store_max_entries,
-                &["MCP_PRUNER_STORE_MAX_ENTRIES"],
-                env,
-            ),
+        )?,
+        store_max_entries: int(
+            "--store-max-entries",
+            &args.store_max_entries,
+            "MCP_PRUNER_STORE_MAX_ENTRIES",
             "invalid_store_max_entries",
             1,
             10_000_000,
             1_000,
-        )?;
-        let capture_max_bytes = int_in::<usize>(
-            &pick(
-                "--capture-max-bytes",
-                &args.capture_max_bytes,
-                &["MCP_PRUNER_CAPTURE_MAX_BYTES"],
-                env,
-            ),
+        )?,
+        capture_max_bytes: int(
+            "--capture-max-bytes",
+            &args.capture_max_bytes,
+            "MCP_PRUNER_CAPTURE_MAX_BYTES",
             "invalid_capture_max_bytes",
             1024,
             usize::MAX,
             64 << 20,
-        )?;
-        let kill_grace_ms = int_in::<u64>(
+        )?,
+        kill_grace: Duration::from_millis(int_in::<u64>(
             &pick(
                 "--kill-grace-ms",
                 &args.kill_grace_ms,
@@ -602,134 +686,230 @@ impl Config {
             0,
             60_000,
             2_000,
-        )?;
-        let header_timeout_ms = int_in::<u64>(
-            &pick(
-                "--header-timeout-ms",
-                &args.header_timeout_ms,
-                &["MCP_PRUNER_HEADER_TIMEOUT_MS"],
-                env,
-            ),
-            "invalid_header_timeout_ms",
-            100,
-            600_000,
-            10_000,
-        )?;
-        let session_idle_s = int_in::<u64>(
-            &pick(
-                "--session-idle-s",
-                &args.session_idle_s,
-                &["MCP_PRUNER_SESSION_IDLE_S"],
-                env,
-            ),
-            "invalid_session_idle_s",
-            1,
-            30 * 86_400,
-            3_600,
-        )?;
-        let max_body_bytes = int_in::<usize>(
-            &pick(
-                "--max-body-bytes",
-                &args.max_body_bytes,
-                &["MCP_PRUNER_MAX_BODY_BYTES"],
-                env,
-            ),
-            "invalid_max_body_bytes",
-            1024,
-            1 << 30,
-            16 << 20,
-        )?;
+        )?),
+    })
+}
 
-        let tools_src = pick("--tools", &args.tools, &["MCP_PRUNER_TOOLS"], env);
-        let tools = match &tools_src.value {
-            None => None,
-            Some(raw) => {
-                let names: Vec<String> = raw
-                    .split(',')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect();
-                let known = crate::contract::manifest_names();
-                if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
-                    return Err(ConfigError {
-                        code: "invalid_tools",
-                        field: tools_src.origin,
-                        message: format!(
-                            "unknown tool {bad:?}; expected a comma-separated subset of {}",
-                            known.join(",")
-                        ),
-                    });
-                }
-                if names.is_empty() {
-                    return Err(ConfigError {
-                        code: "invalid_tools",
-                        field: tools_src.origin,
-                        message: "expected at least one tool name".into(),
-                    });
-                }
-                Some(names)
-            }
-        };
-        let prefix_src = pick(
-            "--tool-prefix",
-            &args.tool_prefix,
-            &["MCP_PRUNER_TOOL_PREFIX"],
+/// HTTP transport limits and access control.
+struct Http {
+    max_body_bytes: usize,
+    header_timeout: Duration,
+    session_idle: Duration,
+    auth_token: Option<String>,
+    allowed_origins: Vec<String>,
+}
+
+/// Header timeout, session idle time, body cap, bearer token and extra allowed origins.
+fn http(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Http, ConfigError> {
+    let header_timeout_ms = int_in::<u64>(
+        &pick(
+            "--header-timeout-ms",
+            &args.header_timeout_ms,
+            &["MCP_PRUNER_HEADER_TIMEOUT_MS"],
             env,
+        ),
+        "invalid_header_timeout_ms",
+        100,
+        600_000,
+        10_000,
+    )?;
+    let session_idle_s = int_in::<u64>(
+        &pick(
+            "--session-idle-s",
+            &args.session_idle_s,
+            &["MCP_PRUNER_SESSION_IDLE_S"],
+            env,
+        ),
+        "invalid_session_idle_s",
+        1,
+        30 * 86_400,
+        3_600,
+    )?;
+    let max_body_bytes = int_in::<usize>(
+        &pick(
+            "--max-body-bytes",
+            &args.max_body_bytes,
+            &["MCP_PRUNER_MAX_BODY_BYTES"],
+            env,
+        ),
+        "invalid_max_body_bytes",
+        1024,
+        1 << 30,
+        16 << 20,
+    )?;
+    let mut allowed_origins = args.allowed_origins.clone();
+    if let Some(v) = env("MCP_PRUNER_ALLOWED_ORIGINS") {
+        allowed_origins.extend(
+            v.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty()),
         );
-        let tool_prefix = prefix_src.value.clone().unwrap_or_default();
-        if !tool_prefix
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            || tool_prefix.len() > 32
-        {
-            return Err(ConfigError {
-                code: "invalid_tool_prefix",
-                field: prefix_src.origin,
-                message: format!("expected up to 32 of [A-Za-z0-9_-], got {tool_prefix:?}"),
-            });
-        }
-        let mut allowed_origins = args.allowed_origins.clone();
-        if let Some(v) = env("MCP_PRUNER_ALLOWED_ORIGINS") {
-            allowed_origins.extend(
-                v.split(',')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty()),
-            );
-        }
-        let auth_token = pick(
-            "--auth-token",
-            &args.auth_token,
-            &["MCP_PRUNER_AUTH_TOKEN"],
-            env,
-        )
-        .value;
-        let output_schemas = args.output_schemas
-            || env("MCP_PRUNER_OUTPUT_SCHEMAS")
-                .and_then(|v| parse_bool(&v))
-                .unwrap_or(false);
+    }
+    let auth_token = pick(
+        "--auth-token",
+        &args.auth_token,
+        &["MCP_PRUNER_AUTH_TOKEN"],
+        env,
+    )
+    .value;
+    Ok(Http {
+        max_body_bytes,
+        header_timeout: Duration::from_millis(header_timeout_ms),
+        session_idle: Duration::from_secs(session_idle_s),
+        auth_token,
+        allowed_origins,
+    })
+}
 
-        let ledger_src = pick("--ledger", &args.ledger, &["MCP_PRUNER_LEDGER"], env);
-        let no_ledger = args.no_ledger
-            || env("MCP_PRUNER_NO_LEDGER")
-                .and_then(|v| parse_bool(&v))
-                .unwrap_or(false)
-            || ledger_src.value.as_deref().map(str::trim) == Some("off");
-        let ledger = if no_ledger {
-            None
-        } else {
-            match ledger_src.value {
-                Some(p) if Path::new(&p).is_absolute() => Some(PathBuf::from(p)),
-                Some(p) => {
-                    return Err(ConfigError {
-                        code: "invalid_ledger",
-                        field: ledger_src.origin,
-                        message: format!("expected an absolute file path or \"off\", got {p:?}"),
-                    });
-                }
-                None => default_ledger_path(env),
+/// What `tools/list` shows: which tools, under which prefix, with or without output schemas.
+struct Listing {
+    tools: Option<Vec<String>>,
+    tool_prefix: String,
+    output_schemas: bool,
+}
+
+/// `--tools`, `--tool-prefix` and `--output-schemas`.
+fn listing(
+    args: &ServerArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Listing, ConfigError> {
+    let tools_src = pick("--tools", &args.tools, &["MCP_PRUNER_TOOLS"], env);
+    let tools = match &tools_src.value {
+        None => None,
+        Some(raw) => {
+            let names: Vec<String> = raw
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            let known = crate::contract::manifest_names();
+            if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
+                return Err(ConfigError {
+                    code: "invalid_tools",
+                    field: tools_src.origin,
+                    message: format!(
+                        "unknown tool {bad:?}; expected a comma-separated subset of {}",
+                        known.join(",")
+                    ),
+                });
             }
-        };
+            if names.is_empty() {
+                return Err(ConfigError {
+                    code: "invalid_tools",
+                    field: tools_src.origin,
+                    message: "expected at least one tool name".into(),
+                });
+            }
+            Some(names)
+        }
+    };
+    let prefix_src = pick(
+        "--tool-prefix",
+        &args.tool_prefix,
+        &["MCP_PRUNER_TOOL_PREFIX"],
+        env,
+    );
+    let tool_prefix = prefix_src.value.clone().unwrap_or_default();
+    if !tool_prefix
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        || tool_prefix.len() > 32
+    {
+        return Err(ConfigError {
+            code: "invalid_tool_prefix",
+            field: prefix_src.origin,
+            message: format!("expected up to 32 of [A-Za-z0-9_-], got {tool_prefix:?}"),
+        });
+    }
+    let output_schemas = bool_setting(
+        "--output-schemas",
+        &args.output_schemas,
+        &["MCP_PRUNER_OUTPUT_SCHEMAS"],
+        env,
+        "invalid_output_schemas",
+    )?;
+    Ok(Listing {
+        tools,
+        tool_prefix,
+        output_schemas,
+    })
+}
 
+/// `--ledger PATH` (absolute, or `off`), `--no-ledger`; the XDG data directory by default.
+fn ledger(
+    args: &ServerArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<PathBuf>, ConfigError> {
+    let ledger_src = pick("--ledger", &args.ledger, &["MCP_PRUNER_LEDGER"], env);
+    let no_ledger = bool_setting(
+        "--no-ledger",
+        &args.no_ledger,
+        &["MCP_PRUNER_NO_LEDGER"],
+        env,
+        "invalid_no_ledger",
+    )?;
+    if no_ledger || ledger_src.value.as_deref().map(str::trim) == Some("off") {
+        return Ok(None);
+    }
+    match ledger_src.value {
+        Some(p) if Path::new(&p).is_absolute() => Ok(Some(PathBuf::from(p))),
+        Some(p) => Err(ConfigError {
+            code: "invalid_ledger",
+            field: ledger_src.origin,
+            message: format!("expected an absolute file path or \"off\", got {p:?}"),
+        }),
+        None => Ok(default_ledger_path(env)),
+    }
+}
+
+impl Config {
+    /// Builds the configuration from flags and the process environment.
+    pub fn from_args(args: &ServerArgs) -> Result<Config, ConfigError> {
+        Self::from_args_with_env(args, &|name| std::env::var(name).ok())
+    }
+
+    /// Builds the configuration from flags and an environment lookup (tests pass their own).
+    /// Each concern is read by its own function, in the order errors are reported.
+    pub fn from_args_with_env(
+        args: &ServerArgs,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let Listen {
+            host,
+            port,
+            allow_remote,
+        } = listen(args, env)?;
+        let root = root(args, env)?;
+        let (log_format, log_level) = logs(args, env)?;
+        let Pruning {
+            backend,
+            pruner_endpoint,
+            pruner_timeout,
+            max_prune_input_bytes,
+            max_input_chars,
+            swe_threshold,
+        } = pruning(args, env)?;
+        let Limits {
+            max_output_bytes,
+            prune_id_ttl,
+            store_max_bytes,
+            store_max_entries,
+            capture_max_bytes,
+            kill_grace,
+        } = limits(args, env)?;
+        let Http {
+            max_body_bytes,
+            header_timeout,
+            session_idle,
+            auth_token,
+            allowed_origins,
+        } = http(args, env)?;
+        let Listing {
+            tools,
+            tool_prefix,
+            output_schemas,
+        } = listing(args, env)?;
+        let ledger = ledger(args, env)?;
         Ok(Config {
             host,
             port,
@@ -741,19 +921,19 @@ impl Config {
             log_level,
             backend,
             pruner_endpoint,
-            pruner_timeout: Duration::from_millis(pruner_timeout_ms),
+            pruner_timeout,
             max_prune_input_bytes,
             max_input_chars,
             swe_threshold,
             max_output_bytes,
-            prune_id_ttl: Duration::from_secs(ttl_s),
+            prune_id_ttl,
             store_max_bytes,
             store_max_entries,
             capture_max_bytes,
-            kill_grace: Duration::from_millis(kill_grace_ms),
+            kill_grace,
             max_body_bytes,
-            header_timeout: Duration::from_millis(header_timeout_ms),
-            session_idle: Duration::from_secs(session_idle_s),
+            header_timeout,
+            session_idle,
             tools,
             tool_prefix,
             output_schemas,
@@ -904,6 +1084,42 @@ mod tests {
     }
 
     #[test]
+    fn an_unreadable_yes_no_value_is_an_error_naming_its_source() {
+        for (var, code) in [
+            ("MCP_PRUNER_OUTPUT_SCHEMAS", "invalid_output_schemas"),
+            ("MCP_PRUNER_ALLOW_REMOTE", "invalid_allow_remote"),
+            ("MCP_PRUNER_NO_LEDGER", "invalid_no_ledger"),
+        ] {
+            let env = |k: &str| (k == var).then(|| "maybe".to_string());
+            let e = Config::from_args_with_env(&ServerArgs::default(), &env).unwrap_err();
+            assert_eq!((e.code, e.field.as_str()), (code, var), "{e}");
+            assert!(e.message.contains(BOOL_SPELLINGS), "{e}");
+        }
+        let args = ServerArgs {
+            output_schemas: Some("sometimes".into()),
+            ..Default::default()
+        };
+        let e = Config::from_args_with_env(&args, &|_| None).unwrap_err();
+        assert_eq!(e.field, "--output-schemas");
+        // A flag's value wins over the variable, both ways.
+        let on = |k: &str| (k == "MCP_PRUNER_OUTPUT_SCHEMAS").then(|| "YES".to_string());
+        let off = ServerArgs {
+            output_schemas: Some("0".into()),
+            ..Default::default()
+        };
+        assert!(
+            !Config::from_args_with_env(&off, &on)
+                .unwrap()
+                .output_schemas
+        );
+        assert!(
+            Config::from_args_with_env(&ServerArgs::default(), &on)
+                .unwrap()
+                .output_schemas
+        );
+    }
+
+    #[test]
     fn the_ledger_follows_xdg_and_can_be_turned_off() {
         let env = |k: &str| match k {
             "XDG_DATA_HOME" => Some("/data".to_string()),
@@ -926,7 +1142,24 @@ mod tests {
         };
         let e = Config::from_args_with_env(&args, &|_| None).unwrap_err();
         assert_eq!((e.code, e.field.as_str()), ("invalid_ledger", "--ledger"));
+        assert_eq!(pinned_ledger(&env), None, "HOME alone finds the same file");
+        let xdg = |k: &str| match k {
+            "XDG_DATA_HOME" => Some("/data".to_string()),
+            "HOME" => Some("/home/u".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            pinned_ledger(&xdg).unwrap(),
+            Path::new("/data/mcp-pruner/ledger.sqlite3")
+        );
         let off = |k: &str| (k == "MCP_PRUNER_LEDGER").then(|| "off".to_string());
+        assert_eq!(pinned_ledger(&off), None);
+        let no = |k: &str| match k {
+            "MCP_PRUNER_LEDGER" => Some("/x/ledger.sqlite3".to_string()),
+            "MCP_PRUNER_NO_LEDGER" => Some("1".to_string()),
+            _ => None,
+        };
+        assert_eq!(pinned_ledger(&no), None, "no ledger, nothing to pin");
         let args = ServerArgs {
             root: Some("/".into()),
             ..Default::default()

@@ -114,6 +114,7 @@ pub fn run(args: &DoctorArgs, home: &Option<PathBuf>) -> Vec<Check> {
         }
     };
     out.extend(client_configs(home, exe.as_deref(), Some(&cfg.root)));
+    out.push(ledger(&cfg));
     out.push(tokenizer());
     out.push(check(
         Verdict::Ok,
@@ -133,6 +134,39 @@ pub fn run(args: &DoctorArgs, home: &Option<PathBuf>) -> Vec<Check> {
     out.push(rt.block_on(backend(&cfg)));
     out.extend(rt.block_on(round_trip(&cfg)));
     out
+}
+
+/// Where the savings ledger goes, and whether a client that launches the server with a reduced
+/// environment would write it somewhere else.
+fn ledger(cfg: &Config) -> Check {
+    let Some(path) = &cfg.ledger else {
+        return check(
+            Verdict::Ok,
+            "ledger",
+            "off (--no-ledger or MCP_PRUNER_LEDGER=off): `mcp-pruner stats` will show nothing",
+            None,
+        );
+    };
+    match crate::config::pinned_ledger(&|k| std::env::var(k).ok()) {
+        Some(pinned) if &pinned == path => check(
+            Verdict::Warn,
+            "ledger",
+            format!(
+                "{} (chosen by MCP_PRUNER_LEDGER or XDG_DATA_HOME, which a client may not pass to a server it launches)",
+                path.display()
+            ),
+            Some(format!(
+                "add \"--ledger\", \"{}\" to the server's args (`mcp-pruner config claude|codex` prints entries with it)",
+                path.display()
+            )),
+        ),
+        _ => check(
+            Verdict::Ok,
+            "ledger",
+            format!("{} (`mcp-pruner stats` reads it)", path.display()),
+            None,
+        ),
+    }
 }
 
 fn binary(exe: Option<&Path>) -> Check {
@@ -166,14 +200,14 @@ fn binary(exe: Option<&Path>) -> Check {
                 exe.display(),
                 p.display()
             ),
-            Some("reinstall with `cargo install --path .` so PATH and this build agree".into()),
+            Some("reinstall with `cargo install --locked --path .` so PATH and this build agree".into()),
         ),
         None => check(
             Verdict::Warn,
             "binary",
             format!("{} {version}; not on PATH", exe.display()),
             Some(
-                "`cargo install --path .` puts it in ~/.cargo/bin; client configs may also use this absolute path"
+                "`cargo install --locked --path .` puts it in ~/.cargo/bin; client configs may also use this absolute path"
                     .into(),
             ),
         ),
@@ -412,12 +446,37 @@ fn entry_check(e: &Entry, exe: Option<&Path>) -> Check {
                     format!("{} passes --root {r}, which is not a directory", e.place),
                     Some("fix the --root argument in that entry".into()),
                 ),
-                _ => check(
-                    Verdict::Ok,
-                    "clients",
-                    format!("{} runs {command} {args}", e.place),
-                    None,
-                ),
+                _ => match crate::config::pinned_ledger(&|k| std::env::var(k).ok()) {
+                    // A client may start the server without XDG_DATA_HOME or MCP_PRUNER_LEDGER:
+                    // its rows would then land in ~/.local/share, not where `stats` looks here.
+                    Some(l)
+                        if !e
+                            .args
+                            .iter()
+                            .any(|a| a.starts_with("--ledger") || a.starts_with("--no-ledger")) =>
+                    {
+                        check(
+                            Verdict::Warn,
+                            "clients",
+                            format!(
+                                "{} runs {command} {args}, without --ledger: a client that drops XDG_DATA_HOME or MCP_PRUNER_LEDGER records elsewhere than {}",
+                                e.place,
+                                l.display()
+                            ),
+                            Some(format!(
+                                "add \"--ledger\", \"{}\" to its args (`mcp-pruner config {}` prints the entry)",
+                                l.display(),
+                                e.client
+                            )),
+                        )
+                    }
+                    _ => check(
+                        Verdict::Ok,
+                        "clients",
+                        format!("{} runs {command} {args}", e.place),
+                        None,
+                    ),
+                },
             }
         }
     }

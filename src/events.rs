@@ -10,9 +10,20 @@ pub fn pruner_fit_failed(request_id: &str, tool: &str, message: &str) {
     warn!(event = "pruner.fit_failed", request_id, tool, message);
 }
 
-/// `mcp_pruner.ready`: listening, health endpoint available.
+/// `mcp_pruner.ready`: listening, health endpoint available; `url` is the MCP endpoint to give a
+/// client (`http://HOST:PORT/mcp`, an IPv6 host in brackets).
 pub fn ready(host: &str, port: u16, root: &str) {
-    info!(event = "mcp_pruner.ready", host, port, root);
+    let url = mcp_url(host, port);
+    info!(event = "mcp_pruner.ready", host, port, root, url);
+}
+
+/// The MCP endpoint of a server listening on `host:port`.
+pub fn mcp_url(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("http://[{host}]:{port}/mcp")
+    } else {
+        format!("http://{host}:{port}/mcp")
+    }
 }
 
 /// `mcp_pruner.disabled`: the runner runs the agent without the server.
@@ -90,7 +101,7 @@ pub fn signal_forwarded(signal: &str) {
 
 /// `mcp_pruner.ready` as the runner logs it once `/healthz` answered: the seed's `{host, port, root}`
 /// plus the `url` advertised to the agent and the server's `pid` (extra fields; consumers ignore
-/// unknown ones). The server's own `mcp_pruner.ready` line, relayed before it, has neither.
+/// unknown ones). The server's own `mcp_pruner.ready` line, relayed before it, has the `url` but no `pid`.
 pub fn runner_ready(host: &str, port: u16, root: &str, url: &str, pid: u32) {
     info!(event = "mcp_pruner.ready", host, port, root, url, pid);
 }

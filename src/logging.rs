@@ -1,6 +1,7 @@
 //! Log output: a `tracing` layer that writes every event as seed 000's line shape,
 //! `{ts, level, event, request_id?, data?}` in JSON, or a readable text line. Owns formatting and the
-//! destination (stdout for `serve`, stderr for `stdio`, where stdout carries only protocol messages).
+//! destination (stdout for `serve`; stderr for `stdio`, where stdout carries only protocol messages,
+//! and for `run`, where stdout is the agent's; or `run --log-file`).
 //! It never decides what is logged: that is [`crate::events`].
 
 use crate::config::LogFormat;
@@ -12,12 +13,45 @@ use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::{Layer, filter::LevelFilter, layer::Context, prelude::*};
 
 /// Where log lines go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum Sink {
-    /// Standard output (the `serve` and `run` default, per seed 000).
+    /// Standard output (`serve`).
     Stdout,
-    /// Standard error (`stdio`, whose stdout is the protocol).
+    /// Standard error (`stdio`, whose stdout is the protocol, and `run`, whose stdout is the
+    /// agent's).
     Stderr,
+    /// A file, appended to (`run --log-file`).
+    File(std::sync::Arc<std::fs::File>),
+}
+
+impl Sink {
+    /// Writes one line; a closed pipe or full disk must not take the process down, so write
+    /// errors are ignored.
+    pub fn write_line(&self, line: &str) {
+        let _ = match self {
+            Sink::Stdout => writeln!(std::io::stdout().lock(), "{line}"),
+            Sink::Stderr => writeln!(std::io::stderr().lock(), "{line}"),
+            Sink::File(f) => (&**f).write_all(format!("{line}\n").as_bytes()),
+        };
+    }
+
+    /// Appends to `path` (created when missing).
+    pub fn file(path: &std::path::Path) -> std::io::Result<Sink> {
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(Sink::File(std::sync::Arc::new(f)))
+    }
+}
+
+/// The sink [`init`] installed, for lines written outside `tracing` (the runner relays the
+/// server's own log lines through it).
+static INSTALLED: std::sync::OnceLock<Sink> = std::sync::OnceLock::new();
+
+/// Writes a ready-made log line where this process's log lines go (stderr before [`init`]).
+pub fn write_line(line: &str) {
+    INSTALLED.get().unwrap_or(&Sink::Stderr).write_line(line);
 }
 
 struct SeedLayer {
@@ -132,11 +166,7 @@ impl<S: Subscriber> Layer<S> for SeedLayer {
             }
         };
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        // A closed log pipe must not take the server down: write errors are ignored.
-        let _ = match self.sink {
-            Sink::Stdout => writeln!(std::io::stdout().lock(), "{line}"),
-            Sink::Stderr => writeln!(std::io::stderr().lock(), "{line}"),
-        };
+        self.sink.write_line(&line);
     }
 }
 
@@ -144,6 +174,7 @@ impl<S: Subscriber> Layer<S> for SeedLayer {
 pub fn init(format: LogFormat, level: Level, sink: Sink) {
     // Only this crate's events: dependencies' internals are not part of the event table.
     let ours = tracing_subscriber::filter::filter_fn(|m| m.target().starts_with("mcp_pruner"));
+    let _ = INSTALLED.set(sink.clone());
     let layer = SeedLayer {
         format,
         sink,

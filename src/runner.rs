@@ -24,7 +24,6 @@ use clap::Args;
 use server::{Server, StartError};
 use settings::{Decision, Plan};
 use std::io;
-use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, ExitStatus};
@@ -43,7 +42,7 @@ pub struct RunArgs {
     /// Grace between SIGTERM and SIGKILL for the server at shutdown, and for the agent after a forwarded SIGTERM or SIGHUP (a forwarded SIGINT is never escalated) [env: JEEVES_MCP_PRUNER_SHUTDOWN_TIMEOUT_MS, MCP_PRUNER_SHUTDOWN_TIMEOUT_MS; default 5000]
     #[arg(long, value_name = "MS")]
     pub shutdown_timeout_ms: Option<String>,
-    /// Write the runner's and the server's log lines to this file (appended) instead of stdout, which then belongs to the agent alone (for interactive agents) [env: MCP_PRUNER_LOG_FILE]
+    /// Write the runner's and the server's log lines to this file (appended) instead of stderr (stdout is always the agent's alone) [env: MCP_PRUNER_LOG_FILE]
     #[arg(
         long,
         value_name = "PATH",
@@ -88,20 +87,19 @@ enum Phase {
 pub fn main(args: RunArgs) -> ExitCode {
     reap::become_subreaper();
     let plan = settings::plan(&args, &|name| std::env::var(name).ok());
-    let agent_stdout = match &args.log_file {
-        Some(path) => match redirect_stdout(path) {
-            Ok(fd) => Some(fd),
-            Err(e) => {
-                eprintln!(
-                    "mcp-pruner: cannot open --log-file {}: {e}; logging to stdout",
-                    path.display()
-                );
-                None
-            }
-        },
-        None => None,
+    // Stdout is the agent's alone (`claude -p ... > out.txt` gets only the agent's output): the
+    // runner's and the relayed server's log lines go to stderr, or to --log-file.
+    let sink = match &args.log_file {
+        Some(path) => Sink::file(path).unwrap_or_else(|e| {
+            eprintln!(
+                "mcp-pruner: cannot open --log-file {}: {e}; logging to stderr",
+                path.display()
+            );
+            Sink::Stderr
+        }),
+        None => Sink::Stderr,
     };
-    logging::init(plan.log_format, plan.log_level, Sink::Stdout);
+    logging::init(plan.log_format, plan.log_level, sink);
     for e in &plan.errors {
         events::config_invalid(e.code, &e.field, &e.message);
         eprintln!("mcp-pruner: {e} (the agent runs without the MCP server)");
@@ -110,23 +108,8 @@ pub fn main(args: RunArgs) -> ExitCode {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let status = runtime.block_on(run(&args, plan, agent_stdout));
+    let status = runtime.block_on(run(&args, plan));
     ExitCode::from(status)
-}
-
-/// Points the runner's stdout at `path` and returns a handle on the original stdout, for the agent.
-fn redirect_stdout(path: &Path) -> io::Result<OwnedFd> {
-    use std::os::fd::{AsFd, AsRawFd};
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    let original = io::stdout().as_fd().try_clone_to_owned()?;
-    // SAFETY: dup2 onto fd 1 with a valid open descriptor; std's stdout keeps writing to fd 1.
-    if unsafe { libc::dup2(file.as_raw_fd(), libc::STDOUT_FILENO) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(original)
 }
 
 /// The signals the runner handles: SIGINT, SIGTERM and SIGHUP.
@@ -160,7 +143,7 @@ impl Signals {
 }
 
 /// The lifecycle; returns the exit status.
-async fn run(args: &RunArgs, plan: Plan, agent_stdout: Option<OwnedFd>) -> u8 {
+async fn run(args: &RunArgs, plan: Plan) -> u8 {
     let mut signals = match Signals::new() {
         Ok(s) => s,
         Err(e) => {
@@ -234,7 +217,7 @@ async fn run(args: &RunArgs, plan: Plan, agent_stdout: Option<OwnedFd>) -> u8 {
             remove: vec![env::URL, env::CLAUDE_CONFIG, env::CODEX_ARGS, env::PID],
         },
     };
-    let status = match Agent::spawn(&args.command, &agent_env, agent_stdout) {
+    let status = match Agent::spawn(&args.command, &agent_env) {
         Ok(mut agent) => {
             supervise(
                 &mut agent,

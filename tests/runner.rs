@@ -65,22 +65,33 @@ struct Finished {
 }
 
 impl Finished {
-    /// The JSON log lines of stdout (other lines are the agent's own output).
+    /// The JSON log lines of stderr (the runner's stdout is the agent's alone).
     fn events(&self) -> Vec<Value> {
-        self.stdout
+        self.stderr
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter(|v| v.get("event").is_some())
             .collect()
     }
+    /// The stderr lines that are not log events: the runner's own messages.
+    fn messages(&self) -> Vec<&str> {
+        self.stderr
+            .lines()
+            .filter(|l| {
+                serde_json::from_str::<Value>(l)
+                    .ok()
+                    .is_none_or(|v| v.get("event").is_none())
+            })
+            .collect()
+    }
     /// The names of the runner's `mcp_pruner.*` events, in order (the server's own relayed
-    /// `mcp_pruner.ready`, which has no `url`, is left out).
+    /// `mcp_pruner.ready`, which has no `pid`, is left out).
     fn lifecycle(&self) -> Vec<String> {
         self.events()
             .iter()
             .filter_map(|v| {
                 let name = v["event"].as_str()?;
-                let relayed_ready = name == "mcp_pruner.ready" && v["data"]["url"].is_null();
+                let relayed_ready = name == "mcp_pruner.ready" && v["data"]["pid"].is_null();
                 (name.starts_with("mcp_pruner.") && !relayed_ready).then(|| name.to_string())
             })
             .collect()
@@ -96,9 +107,9 @@ impl Finished {
         self.events()
             .into_iter()
             .find(|v| {
-                v["event"] == name && !(name == "mcp_pruner.ready" && v["data"]["url"].is_null())
+                v["event"] == name && !(name == "mcp_pruner.ready" && v["data"]["pid"].is_null())
             })
-            .unwrap_or_else(|| panic!("no {name} in\n{}", self.stdout))
+            .unwrap_or_else(|| panic!("no {name} in\n{}", self.stderr))
     }
     fn code(&self) -> Option<i32> {
         self.status.code()
@@ -210,7 +221,7 @@ fn assert_nothing_left(ws: &Workspace, run: &Finished) {
     assert!(
         left.is_empty(),
         "processes left behind: {left:?}\n{}",
-        run.stdout
+        run.stderr
     );
     if ws.out().join("grandchild.pid").exists() {
         let pid = ws.pid("grandchild.pid");
@@ -298,6 +309,20 @@ fn running_server_serves_the_agent_and_its_status_is_the_runs() {
     assert_eq!(ready["data"]["root"], root.to_str().unwrap());
     assert_eq!(r.event("mcp_pruner.stopped")["data"]["graceful"], true);
     assert_eq!(r.event("mcp_pruner.agent_exited")["data"]["exit_code"], 7);
+    // The runner's stdout is the agent's alone: `claude -p ... > out.txt` gets no log line.
+    assert!(
+        r.stdout.lines().all(|l| !l.contains("\"event\"")),
+        "log lines on stdout: {}",
+        r.stdout
+    );
+    // The server's own ready line, relayed, names its MCP endpoint too.
+    assert!(
+        r.events().iter().any(|v| v["event"] == "mcp_pruner.ready"
+            && v["data"]["pid"].is_null()
+            && v["data"]["url"] == url.as_str()),
+        "{}",
+        r.stderr
+    );
 
     // What the agent was told, and what it got from the tools.
     let seen = ws.env_seen();
@@ -389,7 +414,7 @@ fn switched_off_runs_the_agent_alone() {
         "config_disabled"
     );
     assert_disabled_env(&ws);
-    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    assert!(r.messages().is_empty(), "{}", r.stderr);
 }
 
 #[test]
@@ -417,7 +442,7 @@ fn invalid_configuration_is_reported_once_and_the_agent_still_runs() {
         r.event("mcp_pruner.disabled")["data"]["reason"],
         "config_invalid"
     );
-    let lines: Vec<&str> = r.stderr.lines().collect();
+    let lines = r.messages();
     assert_eq!(lines.len(), 1, "{}", r.stderr);
     assert!(
         lines[0]
@@ -449,7 +474,7 @@ fn invalid_configuration_is_reported_once_and_the_agent_still_runs() {
         r.event("mcp_pruner.disabled")["data"]["reason"],
         "config_invalid"
     );
-    assert_eq!(r.stderr.lines().count(), 2, "{}", r.stderr);
+    assert_eq!(r.messages().len(), 2, "{}", r.stderr);
     assert_disabled_env(&ws);
 }
 
@@ -603,7 +628,7 @@ fn a_server_still_busy_at_shutdown_is_killed_and_nothing_escapes() {
         0,
         "busy-server",
     );
-    assert_eq!(r.code(), Some(0), "{}", r.stdout);
+    assert_eq!(r.code(), Some(0), "{}", r.stderr);
     let names = r.lifecycle();
     for name in [
         "mcp_pruner.agent_exited",
@@ -650,7 +675,7 @@ fn an_interrupt_before_the_server_is_ready_ends_the_run_with_128_plus_2() {
             eprintln!("the server got ready before it was stopped; again");
             continue;
         }
-        assert_eq!(r.code(), Some(128 + libc::SIGINT), "{}", r.stdout);
+        assert_eq!(r.code(), Some(128 + libc::SIGINT), "{}", r.stderr);
         assert_eq!(
             r.lifecycle(),
             [
@@ -680,7 +705,7 @@ fn sigterm_is_forwarded_and_the_agents_status_is_returned() {
     wait_for_file(&ws.out().join("ready"));
     signal(&child, libc::SIGTERM);
     let r = finish(&ws, child);
-    assert_eq!(r.code(), Some(42), "{}", r.stdout);
+    assert_eq!(r.code(), Some(42), "{}", r.stderr);
     assert_eq!(ws.read("trapped"), "TERM\n");
     assert_eq!(
         r.lifecycle_after_signal(),
@@ -710,7 +735,7 @@ fn sigint_death_of_the_agent_is_128_plus_2() {
     });
     signal(&child, libc::SIGINT);
     let r = finish(&ws, child);
-    assert_eq!(r.code(), Some(130), "{}", r.stdout);
+    assert_eq!(r.code(), Some(130), "{}", r.stderr);
     assert_eq!(
         r.event("mcp_pruner.signal_forwarded")["data"]["signal"],
         "SIGINT"
@@ -736,7 +761,7 @@ fn a_forwarded_sigint_is_never_escalated_while_the_agent_handles_it() {
     wait_for_file(&ws.out().join("ready"));
     signal(&child, libc::SIGINT);
     let r = finish(&ws, child);
-    assert_eq!(r.code(), Some(7), "{}", r.stdout);
+    assert_eq!(r.code(), Some(7), "{}", r.stderr);
     assert_eq!(ws.read("trapped"), "INT\n");
     assert_eq!(
         r.lifecycle_after_signal(),
@@ -766,7 +791,7 @@ fn agent_ignoring_the_signal_is_killed_after_the_shutdown_timeout() {
     wait_for_file(&ws.out().join("ready"));
     signal(&child, libc::SIGTERM);
     let r = finish(&ws, child);
-    assert_eq!(r.code(), Some(128 + libc::SIGKILL), "{}", r.stdout);
+    assert_eq!(r.code(), Some(128 + libc::SIGKILL), "{}", r.stderr);
     assert_eq!(
         r.lifecycle_after_signal(),
         [

@@ -199,7 +199,7 @@ fn prepare(path: &Path) -> rusqlite::Result<Connection> {
 
 /// Brings the schema forward from whatever version the file has; a newer file is left alone
 /// (its extra columns are ignored by this build's inserts and queries).
-fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+pub(crate) fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     if version < 1 {
         conn.execute_batch(

@@ -7,7 +7,6 @@
 
 use crate::process;
 use std::io;
-use std::os::fd::OwnedFd;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
@@ -32,21 +31,17 @@ pub struct AgentEnv {
 }
 
 impl Agent {
-    /// Spawns `command` (program and arguments). `stdout` replaces the inherited stdout when the
-    /// runner's own stdout was redirected to a log file.
-    pub fn spawn(command: &[String], env: &AgentEnv, stdout: Option<OwnedFd>) -> io::Result<Agent> {
+    /// Spawns `command` (program and arguments) with the runner's stdin, stdout and stderr.
+    pub fn spawn(command: &[String], env: &AgentEnv) -> io::Result<Agent> {
         let (program, args) = command
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no agent command"))?;
         let mut cmd = tokio::process::Command::new(program);
         cmd.args(args)
             .stdin(Stdio::inherit())
+            .stdout(Stdio::inherit())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
-        match stdout {
-            Some(fd) => cmd.stdout(Stdio::from(fd)),
-            None => cmd.stdout(Stdio::inherit()),
-        };
         for name in &env.remove {
             cmd.env_remove(name);
         }

@@ -1,7 +1,7 @@
 //! The server child of a run: `run:mcp_pruner_starting` (spawn this executable as `serve` in its own
 //! process group, learn the port from its ready line, then poll `GET /healthz` until it answers or
 //! the startup timeout passes), the health probe used while it runs, and stopping it. The server's
-//! log lines are relayed to the runner's stdout so none is lost. Owns the child process and its
+//! log lines are relayed to the runner's log sink (stderr or --log-file) so none is lost. Owns the child process and its
 //! group; it never logs lifecycle events itself (the runner decides what they mean) and never
 //! trusts the ready line alone.
 
@@ -9,7 +9,7 @@ use super::Signals;
 use crate::config::{Config, LogFormat, ServerArgs};
 use crate::process;
 use serde_json::Value;
-use std::io::{self, Write};
+use std::io;
 use std::net::SocketAddr;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
@@ -197,19 +197,19 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
     opt("--tools", tools);
     opt("--tool-prefix", tool_prefix);
     opt("--ledger", ledger);
-    if *no_ledger {
-        argv.push("--no-ledger".into());
-    }
     for origin in allowed_origins {
         argv.push("--allowed-origin".into());
         argv.push(origin.clone());
     }
-    if *allow_remote {
-        argv.push("--allow-remote".into());
-    }
-    if *output_schemas {
-        argv.push("--output-schemas".into());
-    }
+    // Yes/no flags keep their value (`--flag=VALUE`): the server parses it again, strictly.
+    let mut yes_no = |flag: &str, value: &Option<String>| {
+        if let Some(v) = value {
+            argv.push(format!("{flag}={v}"));
+        }
+    };
+    yes_no("--no-ledger", no_ledger);
+    yes_no("--allow-remote", allow_remote);
+    yes_no("--output-schemas", output_schemas);
     argv
 }
 
@@ -237,7 +237,7 @@ fn die_with_parent(cmd: &mut tokio::process::Command) {
     let _ = cmd;
 }
 
-/// Relays the child's log lines to stdout (those at most as verbose as `max_level`) and sends
+/// Relays the child's log lines to the runner's log sink (those at most as verbose as `max_level`) and sends
 /// the port of the first `mcp_pruner.ready` line.
 async fn relay(
     stdout: tokio::process::ChildStdout,
@@ -263,8 +263,8 @@ async fn relay(
             let _ = tx.send(port);
         }
         if parsed.level.is_none_or(|l| l <= max_level) {
-            // A closed stdout must not stop the relay: the pipe still has to be drained.
-            let _ = writeln!(io::stdout().lock(), "{line}");
+            // A closed log sink must not stop the relay: the pipe still has to be drained.
+            crate::logging::write_line(line);
         }
     }
 }
@@ -433,7 +433,7 @@ mod tests {
             pruner: Some("off".into()),
             allowed_origins: vec!["http://a".into(), "http://b".into()],
             auth_token: Some("secret".into()),
-            output_schemas: true,
+            output_schemas: Some("true".into()),
             ..Default::default()
         };
         let argv = server_argv(&args, &cfg).join(" ");
@@ -442,7 +442,7 @@ mod tests {
             argv,
             format!(
                 "serve --host 127.0.0.1 --port 0 --root {root} --log-format json --log-level info \
-                 --pruner off --allowed-origin http://a --allowed-origin http://b --output-schemas"
+                 --pruner off --allowed-origin http://a --allowed-origin http://b --output-schemas=true"
             )
         );
         assert!(

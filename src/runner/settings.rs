@@ -5,7 +5,7 @@
 //! module reads configuration only: it never logs, spawns or touches the terminal.
 
 use super::RunArgs;
-use crate::config::{Config, ConfigError, LogFormat, int_in, parse_bool, pick};
+use crate::config::{Config, ConfigError, LogFormat, bool_value, int_in, pick};
 use std::time::Duration;
 
 /// The seed-000 switch: unset (or empty) means enabled; `1/true/yes/on` enable; `0/false/no/off`
@@ -55,12 +55,9 @@ pub fn plan(args: &RunArgs, env: &dyn Fn(&str) -> Option<String>) -> Plan {
 
     let enabled = match env(ENABLED_ENV).filter(|v| !v.trim().is_empty()) {
         None => Ok(true),
-        Some(raw) => parse_bool(&raw).ok_or_else(|| ConfigError {
-            code: "invalid_enabled",
-            field: ENABLED_ENV.into(),
-            message: format!(
-                "expected 1/true/yes/on or 0/false/no/off, got {raw:?}; treating it as false"
-            ),
+        Some(raw) => bool_value(ENABLED_ENV, &raw, "invalid_enabled").map_err(|mut e| {
+            e.message.push_str("; treating it as false");
+            e
         }),
     };
 

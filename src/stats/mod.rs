@@ -97,14 +97,7 @@ fn run(args: &StatsArgs) -> Result<String, String> {
                 .filter(|v| v != "off")
                 .map(PathBuf::from)
         })
-        .or_else(|| default_ledger_path(&env))
-        .ok_or("no ledger: set --ledger, MCP_PRUNER_LEDGER, XDG_DATA_HOME or HOME")?;
-    if !path.is_file() {
-        return Err(format!(
-            "no ledger at {} yet: it is written by `mcp-pruner stdio` and `serve` as tools are called",
-            path.display()
-        ));
-    }
+        .or_else(|| default_ledger_path(&env));
     let back = since_ms(&args.since)?;
     let now = chrono::Utc::now().timestamp_millis().max(0) as u64;
     let since = back.map_or(0, |b| now.saturating_sub(b));
@@ -117,12 +110,34 @@ fn run(args: &StatsArgs) -> Result<String, String> {
         ),
         None => None,
     };
-    let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    // Nothing recorded yet is not an error: the report is empty, and the table says why.
+    let (conn, shown, missing) = match path.as_deref().filter(|p| p.is_file()) {
+        Some(p) => {
+            let conn = Connection::open_with_flags(p, OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .map_err(|e| format!("cannot open {}: {e}", p.display()))?;
+            (conn, p.to_string_lossy().into_owned(), None)
+        }
+        None => {
+            let conn = Connection::open_in_memory().map_err(|e| e.to_string())?;
+            crate::ledger::migrate(&conn).map_err(|e| e.to_string())?;
+            let why = match &path {
+                Some(p) => format!(
+                    "nothing recorded yet: no ledger at {} (it is written by `mcp-pruner stdio` and `serve` as tools are called)\n",
+                    p.display()
+                ),
+                None => "nothing recorded yet: no ledger location (set --ledger, MCP_PRUNER_LEDGER, XDG_DATA_HOME or HOME)\n".to_string(),
+            };
+            let shown = path.as_deref().map(|p| p.to_string_lossy().into_owned());
+            (conn, shown.unwrap_or_default(), Some(why))
+        }
+    };
     conn.busy_timeout(std::time::Duration::from_secs(5))
         .map_err(|e| e.to_string())?;
-    let r = report(&conn, &path.to_string_lossy(), since, root.as_deref())
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let r = report(&conn, &shown, since, root.as_deref())
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if let (Some(why), None, false) = (&missing, &args.html, args.json) {
+        return Ok(why.clone());
+    }
     if let Some(file) = &args.html {
         std::fs::write(file, html::page(&r, &args.since))
             .map_err(|e| format!("cannot write {}: {e}", file.display()))?;

@@ -35,7 +35,7 @@ pub const DEFAULT_MAX_MATCHES: usize = 500;
 pub const FLUSH_BYTES: usize = 1024 * 1024;
 
 /// Runs `grep`.
-pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
+pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
     let start = Instant::now();
     let cfg = &ctx.app.config;
     let root = cfg.root.clone();
@@ -44,6 +44,10 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             .map_err(|m| message::invalid_field("/arguments/cwd", m))?,
         None => root.clone(),
     };
+    // Without `paths`, the search covers `cwd` (the root unless given).
+    if input.paths.is_empty() {
+        input.paths.push(".".into());
+    }
     let mut targets = Vec::new();
     for (i, p) in input.paths.iter().enumerate() {
         targets.push(
@@ -139,6 +143,32 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             )),
         };
 
+    // A page after the first comes from the matches the first call stored, while they live.
+    if let Some(id) = cursor_artifact(input.cursor.as_deref().map(String::as_str)) {
+        let stored = match (ctx.app.store.get(id), stored_index(id, fingerprint)) {
+            (Ok(entry), Some(index)) => {
+                let i = index.clone();
+                tokio::task::spawn_blocking(move || stored_page(&entry, &i, skip, page_size))
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .map(|page| (index, page))
+            }
+            _ => None,
+        };
+        if let Some((index, raw_page)) = stored {
+            crate::events::exec_ok(&ctx.request_id, "grep", ms_since(start), index.total as u64);
+            let searched = Searched {
+                total: index.total,
+                files: index.files,
+                files_matched: index.per_file.len(),
+                raw_page,
+                artifact: Artifact::Stored(id.to_string()),
+            };
+            return Ok(respond(ctx, &input, searched, skip, fingerprint, budget, start).await);
+        }
+    }
+
     let cancel = ctx.cancel.clone();
     let root2 = root.clone();
     let search = tokio::task::spawn_blocking(move || {
@@ -193,9 +223,64 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             start,
         ));
     }
-    let total = found.total;
     let (raw_page, all) = sorted.expect("assembled when not stopped");
-    crate::events::exec_ok(&ctx.request_id, "grep", ms_since(start), total as u64);
+    crate::events::exec_ok(&ctx.request_id, "grep", ms_since(start), found.total as u64);
+    let searched = Searched {
+        total: found.total,
+        files: found.files,
+        files_matched: found.files_matched,
+        raw_page,
+        artifact: Artifact::New(
+            all,
+            found
+                .per_file
+                .iter()
+                .map(|f| (f.path.clone(), f.chunks.iter().map(|c| c.2).sum()))
+                .collect(),
+        ),
+    };
+    Ok(respond(ctx, &input, searched, skip, fingerprint, budget, start).await)
+}
+
+/// What a search (or the stored matches of an earlier one) gives a page.
+struct Searched {
+    /// Matches in all.
+    total: usize,
+    /// Files searched.
+    files: usize,
+    /// Files with matches.
+    files_matched: usize,
+    /// The requested page's matches, as stored (not yet clipped for display).
+    raw_page: Vec<GrepMatch>,
+    /// Every match as text lines.
+    artifact: Artifact,
+}
+
+/// Every match of a search: just written (with each matched file's path and match count, in
+/// order), or already in the store under an id.
+enum Artifact {
+    New(crate::store::Written, Vec<(String, usize)>),
+    Stored(String),
+}
+
+/// The page of `searched` that starts at match `skip`, pruned, fitted to the budget.
+async fn respond(
+    ctx: &ToolCtx,
+    input: &GrepInput,
+    searched: Searched,
+    skip: usize,
+    fingerprint: u64,
+    budget: usize,
+    start: Instant,
+) -> ToolOutput {
+    let cfg = &ctx.app.config;
+    let Searched {
+        total,
+        files,
+        files_matched,
+        raw_page,
+        artifact,
+    } = searched;
 
     // The page this cursor asks for, then pruning over it.
     let page: Vec<GrepMatch> = raw_page.iter().map(clip_line).collect();
@@ -236,11 +321,25 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let needs_artifact = total > page.len()
         || clipped
         || budget::json_len(&serde_json::to_value(&page).unwrap_or_default()) * 2 > budget;
-    let artifact = needs_artifact.then(|| {
-        ctx.app
-            .store
-            .put_written(&ctx.session.id, "grep", &input.pattern, all)
-    });
+    let artifact = match artifact {
+        Artifact::Stored(id) => Some(id),
+        Artifact::New(all, per_file) => needs_artifact.then(|| {
+            let id = ctx
+                .app
+                .store
+                .put_written(&ctx.session.id, "grep", &input.pattern, all);
+            remember_index(
+                &id,
+                StoredIndex {
+                    fingerprint,
+                    total,
+                    files,
+                    per_file,
+                },
+            );
+            id
+        }),
+    };
 
     let duration_ms = ms_since(start);
     let build = |k: usize| -> ToolOutput {
@@ -263,22 +362,21 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 "showing {}-{} of {total} matches; next page: grep with cursor={}",
                 skip + 1,
                 skip + consumed,
-                encode_cursor(next, fingerprint)
+                encode_cursor(next, fingerprint, artifact.as_deref())
             ));
         }
         if let Some(a) = &artifact {
             notes.push(format!("all matches: recover_text prune_id={a}"));
         }
         if total == 0 {
-            text.push_str(&format!("no matches ({} files searched)", found.files));
+            text.push_str(&format!("no matches ({files} files searched)"));
         } else if !notes.is_empty() {
             text.push_str(&format!("[{}]", notes.join("; ")));
         }
         let r = GrepResult {
             tool: GrepResultTool::Grep,
             summary: budget::summary(&format!(
-                "{total} matches in {} files for {:?}{}",
-                found.files_matched,
+                "{total} matches in {files_matched} files for {:?}{}",
                 input.pattern,
                 if has_more { ", more pages" } else { "" }
             )),
@@ -287,10 +385,10 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             paths: input.paths.clone(),
             matches: visible.to_vec(),
             match_count: total as u64,
-            files_searched: Some(found.files as u64),
+            files_searched: Some(files as u64),
             truncated: has_more || k < shown.len(),
             has_more,
-            next_cursor: has_more.then(|| encode_cursor(next, fingerprint)),
+            next_cursor: has_more.then(|| encode_cursor(next, fingerprint, artifact.as_deref())),
             artifact_ref: artifact.clone(),
             duration_ms: Some(duration_ms),
             pruning: Some(pruned.metadata.clone()),
@@ -310,7 +408,7 @@ pub async fn run(input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         },
         out.text.len() as u64,
     );
-    Ok(out)
+    out
 }
 
 /// How many page entries precede the `k`-th shown match (so the cursor resumes right after the
@@ -647,18 +745,122 @@ fn fingerprint(input: &GrepInput) -> u64 {
     h.finish() & 0xffff_ffff
 }
 
-fn encode_cursor(offset: usize, fingerprint: u64) -> String {
-    format!("g1.{offset:x}.{fingerprint:x}")
+/// `g1.OFFSET.FINGERPRINT`, or `g2.OFFSET.FINGERPRINT.ID` when every match is stored under `ID`
+/// (later pages are then read from it instead of searching again).
+fn encode_cursor(offset: usize, fingerprint: u64, artifact: Option<&str>) -> String {
+    match artifact {
+        Some(id) => format!("g2.{offset:x}.{fingerprint:x}.{id}"),
+        None => format!("g1.{offset:x}.{fingerprint:x}"),
+    }
 }
 
 fn decode_cursor(cursor: &str, fingerprint: u64) -> Option<usize> {
     let mut parts = cursor.split('.');
-    if parts.next()? != "g1" {
-        return None;
-    }
+    let version = parts.next()?;
     let offset = usize::from_str_radix(parts.next()?, 16).ok()?;
     let fp = u64::from_str_radix(parts.next()?, 16).ok()?;
-    (fp == fingerprint && parts.next().is_none()).then_some(offset)
+    let id_ok = match version {
+        "g1" => true,
+        "g2" => parts.next().is_some_and(|id| id.starts_with("prn_")),
+        _ => false,
+    };
+    (id_ok && fp == fingerprint && parts.next().is_none()).then_some(offset)
+}
+
+/// The artifact id a `g2` cursor names.
+fn cursor_artifact(cursor: Option<&str>) -> Option<&str> {
+    let mut parts = cursor?.split('.');
+    (parts.next()? == "g2").then_some(())?;
+    parts.nth(2)
+}
+
+/// What a later page needs to know of a search whose matches are stored: its fingerprint (a
+/// cursor of another search cannot use it), counts, and each matched file's path and number of
+/// matches in artifact order (a row's path is found by position, never parsed out of the row).
+struct StoredIndex {
+    fingerprint: u64,
+    total: usize,
+    files: usize,
+    per_file: Vec<(String, usize)>,
+}
+
+/// Indexes of the most recent searches whose matches were stored, by artifact id (newest last):
+/// at most [`STORED_INDEXES`] of at most [`STORED_INDEX_MAX_BYTES`] each.
+/// Ids carry a per-store secret tag, so ids of two stores in one process never collide.
+static STORED: Mutex<Vec<(String, Arc<StoredIndex>)>> = Mutex::new(Vec::new());
+/// How many search indexes are kept (each costs its matched files' paths).
+const STORED_INDEXES: usize = 32;
+
+/// An index whose paths take more than this is not kept (its later pages search again), so the
+/// kept indexes stay within [`STORED_INDEXES`] times this.
+const STORED_INDEX_MAX_BYTES: usize = 4 << 20;
+
+fn remember_index(id: &str, index: StoredIndex) {
+    let bytes: usize = index.per_file.iter().map(|(p, _)| p.len() + 32).sum();
+    if bytes > STORED_INDEX_MAX_BYTES {
+        return;
+    }
+    let mut stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
+    stored.retain(|(k, _)| k != id);
+    if stored.len() >= STORED_INDEXES {
+        stored.remove(0);
+    }
+    stored.push((id.to_string(), Arc::new(index)));
+}
+
+fn stored_index(id: &str, fingerprint: u64) -> Option<Arc<StoredIndex>> {
+    let stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
+    stored
+        .iter()
+        .find(|(k, i)| k == id && i.fingerprint == fingerprint)
+        .map(|(_, i)| i.clone())
+}
+
+/// Matches `skip..skip + page_size` read back from the stored artifact (one row per line, in
+/// the order of `index.per_file`), reading only from the page's first line on.
+fn stored_page(
+    entry: &crate::store::Entry,
+    index: &StoredIndex,
+    skip: usize,
+    page_size: usize,
+) -> Result<Vec<GrepMatch>, crate::store::ReadError> {
+    use std::io::BufRead;
+    let mut page = Vec::new();
+    if entry.line_count() != index.total {
+        return Err(std::io::Error::other("the stored matches do not match their index").into());
+    }
+    if skip >= index.total {
+        return Ok(page);
+    }
+    // The file of match `skip`, and how many of its matches come before it.
+    let mut file = 0;
+    let mut before = 0;
+    while before + index.per_file[file].1 <= skip {
+        before += index.per_file[file].1;
+        file += 1;
+    }
+    let mut reader = entry.reader_at(skip + 1)?;
+    let mut row = Vec::new();
+    let mut at = skip;
+    while page.len() < page_size && at < index.total {
+        while at >= before + index.per_file[file].1 {
+            before += index.per_file[file].1;
+            file += 1;
+        }
+        row.clear();
+        if reader.read_until(b'\n', &mut row)? == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&row);
+        match parse_row(&index.per_file[file].0, &text) {
+            Some(m) => page.push(m),
+            None => {
+                return Err(std::io::Error::other(format!("unreadable match row {text:?}")).into());
+            }
+        }
+        at += 1;
+    }
+    Ok(page)
 }
 
 fn done(ctx: &ToolCtx, mut f: Failure, start: Instant) -> ToolOutput {

@@ -205,11 +205,8 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         duration_ms: None,
         pruning: Some(pruned.metadata),
     };
-    let window = if first > total_lines {
-        format!("offset {offset} is past the end ({total_lines} lines)")
-    } else {
-        format!("lines {first}-{last} of {total_lines}")
-    };
+    let past_end = (first > total_lines)
+        .then(|| format!("offset {offset} is past the end ({total_lines} lines)"));
     let applied = result.pruning.as_ref().is_some_and(|p| p.applied);
 
     // Fit the body to the budget: whole lines first, a clipped line if not even one fits.
@@ -223,11 +220,20 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             }
             text.push_str(n);
         }
+        // The page's own lines: a cut raw page ends where the page ends (`end_line`); a cut
+        // pruned page says how many of its lines are shown.
+        let window = past_end
+            .clone()
+            .unwrap_or_else(|| format!("lines {first}-{} of {total_lines}", result.end_line));
+        let cut = match (result.truncated, applied) {
+            (false, _) => String::new(),
+            (true, false) => ", truncated".to_string(),
+            (true, true) => format!(", truncated to its first {} lines", line_count(shown)),
+        };
         result.summary = budget::summary(&format!(
-            "{}: {window}{}{}{}",
+            "{}: {window}{}{cut}{}",
             result.path,
             if applied { ", pruned to focus" } else { "" },
-            if result.truncated { ", truncated" } else { "" },
             if replaced {
                 ", invalid UTF-8 replaced"
             } else {
@@ -314,6 +320,11 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         }
     };
     Ok(finish(ctx, out, start, applied))
+}
+
+/// Lines in `text` (a last line without a newline counts).
+fn line_count(text: &str) -> usize {
+    text.lines().count()
 }
 
 /// A file's page window and what is known of the whole file.
