@@ -1549,7 +1549,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ReadResultTool {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RecoverTextInput {
-    ///Instead of ranges: what the earlier result did not show for this question.
+    ///Instead of ranges: unshown lines for this question.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub context_focus_question: ::std::option::Option<FocusQuestion>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
