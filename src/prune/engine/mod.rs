@@ -359,6 +359,8 @@ pub fn plan_more(
             }
         }
     }
+    // What the first result showed is no news: its definitions are not named again.
+    draft.names.retain(|n| !was_shown(n.line));
     let cap = ((unshown_bytes as f64 * MORE_SHARE) as usize).max(budget.marker_bytes * 4);
     let bytes = budget.bytes.min(cap);
     let lines_budget = TextBudget {

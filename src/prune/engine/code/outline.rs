@@ -436,8 +436,18 @@ const MAX_LABEL_BYTES: usize = 48;
 /// for Foo`), or the name with `()` where the keyword is a type or absent (Java, C, C# methods,
 /// JavaScript methods: `parse()`). `None` when the line defines no name.
 pub(crate) fn label(sig: &str) -> Option<String> {
+    /// Block openers that define nothing (a top-level `if TYPE_CHECKING:`, `try:`, `except
+    /// ImportError:` is outlined as a block, but names no definition).
+    const CONTROL: &[&str] = &[
+        "if", "elif", "else", "for", "while", "try", "except", "finally", "with", "match",
+        "switch", "do", "loop", "unless", "until", "begin", "rescue", "ensure", "return", "catch",
+        "foreach", "select", "when", "#if", "#ifdef", "#ifndef", "#else", "#elif",
+    ];
     let t = trimmed(sig);
     let keyword = first_keyword(t);
+    if CONTROL.contains(&keyword) {
+        return None;
+    }
     let text = if keyword == "impl" {
         // `impl<T: X> Display for Foo<T> {` -> `impl Display for Foo`.
         let at = t.find("impl").map_or(0, |k| k + 4);
@@ -459,15 +469,22 @@ pub(crate) fn label(sig: &str) -> Option<String> {
             return None;
         }
         format!("impl {head}")
+    } else if LABEL_KEYWORDS.contains(&keyword) {
+        format!("{keyword} {}", defined_name(t)?)
     } else {
-        let name = defined_name(t)?;
-        if LABEL_KEYWORDS.contains(&keyword) {
-            format!("{keyword} {name}")
-        } else if t.contains('(') {
-            format!("{name}()")
-        } else {
-            name.to_owned()
-        }
+        // A method or function whose keyword is a type (Java, C, C#) or absent (JavaScript):
+        // the identifier right before its parameters (`List<Split> getSplits(` -> getSplits,
+        // `<T> T get(` -> get), or an arrow function's name (`handler = (req) =>`). A line
+        // without parameters names nothing (a signature's continuation: `mut line: &str,`).
+        let open = t.find('(')?;
+        let name = trailing_ident(t[..open].trim_end())
+            .filter(|n| !CONTROL.contains(n) && !is_modifier(n))
+            .or_else(|| {
+                (t.contains("=>") || t.contains("function"))
+                    .then(|| defined_name(t))
+                    .flatten()
+            })?;
+        format!("{name}()")
     };
     Some(if text.len() > MAX_LABEL_BYTES {
         let mut end = MAX_LABEL_BYTES;
@@ -478,6 +495,36 @@ pub(crate) fn label(sig: &str) -> Option<String> {
     } else {
         text
     })
+}
+
+/// A modifier word that may stand before a definition's name ([`first_keyword`]'s list).
+fn is_modifier(word: &str) -> bool {
+    matches!(
+        word,
+        "pub"
+            | "export"
+            | "default"
+            | "async"
+            | "unsafe"
+            | "static"
+            | "public"
+            | "private"
+            | "protected"
+            | "internal"
+            | "abstract"
+            | "final"
+            | "sealed"
+            | "partial"
+            | "open"
+            | "override"
+            | "inline"
+            | "virtual"
+            | "const"
+            | "declare"
+            | "data"
+            | "case"
+            | "new"
+    )
 }
 
 /// `s` past the balanced `<...>` it starts with.
@@ -524,7 +571,13 @@ pub(super) fn is_attribute(t: &str) -> bool {
 }
 
 pub(super) fn is_import(t: &str) -> bool {
-    (classify(t) == Kind::Import && !t.ends_with('{'))
+    // The keyword is a statement's (`from x import y`), not a name (`from: Option<PathBuf>,`, a
+    // parameter called `use` or `package`): a space follows it.
+    let keyword = first_keyword(t);
+    let spaced = t
+        .find(keyword)
+        .is_some_and(|k| t[k + keyword.len()..].starts_with([' ', '\t']));
+    (classify(t) == Kind::Import && spaced && !t.ends_with('{'))
         || t.starts_with("extern crate ")
         || (t.ends_with(';') && t.contains("require("))
 }
@@ -755,6 +808,19 @@ def c():
     }
 
     #[test]
+    fn a_parameter_named_like_an_import_keyword_is_part_of_its_signature() {
+        let src = "impl B {\n    fn add_str(\n        &mut self,\n        from: Option<PathBuf>,\n        gitignore: &str,\n    ) -> Result<(), E> {\n        x();\n    }\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.units[0].sig, 1..6);
+        assert_eq!(
+            label(lines[o.units[0].sig.start]).as_deref(),
+            Some("fn add_str")
+        );
+        assert!(is_import("from x import y") && is_import("use std::io;"));
+    }
+
+    #[test]
     fn ruby_blocks_close_with_their_end() {
         let src = "# frozen_string_literal: true\n\nrequire 'rack'\n\nmodule Rack\n  class Lint\n    # Checks the env.\n    def check_env(env)\n      if env.nil?\n        raise 'x'\n      end\n    end\n\n    def call(env) = check_env(env)\n  end\nend\n";
         let lines: Vec<&str> = src.lines().collect();
@@ -798,12 +864,31 @@ def c():
             ("fun bind(view: View) {", "fun bind"),
             ("  render(x) {", "render()"),
             ("export const handler = (req) => {", "handler()"),
+            ("    public List<Split> getSplits() {", "getSplits()"),
+            (
+                "    public <T> T get(final Supplier<T> supplier) {",
+                "get()",
+            ),
+            (
+                "    public StopWatch(final String message) {",
+                "StopWatch()",
+            ),
             ("public function handle($request)", "function handle"),
             ("module Rack", "module Rack"),
         ] {
             assert_eq!(label(sig).as_deref(), Some(want), "{sig}");
         }
         assert_eq!(label("function (x) {"), None);
+        for control in [
+            "if TYPE_CHECKING:",
+            "try:",
+            "except ImportError:",
+            "with open(p) as f:",
+            "        mut line: &str,",
+            "        gitignore: &str,",
+        ] {
+            assert_eq!(label(control), None, "{control}");
+        }
         let long = format!("fn {}() {{", "a".repeat(80));
         assert!(label(&long).unwrap().ends_with('…'));
     }
