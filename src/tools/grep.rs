@@ -631,34 +631,37 @@ fn parse_row(path: &str, row: &str) -> Option<GrepMatch> {
     })
 }
 
-/// A hash of everything that determines the match list, so a cursor cannot be replayed on
+/// A digest of everything that determines the match list, so a cursor cannot be replayed on
 /// another search.
-fn fingerprint(input: &GrepInput) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (
+fn fingerprint(input: &GrepInput) -> [u8; 32] {
+    let canonical = serde_json::to_vec(&serde_json::json!([
         &input.pattern,
         &input.paths,
         &input.cwd,
         input.fixed_string,
         input.case_sensitive,
-    )
-        .hash(&mut h);
-    h.finish() & 0xffff_ffff
+    ]))
+    .expect("serializes");
+    crate::secret::digest(&canonical)
 }
 
-fn encode_cursor(offset: usize, fingerprint: u64) -> String {
-    format!("g1.{offset:x}.{fingerprint:x}")
+/// Kind under which `grep` cursors are sealed.
+const CURSOR_KIND: &str = "grep";
+
+/// `g2.OFFSET.MAC`: the offset sealed with the process's key over itself and the search
+/// ([`crate::secret::seal`]).
+fn encode_cursor(offset: usize, fingerprint: [u8; 32]) -> String {
+    crate::secret::seal(CURSOR_KIND, &fingerprint, &format!("g2.{offset:x}"))
 }
 
-fn decode_cursor(cursor: &str, fingerprint: u64) -> Option<usize> {
-    let mut parts = cursor.split('.');
-    if parts.next()? != "g1" {
+fn decode_cursor(cursor: &str, fingerprint: [u8; 32]) -> Option<usize> {
+    let body = crate::secret::open(CURSOR_KIND, &fingerprint, cursor)?;
+    let mut parts = body.split('.');
+    if parts.next()? != "g2" {
         return None;
     }
     let offset = usize::from_str_radix(parts.next()?, 16).ok()?;
-    let fp = u64::from_str_radix(parts.next()?, 16).ok()?;
-    (fp == fingerprint && parts.next().is_none()).then_some(offset)
+    parts.next().is_none().then_some(offset)
 }
 
 fn done(ctx: &ToolCtx, mut f: Failure, start: Instant) -> ToolOutput {

@@ -449,13 +449,25 @@ fn accepts(headers: &HeaderMap, mime: &str) -> bool {
     }
 }
 
-fn new_session_id() -> String {
-    let mut bytes = [0u8; 16];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        use std::io::Read;
-        let _ = f.read_exact(&mut bytes);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// A new session id from the kernel's random source, or the 503 that says it is unavailable
+/// (never a constant id: that would hand one client another's session).
+#[allow(clippy::result_large_err)]
+fn new_session_id() -> Result<String, warp::reply::Response> {
+    crate::secret::session_id().map_err(|e| {
+        tracing::error!(error = %e, "random source unavailable: no session id");
+        let err = message::error_response(
+            Value::Null,
+            message::rpc_error(
+                message::INTERNAL_ERROR,
+                format!("cannot make a session id (random source unavailable: {e}); try again"),
+                None,
+            ),
+        );
+        let mut r = rpc_reply(StatusCode::SERVICE_UNAVAILABLE, &err);
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        r
+    })
 }
 
 async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::reply::Response {
@@ -499,7 +511,10 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
         .and_then(|h| h.to_str().ok())
         .map(str::to_string);
     let (session, new_id) = if is_initialize {
-        let id = new_session_id();
+        let id = match new_session_id() {
+            Ok(id) => id,
+            Err(refusal) => return refusal,
+        };
         let s = Arc::new(Session::new(id.clone()));
         ctx.sessions
             .lock()
@@ -536,10 +551,11 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
         }
     } else {
         // No session header: served statelessly (seed 000/001 clients call tools/call directly).
-        (
-            Arc::new(Session::new(format!("anon-{}", new_session_id()))),
-            None,
-        )
+        let id = match new_session_id() {
+            Ok(id) => id,
+            Err(refusal) => return refusal,
+        };
+        (Arc::new(Session::new(format!("anon-{id}"))), None)
     };
     let app = ctx.app.clone();
     let mut resp = match msg {
@@ -646,7 +662,10 @@ async fn modern_post(ctx: &Arc<Ctx>, headers: &HeaderMap, msg: Value) -> warp::r
         method: value("mcp-method"),
         name: value("mcp-name"),
     };
-    let session = Arc::new(Session::new(format!("anon-{}", new_session_id())));
+    let session = match new_session_id() {
+        Ok(id) => Arc::new(Session::new(format!("anon-{id}"))),
+        Err(refusal) => return refusal,
+    };
     let app = ctx.app.clone();
     let is_request = msg.get("method").is_some() && msg.get("id").is_some();
     let wants_stream = is_request

@@ -1,0 +1,235 @@
+//! Issue 35: a hostile client's pass, one test per finding (forged cursors, session ids, the
+//! token's exposure, the `cwd` race, stalled connections, abandoned calls, unbounded queues and
+//! memory). Every server here binds 127.0.0.1:0; every loop is bounded in count and time.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// Replaces field `i` of a dotted cursor with `with`.
+fn alter(cursor: &str, i: usize, with: &str) -> String {
+    let mut parts: Vec<&str> = cursor.split('.').collect();
+    assert!(parts.len() > i, "{cursor}");
+    parts[i] = with;
+    parts.join(".")
+}
+
+/// Row 10: a `recover_text` cursor whose position was edited (or made up) is refused; only the
+/// cursor as issued pages on.
+#[test]
+fn forged_recover_text_cursors_are_refused() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let r = c.call("bash", json!({"cmd": "seq 1 3000"}));
+    let id = structured(&r["result"])["artifactRef"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a stored output: {r}"))
+        .to_string();
+    let page = |c: &mut StdioClient, cursor: Option<&str>| -> Value {
+        let mut args = json!({"prune_id": id, "ranges": [{"start_line": 1, "end_line": 3000}], "max_output_bytes": 1024});
+        if let Some(k) = cursor {
+            args["cursor"] = json!(k);
+        }
+        c.call("recover_text", args)
+    };
+    let first = page(&mut c, None);
+    let body: Value = serde_json::from_str(text(&first["result"])).unwrap();
+    let cursor = body["nextCursor"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a next page: {first}"))
+        .to_string();
+    // As issued: the next page.
+    let next = page(&mut c, Some(&cursor));
+    assert!(next.get("result").is_some(), "{next}");
+    // Field 3 is the bytes of the row already returned: a forged skip, and a forged line.
+    for forged in [alter(&cursor, 3, "2"), alter(&cursor, 2, "7d0")] {
+        let r = page(&mut c, Some(&forged));
+        assert_eq!(r["error"]["code"], -32602, "{forged} was accepted: {r}");
+        assert_eq!(
+            r["error"]["data"]["field_errors"][0]["field"], "/arguments/cursor",
+            "{r}"
+        );
+    }
+    // A cursor for other ranges of the same output is refused too.
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "ranges": [{"start_line": 1, "end_line": 2999}], "max_output_bytes": 1024, "cursor": cursor}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+}
+
+/// Row 10: a `grep` cursor with an edited offset is refused.
+#[test]
+fn forged_grep_cursors_are_refused() {
+    let root = fixture_root();
+    let lines: String = (0..400).map(|i| format!("match line {i}\n")).collect();
+    std::fs::write(root.path().join("many.txt"), lines).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let args = json!({"pattern": "match", "paths": ["many.txt"], "max_matches": 10});
+    let r = c.call("grep", args.clone());
+    let cursor = structured(&r["result"])["nextCursor"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a next page: {r}"))
+        .to_string();
+    let mut ok = args.clone();
+    ok["cursor"] = json!(cursor);
+    let r = c.call("grep", ok);
+    assert!(r["result"]["isError"] != json!(true), "{r}");
+    let mut forged = args.clone();
+    forged["cursor"] = json!(alter(&cursor, 1, "c8"));
+    let r = c.call("grep", forged);
+    assert_eq!(
+        r["error"]["code"], -32602,
+        "a forged offset was accepted: {r}"
+    );
+}
+
+/// A `serve` child with its descriptor limit set to `nofile`, and its port.
+fn serve_limited(
+    root: &std::path::Path,
+    extra: &[&str],
+    nofile: u64,
+) -> (std::process::Child, u16) {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(bin());
+    cmd.args(["serve", "--port", "0", "--root"])
+        .arg(root)
+        .args(extra)
+        .env("MCP_PRUNER_NO_LEDGER", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: setrlimit is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: nofile,
+                rlim_max: nofile,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sent = false;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if !sent
+                && let Ok(v) = serde_json::from_str::<Value>(&line)
+                && v["event"] == "mcp_pruner.ready"
+            {
+                let _ = tx.send(v["data"]["port"].as_u64().unwrap() as u16);
+                sent = true;
+            }
+        }
+    });
+    let port = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("ready event");
+    (child, port)
+}
+
+/// Descriptors the process `pid` holds.
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+/// One raw HTTP/1.1 exchange on a new connection: the response's head and body.
+fn raw_exchange(port: u16, request: &[u8], within: Duration) -> String {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    c.set_read_timeout(Some(within)).unwrap();
+    c.write_all(request).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = c.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+        let s = String::from_utf8_lossy(&got);
+        if let Some((head, body)) = s.split_once("\r\n\r\n")
+            && let Some(len) = head.lines().find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("content-length: ")
+                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+            })
+            && body.len() >= len
+        {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+fn post_request(body: &str, extra_headers: &str) -> Vec<u8> {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra_headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tests"}}}"#;
+
+/// Row 2: with one descriptor left (the accepted connection takes it), `initialize` still gets
+/// a random session id: never the all-zero one another client would get too.
+#[test]
+fn session_ids_stay_random_when_descriptors_run_out() {
+    let root = fixture_root();
+    let limit = 64u64;
+    let (mut child, port) = serve_limited(root.path(), &["--header-timeout-ms", "30000"], limit);
+    let pid = child.id();
+    // Idle connections (the server holds each for the header timeout) until one descriptor is
+    // left: one more while fewer, one fewer while none.
+    let mut idle = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut stable = 0;
+    while stable < 10 && std::time::Instant::now() < deadline {
+        let n = open_fds(pid) as u64;
+        if n < limit - 1 {
+            idle.push(std::net::TcpStream::connect(("127.0.0.1", port)).unwrap());
+            stable = 0;
+        } else if n == limit && !idle.is_empty() {
+            idle.remove(0);
+            stable = 0;
+        } else {
+            stable += 1;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(open_fds(pid) as u64, limit - 1, "descriptors not exhausted");
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let resp = raw_exchange(port, &post_request(INITIALIZE, ""), Duration::from_secs(10));
+        let id = resp.lines().find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(|v| v.trim().to_string())
+        });
+        match id {
+            Some(id) => {
+                assert_ne!(id, "0".repeat(32), "a constant session id: {resp}");
+                assert!(!ids.contains(&id), "a session id issued twice: {resp}");
+                ids.push(id);
+            }
+            // Refusing is fine (503), a constant id is not.
+            None => assert!(resp.starts_with("HTTP/1.1 503"), "{resp}"),
+        }
+    }
+    assert!(!ids.is_empty(), "no initialize was served");
+    drop(idle);
+    let _ = child.kill();
+    let _ = child.wait();
+}
