@@ -68,9 +68,15 @@ pub struct ServerArgs {
     /// Allow a non-loopback --host (use --auth-token with it) [env: MCP_PRUNER_ALLOW_REMOTE]
     #[arg(long)]
     pub allow_remote: bool,
-    /// Bearer token every HTTP request must carry [env: MCP_PRUNER_AUTH_TOKEN]
+    /// Deprecated (the token shows in `ps` and /proc/PID/cmdline): use --auth-token-file or
+    /// MCP_PRUNER_AUTH_TOKEN. Bearer token every HTTP request must carry
     #[arg(long, value_name = "TOKEN")]
     pub auth_token: Option<String>,
+    /// File holding the bearer token every HTTP request must carry (trailing newline ignored)
+    /// [env: MCP_PRUNER_AUTH_TOKEN_FILE; or the token itself in MCP_PRUNER_AUTH_TOKEN, removed
+    /// from the server's environment once read]
+    #[arg(long, value_name = "PATH")]
+    pub auth_token_file: Option<String>,
     /// Extra allowed Origin for browser clients, repeatable [env: MCP_PRUNER_ALLOWED_ORIGINS, comma-separated]
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
@@ -292,10 +298,70 @@ pub fn parse_bool(raw: &str) -> Option<bool> {
     }
 }
 
+/// Variable holding the bearer token itself.
+pub const AUTH_TOKEN_ENV: &str = "MCP_PRUNER_AUTH_TOKEN";
+/// Variable naming a file that holds the bearer token.
+pub const AUTH_TOKEN_FILE_ENV: &str = "MCP_PRUNER_AUTH_TOKEN_FILE";
+
+/// The bearer token: from `--auth-token-file`, the deprecated `--auth-token`, the file that
+/// `MCP_PRUNER_AUTH_TOKEN_FILE` names, or `MCP_PRUNER_AUTH_TOKEN`, in that order. A file's
+/// trailing line break is not part of the token; an empty or unreadable file is an error.
+fn auth_token(
+    args: &ServerArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<String>, ConfigError> {
+    if args.auth_token.is_some() && args.auth_token_file.is_some() {
+        return Err(ConfigError {
+            code: "invalid_auth_token",
+            field: "--auth-token-file".into(),
+            message: "give --auth-token-file or --auth-token, not both".into(),
+        });
+    }
+    let file = match (&args.auth_token_file, &args.auth_token) {
+        (Some(f), _) => Some(("--auth-token-file", f.clone())),
+        (None, Some(t)) => return Ok(Some(t.clone())),
+        (None, None) => env(AUTH_TOKEN_FILE_ENV)
+            .filter(|v| !v.trim().is_empty())
+            .map(|f| (AUTH_TOKEN_FILE_ENV, f)),
+    };
+    let Some((origin, path)) = file else {
+        return Ok(env(AUTH_TOKEN_ENV).filter(|v| !v.trim().is_empty()));
+    };
+    let bad = |message: String| ConfigError {
+        code: "invalid_auth_token",
+        field: origin.into(),
+        message,
+    };
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| bad(format!("cannot read {path:?}: {e}")))?;
+    let token = text.strip_suffix('\n').unwrap_or(&text);
+    let token = token.strip_suffix('\r').unwrap_or(token);
+    if token.trim().is_empty() {
+        return Err(bad(format!("{path:?} holds no token")));
+    }
+    if token.contains(['\r', '\n']) {
+        return Err(bad(format!("{path:?} holds more than one line")));
+    }
+    Ok(Some(token.to_string()))
+}
+
 impl Config {
-    /// Builds the configuration from flags and the process environment.
+    /// Builds the configuration from flags and the process environment. The bearer token, once
+    /// read, is wiped from what `/proc/PID/environ` and `/proc/PID/cmdline` show and removed from
+    /// the environment (so neither local users nor the commands the server runs can read it);
+    /// `--auth-token` is deprecated with a warning. Call before any other thread starts.
     pub fn from_args(args: &ServerArgs) -> Result<Config, ConfigError> {
-        Self::from_args_with_env(args, &|name| std::env::var(name).ok())
+        if args.auth_token.is_some() {
+            eprintln!(
+                "mcp-pruner: warning: --auth-token is deprecated: the token shows in ps and /proc/PID/cmdline; use --auth-token-file PATH or {AUTH_TOKEN_ENV}"
+            );
+        }
+        let cfg = Self::from_args_with_env(args, &|name| std::env::var(name).ok());
+        if let Some(token) = args.auth_token.as_deref() {
+            crate::secret::wipe_from_command_line(token);
+        }
+        crate::secret::take_env(AUTH_TOKEN_ENV);
+        cfg
     }
 
     /// Builds the configuration from flags and an environment lookup (tests pass their own).
@@ -696,13 +762,7 @@ impl Config {
                     .filter(|s| !s.is_empty()),
             );
         }
-        let auth_token = pick(
-            "--auth-token",
-            &args.auth_token,
-            &["MCP_PRUNER_AUTH_TOKEN"],
-            env,
-        )
-        .value;
+        let auth_token = auth_token(args, env)?;
         let output_schemas = args.output_schemas
             || env("MCP_PRUNER_OUTPUT_SCHEMAS")
                 .and_then(|v| parse_bool(&v))
@@ -782,6 +842,75 @@ mod tests {
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
         }
+    }
+
+    #[test]
+    fn the_auth_token_comes_from_a_file_a_variable_or_the_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_string_lossy().into_owned();
+        let file = dir.path().join("tok");
+        std::fs::write(&file, "s3cret\n").unwrap();
+        let file = file.to_string_lossy().into_owned();
+        let with = |args: ServerArgs, env: &dyn Fn(&str) -> Option<String>| {
+            Config::from_args_with_env(
+                &ServerArgs {
+                    root: Some(root.clone()),
+                    ..args
+                },
+                env,
+            )
+        };
+        let by_flag = ServerArgs {
+            auth_token_file: Some(file.clone()),
+            ..Default::default()
+        };
+        assert_eq!(
+            with(by_flag, &|_| None).unwrap().auth_token.as_deref(),
+            Some("s3cret")
+        );
+        let f = file.clone();
+        let by_env = move |n: &str| (n == AUTH_TOKEN_FILE_ENV).then(|| f.clone());
+        assert_eq!(
+            with(ServerArgs::default(), &by_env)
+                .unwrap()
+                .auth_token
+                .as_deref(),
+            Some("s3cret")
+        );
+        let direct = |n: &str| (n == AUTH_TOKEN_ENV).then(|| "t2".to_string());
+        assert_eq!(
+            with(ServerArgs::default(), &direct)
+                .unwrap()
+                .auth_token
+                .as_deref(),
+            Some("t2")
+        );
+        let both = ServerArgs {
+            auth_token_file: Some(file.clone()),
+            auth_token: Some("x".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            with(both, &|_| None).unwrap_err().code,
+            "invalid_auth_token"
+        );
+        std::fs::write(dir.path().join("empty"), "\n").unwrap();
+        let empty = ServerArgs {
+            auth_token_file: Some(dir.path().join("empty").to_string_lossy().into_owned()),
+            ..Default::default()
+        };
+        assert_eq!(
+            with(empty, &|_| None).unwrap_err().code,
+            "invalid_auth_token"
+        );
+        let missing = ServerArgs {
+            auth_token_file: Some(dir.path().join("nope").to_string_lossy().into_owned()),
+            ..Default::default()
+        };
+        assert_eq!(
+            with(missing, &|_| None).unwrap_err().code,
+            "invalid_auth_token"
+        );
     }
 
     #[test]

@@ -68,6 +68,101 @@ pub fn digest(bytes: &[u8]) -> [u8; 32] {
     out
 }
 
+/// The address ranges of this process's original argument and environment strings (what
+/// `/proc/PID/cmdline` and `/proc/PID/environ` show), from `/proc/self/stat`.
+fn original_blocks() -> Option<[(usize, usize); 2]> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces and parentheses): field 3 onwards.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<usize> = rest
+        .split_whitespace()
+        .skip(45)
+        .take(4)
+        .map(|v| v.parse().ok())
+        .collect::<Option<_>>()?;
+    let [arg_start, arg_end, env_start, env_end] = f[..] else {
+        return None;
+    };
+    (arg_start < arg_end && env_start < env_end)
+        .then_some([(arg_start, arg_end), (env_start, env_end)])
+}
+
+/// Overwrites in place, within the process's original strings at `[start, end)`, every run of
+/// bytes for which `pick` returns a range: volatile writes, so they are not optimised away.
+///
+/// # Safety
+/// `[start, end)` must be this process's original argument or environment block (mapped,
+/// writable, and not borrowed by Rust code while this runs).
+unsafe fn overwrite(start: usize, end: usize, pick: &dyn Fn(&[u8]) -> Vec<std::ops::Range<usize>>) {
+    let len = end - start;
+    let mut copy = vec![0u8; len];
+    for (i, b) in copy.iter_mut().enumerate() {
+        // SAFETY: within the block (caller's contract).
+        *b = unsafe { std::ptr::read_volatile((start + i) as *const u8) };
+    }
+    for r in pick(&copy) {
+        for i in r {
+            // SAFETY: within the block (caller's contract).
+            unsafe { std::ptr::write_volatile((start + i) as *mut u8, b'*') };
+        }
+    }
+}
+
+/// Removes `name` from the environment, first overwriting its value where `/proc/PID/environ`
+/// shows it (the process's original environment block), so that neither a local user nor a
+/// command run by the server can read it there. Returns whether it was set. Call while the
+/// process has one thread.
+pub fn take_env(name: &str) -> bool {
+    if std::env::var_os(name).is_none() {
+        return false;
+    }
+    if let Some([_, (start, end)]) = original_blocks() {
+        let key = format!("{name}=");
+        let pick = |block: &[u8]| {
+            let mut out = Vec::new();
+            let mut at = 0;
+            for entry in block.split(|b| *b == 0) {
+                if entry.starts_with(key.as_bytes()) {
+                    out.push(at + key.len()..at + entry.len());
+                }
+                at += entry.len() + 1;
+            }
+            out
+        };
+        // SAFETY: the range is this process's original environment block, from the kernel.
+        unsafe { overwrite(start, end, &pick) };
+    }
+    // SAFETY: called before the server starts any other thread (see `Config::from_args`).
+    unsafe { std::env::remove_var(name) };
+    true
+}
+
+/// Overwrites every occurrence of `secret` in the process's original command line (what
+/// `/proc/PID/cmdline` and `ps` show). Call while the process has one thread.
+pub fn wipe_from_command_line(secret: &str) {
+    if secret.is_empty() {
+        return;
+    }
+    if let Some([(start, end), _]) = original_blocks() {
+        let needle = secret.as_bytes();
+        let pick = |block: &[u8]| {
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i + needle.len() <= block.len() {
+                if &block[i..i + needle.len()] == needle {
+                    out.push(i..i + needle.len());
+                    i += needle.len();
+                } else {
+                    i += 1;
+                }
+            }
+            out
+        };
+        // SAFETY: the range is this process's original argument block, from the kernel.
+        unsafe { overwrite(start, end, &pick) };
+    }
+}
+
 /// Bytes of MAC a cursor carries.
 const TAG_BYTES: usize = 16;
 

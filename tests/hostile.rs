@@ -233,3 +233,72 @@ fn session_ids_stay_random_when_descriptors_run_out() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Whether `needle` occurs in `hay`.
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Row 9: the bearer token, given by file, by variable or (deprecated) by flag, works, and is
+/// not readable from the server's `/proc/PID/cmdline` or `/proc/PID/environ`, nor by a command.
+#[test]
+fn the_auth_token_is_not_readable_from_the_process() {
+    let root = fixture_root();
+    let token = "tok-3a5f0c9e-issue35-secret";
+    let file = root.path().join("token");
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    let file = file.to_str().unwrap().to_string();
+    let ways: [(&str, Vec<&str>, Vec<(&str, &str)>); 4] = [
+        (
+            "MCP_PRUNER_AUTH_TOKEN",
+            vec![],
+            vec![("MCP_PRUNER_AUTH_TOKEN", token)],
+        ),
+        (
+            "MCP_PRUNER_AUTH_TOKEN_FILE",
+            vec![],
+            vec![("MCP_PRUNER_AUTH_TOKEN_FILE", &file)],
+        ),
+        ("--auth-token", vec!["--auth-token", token], vec![]),
+        (
+            "--auth-token-file",
+            vec!["--auth-token-file", &file],
+            vec![],
+        ),
+    ];
+    for (way, args, env) in ways {
+        let s = HttpServer::start_env(root.path(), &args, &env);
+        let pid = s.child.id();
+        for what in ["cmdline", "environ"] {
+            let bytes = std::fs::read(format!("/proc/{pid}/{what}")).unwrap();
+            assert!(
+                !contains(&bytes, token.as_bytes()),
+                "{way}: the token is in /proc/PID/{what}"
+            );
+        }
+        let post = |bearer: Option<&str>, body: &Value| {
+            let mut rb = s
+                .client
+                .post(format!("{}/mcp", s.base))
+                .header("content-type", "application/json")
+                .header("accept", "application/json")
+                .body(body.to_string());
+            if let Some(b) = bearer {
+                rb = rb.bearer_auth(b);
+            }
+            rb.send().unwrap()
+        };
+        let ping = json!({"jsonrpc":"2.0","id":1,"method":"ping","params":{}});
+        assert_eq!(post(None, &ping).status(), 401, "{way}");
+        assert_eq!(post(Some(token), &ping).status(), 200, "{way}");
+        // A command the server runs sees neither the variable nor the token in its parent.
+        let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"cmd": format!("env; cat /proc/{pid}/environ /proc/{pid}/cmdline | tr '\\0' '\\n'")}}});
+        let r: Value = post(Some(token), &call).json().unwrap();
+        let out = r.to_string();
+        assert!(out.contains("PATH="), "{way}: the command ran: {out}");
+        assert!(
+            !out.contains(token),
+            "{way}: a command read the token: {out}"
+        );
+    }
+}

@@ -132,6 +132,7 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
         log_format: _,
         log_level: _,
         auth_token: _,
+        auth_token_file: _,
         allow_remote,
         allowed_origins,
         pruner,
