@@ -302,3 +302,95 @@ fn the_auth_token_is_not_readable_from_the_process() {
         );
     }
 }
+
+/// Row 8: while a thread keeps exchanging the directory `d` with a link to a directory outside
+/// the root, no `bash` call with `cwd: "d"` starts outside the root (it starts in `d`, or is
+/// refused as outside).
+#[test]
+fn a_swapped_cwd_never_starts_a_command_outside_the_root() {
+    let root = fixture_root();
+    let outside = tempfile::tempdir().unwrap();
+    let outside_real = std::fs::canonicalize(outside.path()).unwrap();
+    std::fs::create_dir(root.path().join("d")).unwrap();
+    // Read through the working directory itself, whatever path names it by then.
+    std::fs::write(root.path().join("d/where"), "in-the-root\n").unwrap();
+    std::fs::write(outside.path().join("where"), "OUTSIDE-the-root\n").unwrap();
+    std::os::unix::fs::symlink(&outside_real, root.path().join("x")).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let stop = stop.clone();
+        let (d, x) = (
+            std::ffi::CString::new(root.path().join("d").to_str().unwrap()).unwrap(),
+            std::ffi::CString::new(root.path().join("x").to_str().unwrap()).unwrap(),
+        );
+        std::thread::spawn(move || {
+            let until = std::time::Instant::now() + Duration::from_secs(60);
+            let mut swaps = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed)
+                && std::time::Instant::now() < until
+            {
+                // SAFETY: two valid C paths; RENAME_EXCHANGE swaps them atomically.
+                let r = unsafe {
+                    libc::renameat2(
+                        libc::AT_FDCWD,
+                        d.as_ptr(),
+                        libc::AT_FDCWD,
+                        x.as_ptr(),
+                        libc::RENAME_EXCHANGE,
+                    )
+                };
+                assert_eq!(r, 0, "renameat2: {}", std::io::Error::last_os_error());
+                swaps += 1;
+                if swaps % 64 == 0 {
+                    std::thread::yield_now();
+                }
+            }
+            swaps
+        })
+    };
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let (mut inside, mut refused, mut escaped) = (0, 0, Vec::new());
+    let started = std::time::Instant::now();
+    for _ in 0..150 {
+        if started.elapsed() > Duration::from_secs(20) || escaped.len() >= 3 {
+            break;
+        }
+        let r = c.call("bash", json!({"cmd": "cat where", "cwd": "d"}));
+        let s = structured(&r["result"]);
+        if r["result"]["isError"] == json!(true) {
+            assert_eq!(s["error"]["reason"], "invalid_cwd", "{r}");
+            refused += 1;
+            continue;
+        }
+        let pwd = s["stdout"]
+            .as_str()
+            .unwrap_or_else(|| text(&r["result"]))
+            .trim()
+            .to_string();
+        if pwd.contains("OUTSIDE") {
+            escaped.push(pwd);
+        } else {
+            assert!(pwd.contains("in-the-root"), "{r}");
+            inside += 1;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    eprintln!(
+        "{inside} inside, {refused} refused, {} escaped, {swaps} swaps in {:?}",
+        escaped.len(),
+        started.elapsed()
+    );
+    assert!(swaps > 100, "the swapper ran ({swaps} swaps)");
+    assert!(
+        escaped.is_empty(),
+        "{} commands started outside the root ({inside} inside, {refused} refused): {:?}",
+        escaped.len(),
+        &escaped[..escaped.len().min(3)]
+    );
+    assert!(
+        inside > 0 && refused > 0,
+        "{inside} inside, {refused} refused"
+    );
+}
