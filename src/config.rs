@@ -119,6 +119,9 @@ pub struct ServerArgs {
     /// HTTP: close a connection that has not sent a whole request header within this time, idle keep-alive included [env: MCP_PRUNER_HEADER_TIMEOUT_MS; default 10000]
     #[arg(long, value_name = "MS")]
     pub header_timeout_ms: Option<String>,
+    /// HTTP: answer 408 and close when a request's body has not arrived this long after its header, and close a connection whose client takes no response bytes for this long [env: MCP_PRUNER_BODY_TIMEOUT_MS; default 30000]
+    #[arg(long, value_name = "MS")]
+    pub body_timeout_ms: Option<String>,
     /// HTTP: end an Mcp-Session-Id after this long without a request (then 404) [env: MCP_PRUNER_SESSION_IDLE_S; default 3600]
     #[arg(long, value_name = "S")]
     pub session_idle_s: Option<String>,
@@ -189,6 +192,9 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// HTTP: how long a connection may take to send a request header (idle keep-alive included).
     pub header_timeout: Duration,
+    /// HTTP: how long a request body may take after its header, and the longest a response
+    /// write may wait for the client to read.
+    pub body_timeout: Duration,
     /// HTTP: how long a session lives without a request.
     pub session_idle: Duration,
     /// Tools exposed (None = all).
@@ -681,6 +687,18 @@ impl Config {
             600_000,
             10_000,
         )?;
+        let body_timeout_ms = int_in::<u64>(
+            &pick(
+                "--body-timeout-ms",
+                &args.body_timeout_ms,
+                &["MCP_PRUNER_BODY_TIMEOUT_MS"],
+                env,
+            ),
+            "invalid_body_timeout_ms",
+            100,
+            600_000,
+            30_000,
+        )?;
         let session_idle_s = int_in::<u64>(
             &pick(
                 "--session-idle-s",
@@ -813,6 +831,7 @@ impl Config {
             kill_grace: Duration::from_millis(kill_grace_ms),
             max_body_bytes,
             header_timeout: Duration::from_millis(header_timeout_ms),
+            body_timeout: Duration::from_millis(body_timeout_ms),
             session_idle: Duration::from_secs(session_idle_s),
             tools,
             tool_prefix,

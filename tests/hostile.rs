@@ -394,3 +394,177 @@ fn a_swapped_cwd_never_starts_a_command_outside_the_root() {
         "{inside} inside, {refused} refused"
     );
 }
+
+/// Waits until `what` holds, up to `within`; whether it did.
+fn eventually(within: Duration, mut what: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if what() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// Whether the server closes `c` within `within` (reading and dropping what it sends).
+fn closed_within(c: &mut std::net::TcpStream, within: Duration) -> (bool, Vec<u8>) {
+    use std::io::Read;
+    c.set_read_timeout(Some(within)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match c.read(&mut buf) {
+            Ok(0) => return (true, got),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            // A reset is a close too.
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return (true, got),
+            Err(_) => return (false, got),
+        }
+    }
+}
+
+/// A server whose header and body deadlines are 400 and 600 ms (given by variables, which an
+/// older build ignores, so that it starts and shows what it did).
+fn quick_deadlines(root: &std::path::Path) -> HttpServer {
+    HttpServer::start_env(
+        root,
+        &[],
+        &[
+            ("MCP_PRUNER_HEADER_TIMEOUT_MS", "400"),
+            ("MCP_PRUNER_BODY_TIMEOUT_MS", "600"),
+        ],
+    )
+}
+
+/// Sends `payload` on 40 connections at once; then a normal request is still answered and the
+/// server soon holds no more descriptors than before.
+fn flood_is_dropped(s: &HttpServer, payload: &[u8]) {
+    use std::io::Write;
+    let pid = s.child.id();
+    let baseline = open_fds(pid);
+    let mut held = Vec::new();
+    for _ in 0..40 {
+        let mut a = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        a.write_all(payload).unwrap();
+        held.push(a);
+    }
+    let r = s.client.get(format!("{}/healthz", s.base)).send().unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(
+        eventually(Duration::from_secs(5), || open_fds(pid) <= baseline + 2),
+        "descriptors still held: {} ({baseline} before)",
+        open_fds(pid)
+    );
+    drop(held);
+}
+
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Row 1: an HTTP/2 prior-knowledge preface alone is dropped within the header deadline.
+#[test]
+fn h2_prefaces_are_dropped_in_time() {
+    use std::io::Write;
+    let root = fixture_root();
+    let s = quick_deadlines(root.path());
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    c.write_all(H2_PREFACE).unwrap();
+    let started = std::time::Instant::now();
+    let (closed, _) = closed_within(&mut c, Duration::from_secs(5));
+    assert!(closed, "an HTTP/2 preface kept its connection open for 5 s");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    flood_is_dropped(&s, H2_PREFACE);
+}
+
+/// Row 3: a whole header followed by a body that stalls gets 408 and is closed within the body
+/// deadline.
+#[test]
+fn stalled_bodies_are_dropped_in_time() {
+    use std::io::Write;
+    let root = fixture_root();
+    let s = quick_deadlines(root.path());
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    let head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: 1000000\r\n\r\n{\"jsonrpc\"";
+    c.write_all(head).unwrap();
+    let started = std::time::Instant::now();
+    let (closed, got) = closed_within(&mut c, Duration::from_secs(5));
+    assert!(closed, "a stalled body kept its connection open for 5 s");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let got = String::from_utf8_lossy(&got);
+    assert!(got.starts_with("HTTP/1.1 408"), "{got}");
+    flood_is_dropped(&s, head);
+}
+
+/// A connection with a small receive buffer, so that a response that the client does not read
+/// fills it quickly.
+fn small_window_connect(port: u16) -> std::net::TcpStream {
+    use std::os::fd::FromRawFd;
+    // SAFETY: plain socket calls on a new descriptor that the returned stream then owns.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0);
+        let size: libc::c_int = 4096;
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            (&size as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as u32,
+        );
+        let addr = libc::sockaddr_in {
+            sin_family: libc::AF_INET as u16,
+            sin_port: port.to_be(),
+            sin_addr: libc::in_addr {
+                s_addr: u32::from_be_bytes([127, 0, 0, 1]).to_be(),
+            },
+            sin_zero: [0; 8],
+        };
+        let r = libc::connect(
+            fd,
+            (&addr as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as u32,
+        );
+        assert_eq!(r, 0, "{}", std::io::Error::last_os_error());
+        std::net::TcpStream::from_raw_fd(fd)
+    }
+}
+
+/// A deadline for the response phase too: clients that ask for a large result and never read
+/// it are dropped once their writes stall for the body timeout, with what they held.
+#[test]
+fn clients_that_stop_reading_a_response_are_dropped() {
+    use std::io::Write;
+    let root = fixture_root();
+    let line = "x".repeat(99) + "\n";
+    std::fs::write(root.path().join("big.txt"), line.repeat(90_000)).unwrap();
+    let s = HttpServer::start_env(root.path(), &[], &[("MCP_PRUNER_BODY_TIMEOUT_MS", "800")]);
+    let pid = s.child.id();
+    let before = open_fds(pid);
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"big.txt","max_output_bytes":10485760}}}).to_string();
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        let mut c = small_window_connect(s.port);
+        c.write_all(&post_request(&body, "")).unwrap();
+        idle.push(c);
+    }
+    assert!(
+        eventually(Duration::from_secs(10), || open_fds(pid) >= before + 4),
+        "the requests were taken"
+    );
+    assert!(
+        eventually(Duration::from_secs(10), || open_fds(pid) <= before),
+        "connections whose client reads nothing are still held: {} descriptors, {before} before",
+        open_fds(pid)
+    );
+    drop(idle);
+}

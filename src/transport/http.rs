@@ -74,19 +74,35 @@ pub async fn serve(
             }
         })
     };
-    let header_timeout = app.config.header_timeout;
-    accept_loop(listener, warp::service(route), header_timeout, shutdown).await;
+    let timeouts = Timeouts {
+        header: app.config.header_timeout,
+        stall: app.config.body_timeout,
+    };
+    accept_loop(listener, warp::service(route), timeouts, shutdown).await;
     sweeper.abort();
     Ok(())
 }
 
-/// Accepts connections and serves each with hyper until `shutdown`, then lets open connections
-/// finish. Each connection gets `header_timeout` to send a whole request header, waiting for the
-/// next request on a kept-alive connection included: a client that stalls is dropped.
+/// The deadlines of a connection's phases that hyper does not bound by itself.
+#[derive(Clone, Copy)]
+struct Timeouts {
+    /// To send the first byte, then a whole request header (idle keep-alive included).
+    header: std::time::Duration,
+    /// The longest a response write may wait for the client to take bytes.
+    stall: std::time::Duration,
+}
+
+/// Accepts connections and serves each with hyper's HTTP/1.1 until `shutdown`, then lets open
+/// connections finish. Every phase of a connection has a deadline: the first byte and each
+/// request header (`header`, waiting for the next request on a kept-alive connection included),
+/// each request body (`--body-timeout-ms`, in [`read_json_body`]), the call (its tool's own
+/// timeout), and each response write (`stall`: a client that stops reading is dropped).
+/// HTTP/2 is not served: MCP clients speak HTTP/1.1 on plain `http://`, and an HTTP/2
+/// prior-knowledge preface is refused at once instead of holding a descriptor.
 async fn accept_loop<S>(
     listener: tokio::net::TcpListener,
     service: S,
-    header_timeout: std::time::Duration,
+    timeouts: Timeouts,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) where
     S: tower_service::Service<
@@ -98,6 +114,7 @@ async fn accept_loop<S>(
         + 'static,
     S::Future: Send + 'static,
 {
+    let header_timeout = timeouts.header;
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -114,10 +131,8 @@ async fn accept_loop<S>(
             _ = &mut shutdown => break,
         };
         let svc = hyper_util::service::TowerToHyperService::new(service.clone());
-        let mut builder =
-            hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+        let mut builder = hyper::server::conn::http1::Builder::new();
         builder
-            .http1()
             .timer(hyper_util::rt::TokioTimer::new())
             .header_read_timeout(header_timeout);
         let watcher = graceful.watcher();
@@ -131,9 +146,8 @@ async fn accept_loop<S>(
             ) {
                 return;
             }
-            let conn = builder
-                .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(stream), svc)
-                .into_owned();
+            let io = StallLimit::new(stream, timeouts.stall);
+            let conn = builder.serve_connection(hyper_util::rt::TokioIo::new(io), svc);
             if let Err(e) = watcher.watch(conn).await {
                 tracing::debug!(error = %e, "connection ended");
             }
@@ -141,6 +155,105 @@ async fn accept_loop<S>(
     }
     drop(listener);
     graceful.shutdown().await;
+}
+
+/// A connection whose writes fail (`TimedOut`) once one has waited `limit` for the client to
+/// take bytes: a client that stops reading a response cannot hold it, and the connection,
+/// forever. Reads pass through (their phases have their own deadlines).
+struct StallLimit<T> {
+    io: T,
+    limit: std::time::Duration,
+    /// Armed while a write is pending.
+    stalled: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<T> StallLimit<T> {
+    fn new(io: T, limit: std::time::Duration) -> Self {
+        StallLimit {
+            io,
+            limit,
+            stalled: None,
+        }
+    }
+
+    /// After a write-side poll: clears the timer on progress, arms it on `Pending`, and turns
+    /// a `Pending` past the limit into `TimedOut`.
+    fn watch<R>(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+        polled: std::task::Poll<std::io::Result<R>>,
+    ) -> std::task::Poll<std::io::Result<R>> {
+        use std::task::Poll;
+        match polled {
+            Poll::Ready(r) => {
+                self.stalled = None;
+                Poll::Ready(r)
+            }
+            Poll::Pending => {
+                let limit = self.limit;
+                let timer = self
+                    .stalled
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+                match timer.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the client took no response bytes within --body-timeout-ms",
+                    ))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+        }
+    }
+}
+
+impl<T: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for StallLimit<T> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<T: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for StallLimit<T> {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let polled = std::pin::Pin::new(&mut self.io).poll_write(cx, buf);
+        self.watch(cx, polled)
+    }
+
+    fn poll_write_vectored(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let polled = std::pin::Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.watch(cx, polled)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let polled = std::pin::Pin::new(&mut self.io).poll_flush(cx);
+        self.watch(cx, polled)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let polled = std::pin::Pin::new(&mut self.io).poll_shutdown(cx);
+        self.watch(cx, polled)
+    }
 }
 
 /// Ends the sessions idle for longer than `--session-idle-s`, cancelling what they still run.
@@ -406,25 +519,46 @@ async fn read_json_body(
         .and_then(|s| s.parse::<usize>().ok())
         .unwrap_or(0);
     let mut buf = Vec::with_capacity(declared.min(limit));
-    while let Some(chunk) = body.next().await {
-        let mut chunk = chunk.map_err(|e| {
-            error(
-                StatusCode::BAD_REQUEST,
-                Code::BadRequest,
-                format!("cannot read body: {e}"),
-            )
-        })?;
-        if buf.len() + chunk.remaining() > limit {
-            return Err(too_large());
+    let read = async {
+        while let Some(chunk) = body.next().await {
+            let mut chunk = chunk.map_err(|e| {
+                error(
+                    StatusCode::BAD_REQUEST,
+                    Code::BadRequest,
+                    format!("cannot read body: {e}"),
+                )
+            })?;
+            if buf.len() + chunk.remaining() > limit {
+                return Err(too_large());
+            }
+            while chunk.has_remaining() {
+                let c = chunk.chunk();
+                buf.extend_from_slice(c);
+                let n = c.len();
+                chunk.advance(n);
+            }
         }
-        while chunk.has_remaining() {
-            let c = chunk.chunk();
-            buf.extend_from_slice(c);
-            let n = c.len();
-            chunk.advance(n);
+        Ok(())
+    };
+    // A body that stalls holds its buffer and its connection: it gets `--body-timeout-ms`.
+    let deadline = ctx.app.config.body_timeout;
+    match tokio::time::timeout(deadline, read).await {
+        Ok(Ok(())) => Ok(Bytes::from(buf)),
+        Ok(Err(resp)) => Err(resp),
+        Err(_) => {
+            let mut r = error(
+                StatusCode::REQUEST_TIMEOUT,
+                Code::BadRequest,
+                format!(
+                    "the request body did not arrive within {} ms (--body-timeout-ms)",
+                    deadline.as_millis()
+                ),
+            );
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(r)
         }
     }
-    Ok(Bytes::from(buf))
 }
 
 fn healthz(app: &App) -> Value {
