@@ -568,3 +568,56 @@ fn clients_that_stop_reading_a_response_are_dropped() {
     );
     drop(idle);
 }
+
+/// CPU seconds (user + system) the process `pid` has used.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let rest = &stat[stat.rfind(')').unwrap() + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 14 and 15 (utime, stime), counted from 1 with the pid; `rest` starts at field 3.
+    let ticks: u64 = f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap();
+    // SAFETY: sysconf has no side effects.
+    ticks as f64 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+}
+
+/// Row 6: a `grep` whose HTTP client goes away stops (it burned CPU for its whole timeout).
+#[test]
+fn an_abandoned_grep_stops() {
+    let root = fixture_root();
+    let words = [
+        "alpha", "beta", "gamma", "delta", "eps1", "zeta22", "eta", "theta",
+    ];
+    let mut text = String::with_capacity(24 << 20);
+    let mut x = 12345u64;
+    while text.len() < 24 << 20 {
+        for i in 0..12 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push_str(words[(x >> 33) as usize % words.len()]);
+            text.push(if i == 11 { '\n' } else { ' ' });
+        }
+    }
+    std::fs::write(root.path().join("big.txt"), &text).unwrap();
+    drop(text);
+    let s = HttpServer::start(root.path(), &[]);
+    let pid = s.child.id();
+    // No literal to skip by, no match: about a second of CPU per path on this machine class.
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"(\\w+\\s){4}\\w{7}","paths": vec!["big.txt"; 100],"timeout_ms":120000}}});
+    let impatient = blocking_client(Duration::from_millis(1500));
+    let r = impatient
+        .post(format!("{}/mcp", s.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(body.to_string())
+        .send();
+    assert!(r.is_err(), "the client gave up before the search ended");
+    std::thread::sleep(Duration::from_millis(500));
+    let before = cpu_seconds(pid);
+    std::thread::sleep(Duration::from_secs(2));
+    let burned = cpu_seconds(pid) - before;
+    assert!(
+        burned < 0.4,
+        "the abandoned grep burned {burned:.2} CPU-seconds in the 2 s after its client left"
+    );
+}
