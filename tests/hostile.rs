@@ -621,3 +621,72 @@ fn an_abandoned_grep_stops() {
         "the abandoned grep burned {burned:.2} CPU-seconds in the 2 s after its client left"
     );
 }
+
+/// Resident and peak memory of `pid` in MiB (VmRSS, VmHWM).
+fn rss_mb(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            .unwrap_or(0)
+            / 1024
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// Row 7: a stdio client that sends 20,000 reads and never reads stdout: the server stops
+/// reading stdin once its replies back up, and its memory stays bounded.
+#[test]
+fn stdio_replies_do_not_pile_up_when_stdout_is_not_read() {
+    use std::io::Write;
+    let root = fixture_root();
+    std::fs::write(
+        root.path().join("page.txt"),
+        "some text to read\n".repeat(2000),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(bin())
+        .args(["stdio", "--root"])
+        .arg(root.path())
+        .env("MCP_PRUNER_NO_LEDGER", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let _unread = child.stdout.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let writer = {
+        let sent = sent.clone();
+        std::thread::spawn(move || {
+            let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t"}}});
+            if writeln!(stdin, "{init}").is_err() {
+                return;
+            }
+            for i in 1..=20_000 {
+                let call = json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"read","arguments":{"path":"page.txt"}}});
+                // Blocks once the server stops reading; fails once it is killed.
+                if writeln!(stdin, "{call}").is_err() {
+                    return;
+                }
+                sent.store(i, std::sync::atomic::Ordering::Relaxed);
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_secs(6));
+    let (rss, peak) = rss_mb(pid);
+    let taken = sent.load(std::sync::atomic::Ordering::Relaxed);
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = writer.join();
+    eprintln!("{taken} requests taken, {rss} MiB resident, {peak} MiB peak");
+    assert!(
+        taken < 20_000,
+        "the server read all 20,000 requests although no reply was read"
+    );
+    assert!(peak < 150, "{peak} MiB peak ({taken} requests taken)");
+}
