@@ -690,3 +690,67 @@ fn stdio_replies_do_not_pile_up_when_stdout_is_not_read() {
     );
     assert!(peak < 150, "{peak} MiB peak ({taken} requests taken)");
 }
+
+/// A batch of 40 `read`s of a 10 MiB file, each at the largest `max_output_bytes`.
+fn big_read_batch(root: &std::path::Path) -> Value {
+    let line = "y".repeat(99) + "\n";
+    std::fs::write(root.join("ten.txt"), line.repeat(10 * 1024 * 1024 / 100)).unwrap();
+    Value::Array(
+        (1..=40)
+            .map(|i| json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"read","arguments":{"path":"ten.txt","max_output_bytes":10485760}}}))
+            .collect(),
+    )
+}
+
+/// What a batch's replies say: their serialized bytes, and how many were refused for the
+/// batch's bound.
+fn batch_replies(replies: &Value) -> (usize, usize) {
+    let all = replies
+        .as_array()
+        .unwrap_or_else(|| panic!("not a batch reply: {replies:.300}"));
+    assert_eq!(all.len(), 40);
+    let refused = all
+        .iter()
+        .filter(|r| {
+            r["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("the bound of one request"))
+        })
+        .count();
+    (replies.to_string().len(), refused)
+}
+
+/// Row 4: a batch's replies together stay within what one request may return, over HTTP and
+/// stdio, and the server's memory with them.
+#[test]
+fn a_batch_is_bounded_like_one_request() {
+    let root = fixture_root();
+    let batch = big_read_batch(root.path());
+    let s = HttpServer::start(root.path(), &[]);
+    let r: Value = s
+        .client
+        .post(format!("{}/mcp", s.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(batch.to_string())
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let (bytes, refused) = batch_replies(&r);
+    let (_, peak) = rss_mb(s.child.id());
+    eprintln!("HTTP: {bytes} bytes of replies, {refused} refused, {peak} MiB peak");
+    assert!(bytes <= 11 << 20, "{bytes} bytes of replies to one batch");
+    assert!(refused >= 38, "{refused} refused");
+    assert!(peak < 250, "{peak} MiB peak over HTTP");
+    drop(s);
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    c.send(&batch);
+    let r = c.next_message(Duration::from_secs(120));
+    let (bytes, refused) = batch_replies(&r);
+    let (_, peak) = rss_mb(c.child.id());
+    eprintln!("stdio: {bytes} bytes of replies, {refused} refused, {peak} MiB peak");
+    assert!(bytes <= 11 << 20, "{bytes} bytes of replies to one batch");
+    assert!(peak < 250, "{peak} MiB peak over stdio");
+}

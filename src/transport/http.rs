@@ -696,8 +696,14 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
         Value::Array(batch) => {
             let (tx, _rx) = mpsc::unbounded_channel();
             let mut replies = Vec::new();
+            let mut budget = rpc::batch::BatchBudget::new(&app);
             for m in batch {
-                if let Some(r) = rpc::handle(&app, &session, m, tx.clone(), None).await {
+                let reply = match budget.admit(m) {
+                    Ok(m) => rpc::handle(&app, &session, m, tx.clone(), None).await,
+                    Err(refusal) => refusal,
+                };
+                if let Some(r) = reply {
+                    budget.spent(&r);
                     replies.push(r);
                 }
             }

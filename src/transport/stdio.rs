@@ -187,8 +187,14 @@ pub async fn serve_on(
             Ok(Value::Array(batch)) => {
                 tasks.spawn(async move {
                     let mut replies = Vec::new();
+                    let mut budget = rpc::batch::BatchBudget::new(&app);
                     for msg in batch {
-                        if let Some(r) = handle(&app, &session, msg, &out).await {
+                        let reply = match budget.admit(msg) {
+                            Ok(msg) => handle(&app, &session, msg, &out).await,
+                            Err(refusal) => refusal,
+                        };
+                        if let Some(r) = reply {
+                            budget.spent(&r);
                             replies.push(r);
                         }
                     }
