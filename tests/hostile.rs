@@ -754,3 +754,42 @@ fn a_batch_is_bounded_like_one_request() {
     assert!(bytes <= 11 << 20, "{bytes} bytes of replies to one batch");
     assert!(peak < 250, "{peak} MiB peak over stdio");
 }
+
+/// Row 5: outputs under the spill threshold are stored on disk once the store's memory bound is
+/// reached: 40 commands of 4.4 MB each (176 MB stored) leave the server well under that.
+#[test]
+fn the_store_holds_a_bounded_amount_in_memory() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        // Distinct outputs (a repeated one would only re-issue its id).
+        let r = c.call(
+            "bash",
+            json!({"cmd": format!("seq {} {}", i * 1_000_000, i * 1_000_000 + 550_000)}),
+        );
+        let id = structured(&r["result"])["artifactRef"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a stored output: {:.300}", r.to_string()))
+            .to_string();
+        ids.push(id);
+    }
+    let (rss, peak) = rss_mb(c.child.id());
+    let health = c.call("health", json!({}));
+    eprintln!(
+        "{rss} MiB resident, {peak} MiB peak; {:.400}",
+        health.to_string()
+    );
+    // Every output is still there, the first one too.
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": ids[0], "ranges": [{"start_line": 1, "end_line": 2}], "include_line_numbers": false}),
+    );
+    let body: Value = serde_json::from_str(text(&r["result"])).unwrap();
+    assert_eq!(body["raw_text"], "0\n1\n", "{r}");
+    assert!(
+        rss < 200,
+        "{rss} MiB resident with 40 stored outputs of 4.4 MB"
+    );
+}
