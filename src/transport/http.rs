@@ -791,11 +791,12 @@ async fn modern_post(ctx: &Arc<Ctx>, headers: &HeaderMap, msg: Value) -> warp::r
             "{name} header appears more than once"
         )));
     }
+    // RFC 9110 section 5.5: optional whitespace around a field value is not part of it.
     let value = |name: &str| {
         headers
             .get(name)
             .and_then(|h| h.to_str().ok())
-            .map(str::to_string)
+            .map(|v| v.trim_matches([' ', '\t']).to_string())
     };
     let mirrored = era::Mirrored {
         protocol_version: value(VERSION_HEADER),
