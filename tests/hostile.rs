@@ -793,3 +793,38 @@ fn the_store_holds_a_bounded_amount_in_memory() {
         "{rss} MiB resident with 40 stored outputs of 4.4 MB"
     );
 }
+
+/// Minor rows: a request in absolute form is judged by the host its target names (RFC 9112
+/// section 3.2.2), not by a loopback `Host`; a message with two `id` members is refused, over
+/// HTTP and stdio, instead of the last one winning silently.
+#[test]
+fn absolute_form_targets_and_repeated_ids_are_refused() {
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &[]);
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#;
+    let absolute = |target: &str| {
+        raw_exchange(
+            s.port,
+            format!(
+                "POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{ping}",
+                ping.len()
+            )
+            .as_bytes(),
+            Duration::from_secs(10),
+        )
+    };
+    let evil = absolute("http://evil.example/mcp");
+    assert!(evil.starts_with("HTTP/1.1 403"), "{evil}");
+    let local = absolute(&format!("http://127.0.0.1:{}/mcp", s.port));
+    assert!(local.starts_with("HTTP/1.1 200"), "{local}");
+    let twice = r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{},"id":2}"#;
+    let r = raw_exchange(s.port, &post_request(twice, ""), Duration::from_secs(10));
+    assert!(r.contains(r#""code":-32600"#), "{r}");
+    assert!(!r.contains(r#""id":2"#), "{r}");
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    c.send_raw(twice);
+    let r = c.next_message(Duration::from_secs(10));
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert_eq!(r["id"], Value::Null, "{r}");
+}

@@ -147,6 +147,13 @@ async fn accept_loop<S>(
                 return;
             }
             let io = StallLimit::new(stream, timeouts.stall);
+            let svc = hyper::service::service_fn(
+                move |mut req: warp::http::Request<hyper::body::Incoming>| {
+                    use hyper::service::Service;
+                    target_host_wins(&mut req);
+                    svc.call(req)
+                },
+            );
             let conn = builder.serve_connection(hyper_util::rt::TokioIo::new(io), svc);
             if let Err(e) = watcher.watch(conn).await {
                 tracing::debug!(error = %e, "connection ended");
@@ -155,6 +162,18 @@ async fn accept_loop<S>(
     }
     drop(listener);
     graceful.shutdown().await;
+}
+
+/// RFC 9112 section 3.2.2: a request in absolute form (`POST http://host/mcp`) is for the host
+/// its target names, whatever its `Host` says: that authority replaces `Host`, so that the
+/// DNS-rebinding check ([`check_host_and_origin`]) judges the host the request is really for.
+fn target_host_wins<B>(req: &mut warp::http::Request<B>) {
+    let Some(authority) = req.uri().authority().map(|a| a.as_str().to_string()) else {
+        return;
+    };
+    let value = HeaderValue::from_str(&authority).unwrap_or(HeaderValue::from_static("invalid"));
+    req.headers_mut().remove(header::HOST);
+    req.headers_mut().insert(header::HOST, value);
 }
 
 /// A connection whose writes fail (`TimedOut`) once one has waited `limit` for the client to
