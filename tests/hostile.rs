@@ -248,7 +248,8 @@ fn the_auth_token_is_not_readable_from_the_process() {
     let file = root.path().join("token");
     std::fs::write(&file, format!("{token}\n")).unwrap();
     let file = file.to_str().unwrap().to_string();
-    let ways: [(&str, Vec<&str>, Vec<(&str, &str)>); 4] = [
+    type Way<'a> = (&'a str, Vec<&'a str>, Vec<(&'a str, &'a str)>);
+    let ways: [Way; 4] = [
         (
             "MCP_PRUNER_AUTH_TOKEN",
             vec![],
