@@ -88,12 +88,18 @@ fn forged_grep_cursors_are_refused() {
     );
 }
 
+/// A child process killed when dropped (a failed assertion leaves no server behind).
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A `serve` child with its descriptor limit set to `nofile`, and its port.
-fn serve_limited(
-    root: &std::path::Path,
-    extra: &[&str],
-    nofile: u64,
-) -> (std::process::Child, u16) {
+fn serve_limited(root: &std::path::Path, extra: &[&str], nofile: u64) -> (Reaped, u16) {
     use std::io::BufRead;
     use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new(bin());
@@ -132,6 +138,7 @@ fn serve_limited(
             }
         }
     });
+    let child = Reaped(child);
     let port = rx
         .recv_timeout(Duration::from_secs(20))
         .expect("ready event");
@@ -189,8 +196,8 @@ const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","param
 fn session_ids_stay_random_when_descriptors_run_out() {
     let root = fixture_root();
     let limit = 64u64;
-    let (mut child, port) = serve_limited(root.path(), &["--header-timeout-ms", "30000"], limit);
-    let pid = child.id();
+    let (child, port) = serve_limited(root.path(), &["--header-timeout-ms", "30000"], limit);
+    let pid = child.0.id();
     // Idle connections (the server holds each for the header timeout) until one descriptor is
     // left: one more while fewer, one fewer while none.
     let mut idle = Vec::new();
@@ -229,9 +236,7 @@ fn session_ids_stay_random_when_descriptors_run_out() {
         }
     }
     assert!(!ids.is_empty(), "no initialize was served");
-    drop(idle);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop((idle, child));
 }
 
 /// Whether `needle` occurs in `hay`.
@@ -648,18 +653,20 @@ fn stdio_replies_do_not_pile_up_when_stdout_is_not_read() {
         "some text to read\n".repeat(2000),
     )
     .unwrap();
-    let mut child = std::process::Command::new(bin())
-        .args(["stdio", "--root"])
-        .arg(root.path())
-        .env("MCP_PRUNER_NO_LEDGER", "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let _unread = child.stdout.take().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let mut child = Reaped(
+        std::process::Command::new(bin())
+            .args(["stdio", "--root"])
+            .arg(root.path())
+            .env("MCP_PRUNER_NO_LEDGER", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = child.0.id();
+    let _unread = child.0.stdout.take().unwrap();
+    let mut stdin = child.0.stdin.take().unwrap();
     let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let writer = {
         let sent = sent.clone();
@@ -681,8 +688,7 @@ fn stdio_replies_do_not_pile_up_when_stdout_is_not_read() {
     std::thread::sleep(Duration::from_secs(6));
     let (rss, peak) = rss_mb(pid);
     let taken = sent.load(std::sync::atomic::Ordering::Relaxed);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(child);
     let _ = writer.join();
     eprintln!("{taken} requests taken, {rss} MiB resident, {peak} MiB peak");
     assert!(
