@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Issue 13's attack pass, case by case, against one build: leaks, peak RSS, wall time, leftovers.
+"""Issue 13's attack pass and issue 35's hostile-client pass (rows `35.N`), case by case, against
+one build: leaks, peak RSS, wall time, leftovers.
 
 usage: python3 benches/hardening.py BIN [CASE ...]   (default: every case)
 
@@ -87,6 +88,10 @@ class Stdio:
                 try:
                     msg = json.loads(line)
                 except ValueError:
+                    continue
+                if isinstance(msg, list):
+                    if rid == "batch":
+                        return msg
                     continue
                 ids = rid if isinstance(rid, tuple) else (rid,)
                 if msg.get("id") in ids and (msg.get("id") is not None or "error" in msg):
@@ -447,6 +452,349 @@ def store_cap():
     shutil.rmtree(root, ignore_errors=True)
 
 
+# ---- issue 35: a hostile client ------------------------------------------------------------------
+
+def http_raw(port, data, wait=10.0):
+    """Sends raw bytes on a new connection and returns what came back before close or `wait`."""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(data)
+    s.settimeout(wait)
+    got = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+            head, _, body = got.partition(b"\r\n\r\n")
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:") and len(body) >= int(line.split(b":")[1]):
+                    s.close()
+                    return got
+    except OSError:
+        pass
+    s.close()
+    return got
+
+
+def post_bytes(port, body, extra=""):
+    return (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json\r\n{extra}Content-Length: {len(body)}\r\n"
+            f"Connection: close\r\n\r\n").encode() + body
+
+
+def still_open(socks):
+    """How many of `socks` the server has not closed (what it sent before closing is read)."""
+    n = 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            while s.recv(65536):
+                pass
+        except BlockingIOError:
+            n += 1
+        except OSError:
+            pass
+        s.close()
+    return n
+
+
+def h2_preface(n=200, wait=12):
+    root = tempfile.mkdtemp()
+    p, port = serve(root)
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        socks.append(s)
+    time.sleep(wait)
+    still = still_open(socks)
+    peak = hwm(p.pid)
+    p.kill()
+    row(f"35.1 {n} connections that sent only the HTTP/2 preface", f"{still}/{n} open after {wait} s",
+        f"{peak} MB", "-")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def session_ids_without_fds(limit=64):
+    import resource
+    root = tempfile.mkdtemp()
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    p = subprocess.Popen([BIN, "serve", "--root", root, "--port", str(port), "--header-timeout-ms", "30000"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env={**os.environ, "MCP_PRUNER_NO_LEDGER": "1"},
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit)))
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    fds = lambda: len(os.listdir(f"/proc/{p.pid}/fd"))
+    idle, stable, deadline = [], 0, time.time() + 20
+    while stable < 10 and time.time() < deadline:
+        n = fds()
+        if n < limit - 1:
+            idle.append(socket.create_connection(("127.0.0.1", port)))
+            stable = 0
+        elif n == limit and idle:
+            idle.pop(0).close()
+            stable = 0
+        else:
+            stable += 1
+        time.sleep(0.02)
+    init = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h"}}}).encode()
+    ids = []
+    for _ in range(3):
+        got = http_raw(port, post_bytes(port, init)).decode("latin-1")
+        sid = [l.split(":", 1)[1].strip() for l in got.split("\r\n") if l.lower().startswith("mcp-session-id:")]
+        ids.append(sid[0] if sid else got.split("\r\n", 1)[0][9:12] or "none")
+    zero = sum(i == "0" * 32 for i in ids)
+    peak = hwm(p.pid)
+    p.kill()
+    for s in idle:
+        s.close()
+    row(f"35.2 3 initialize with one descriptor left (limit {limit})",
+        f"{zero}/3 all-zero ids; {len(set(ids))} distinct ({', '.join(i[:8] for i in ids)})", f"{peak} MB", "-")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def stalled_bodies(n=60, wait=35):
+    root = tempfile.mkdtemp()
+    p, port = serve(root)
+    socks = []
+    size = 16 * MB - 1
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall((f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                   f"Content-Length: {size}\r\n\r\n").encode())
+        try:
+            s.settimeout(5)
+            s.sendall(b"[" + b" " * (size - 2))
+        except OSError:
+            pass
+        socks.append(s)
+    time.sleep(wait)
+    peak = hwm(p.pid)
+    still = still_open(socks)
+    p.kill()
+    row(f"35.3 {n} connections: header, then 16 MiB-1 of body less its last byte",
+        f"{still}/{n} open after {wait} s", f"{peak} MB", "-")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def ten_mib_root():
+    root = tempfile.mkdtemp()
+    with open(os.path.join(root, "ten.txt"), "w") as f:
+        f.write(("y" * 99 + "\n") * (10 * MB // 100))
+    return root
+
+
+def batch_calls():
+    return [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+        "name": "read", "arguments": {"path": "ten.txt", "max_output_bytes": 10 * MB}}} for i in range(1, 41)]
+
+
+def big_batch():
+    root = ten_mib_root()
+    p, port = serve(root)
+    start = time.time()
+    got = http_raw(port, post_bytes(port, json.dumps(batch_calls()).encode()), wait=300)
+    wall = time.time() - start
+    peak = hwm(p.pid)
+    p.kill()
+    row("35.4 batch of 40 reads at max_output_bytes 10 MiB, HTTP", f"{len(got) // MB} MB of replies",
+        f"{peak} MB", f"{wall:.1f} s")
+    c = Stdio(root)
+    start = time.time()
+    c.send(batch_calls())
+    c.wait("batch", 300)
+    wall = time.time() - start
+    c.close()
+    row("35.4 the same batch over stdio", "answered", rss_cell(c), f"{wall:.1f} s")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def store_memory(calls=250):
+    root = tempfile.mkdtemp()
+    c = Stdio(root)
+    start = time.time()
+    for i in range(calls):
+        c.call("bash", {"cmd": f"seq {i * 10_000_000} {i * 10_000_000 + 800_000}"}, timeout=120)
+    wall = time.time() - start
+    h = c.call("health", {})
+    try:
+        stored = json.loads(text_of(h))["store"]["bytes"] // MB
+    except (ValueError, KeyError):
+        stored = "?"
+    c.close()
+    row(f"35.5 {calls} bash calls of 7.2 MB each", f"store reports {stored} MB", rss_cell(c), f"{wall:.1f} s")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def cpu_seconds(pid):
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def abandoned_greps(n=8, after=20):
+    root = tempfile.mkdtemp()
+    words = ["alpha", "beta", "gamma", "delta", "eps1", "zeta22", "eta", "theta"]
+    import random
+    rnd = random.Random(1)
+    with open(os.path.join(root, "big.txt"), "w") as f:
+        for _ in range(400_000):
+            f.write(" ".join(rnd.choice(words) for _ in range(12)) + "\n")
+    p, port = serve(root)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "grep", "arguments": {
+        "pattern": "(\\w+\\s){4}\\w{7}", "paths": ["big.txt"] * 100, "timeout_ms": 120000}}}).encode()
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+    for s in socks:
+        s.sendall(post_bytes(port, body))
+    time.sleep(1)
+    for s in socks:
+        s.close()
+    before = cpu_seconds(p.pid)
+    time.sleep(after)
+    burned = cpu_seconds(p.pid) - before
+    peak = hwm(p.pid)
+    p.kill()
+    row(f"35.6 {n} greps whose HTTP clients left after 1 s", f"{burned:.1f} CPU-s in the next {after} s",
+        f"{peak} MB", "-")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def stdout_unread(n=20_000, wait=30):
+    root = tempfile.mkdtemp()
+    with open(os.path.join(root, "page.txt"), "w") as f:
+        f.write("some text to read\n" * 2000)
+    p = subprocess.Popen([BIN, "stdio", "--root", root], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, env={**os.environ, "MCP_PRUNER_NO_LEDGER": "1"})
+    sent = [0]
+
+    def feed():
+        try:
+            p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h"}}}).encode() + b"\n")
+            for i in range(1, n + 1):
+                p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                    "name": "read", "arguments": {"path": "page.txt"}}}).encode() + b"\n")
+                sent[0] = i
+            p.stdin.flush()
+        except (OSError, ValueError):
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    time.sleep(wait)
+    rss = 0
+    for line in open(f"/proc/{p.pid}/status"):
+        if line.startswith("VmRSS"):
+            rss = int(line.split()[1]) // 1024
+    peak = hwm(p.pid)
+    p.kill()
+    p.wait()
+    row(f"35.7 {n} reads from a client that never reads stdout", f"{sent[0]} taken; {rss} MB after {wait} s",
+        f"{peak} MB", "-")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def cwd_swap(tries=500):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    root, outside = tempfile.mkdtemp(), tempfile.mkdtemp()
+    os.mkdir(os.path.join(root, "d"))
+    open(os.path.join(root, "d", "where"), "w").write("in-the-root\n")
+    open(os.path.join(outside, "where"), "w").write("OUTSIDE\n")
+    os.symlink(outside, os.path.join(root, "x"))
+    stop = threading.Event()
+    a, b = os.path.join(root, "d").encode(), os.path.join(root, "x").encode()
+
+    def swap():
+        while not stop.is_set():
+            libc.renameat2(-100, a, -100, b, 2)  # AT_FDCWD, RENAME_EXCHANGE
+
+    t = threading.Thread(target=swap, daemon=True)
+    t.start()
+    c = Stdio(root)
+    outside_n, start = 0, time.time()
+    for _ in range(tries):
+        outside_n += "OUTSIDE" in text_of(c.call("bash", {"cmd": "cat where", "cwd": "d"}, timeout=30))
+    wall = time.time() - start
+    stop.set()
+    t.join()
+    c.close()
+    row(f"35.8 {tries} bash calls with cwd swapped for a link out", f"{outside_n} started outside the root",
+        rss_cell(c), f"{wall:.1f} s")
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.rmtree(outside, ignore_errors=True)
+
+
+def token_exposure():
+    root = tempfile.mkdtemp()
+    token = "tok-hardening-35"
+    found = []
+    for way, flags, env in [("MCP_PRUNER_AUTH_TOKEN", [], {"MCP_PRUNER_AUTH_TOKEN": token}),
+                            ("--auth-token", ["--auth-token", token], {})]:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        p = subprocess.Popen([BIN, "serve", "--root", root, "--port", str(port), *flags],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env={**os.environ, "MCP_PRUNER_NO_LEDGER": "1", **env})
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        for what in ("cmdline", "environ"):
+            if token.encode() in open(f"/proc/{p.pid}/{what}", "rb").read():
+                found.append(f"{way} in {what}")
+        p.kill()
+        p.wait()
+    row("35.9 the bearer token in /proc/PID of the server", "; ".join(found) or "not readable", "-", "-")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def forged_cursor():
+    root = tempfile.mkdtemp()
+    c = Stdio(root)
+    r = c.call("bash", {"cmd": "seq 1 3000"})
+    ref = r["result"]["_meta"]["mcp-pruner/result"].get("artifactRef")
+    args = {"prune_id": ref, "ranges": [{"start_line": 1, "end_line": 3000}], "max_output_bytes": 1024}
+    first = json.loads(text_of(c.call("recover_text", args)))
+    cur = first.get("nextCursor") or first.get("next_cursor")
+    parts = cur.split(".")
+    parts[3] = "2"
+    forged = c.call("recover_text", {**args, "cursor": ".".join(parts)})
+    c.close()
+    outcome = "refused" if forged and "error" in forged else "accepted: " + text_of(forged)[:60]
+    row("35.10 a recover_text cursor with its skip edited", outcome, rss_cell(c), "-")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def minors():
+    root = tempfile.mkdtemp()
+    p, port = serve(root)
+    esc = http_raw(port, post_bytes(port, b'{"jsonrpc":"2.0","id":"\\u00e9","method":"ping","params":{}}'))
+    dup = http_raw(port, post_bytes(port, b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{},"id":2}'))
+    body = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}'
+    absolute = http_raw(port, (f"POST http://evil.example/mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                               f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                               f"Connection: close\r\n\r\n").encode() + body)
+    p.kill()
+    tail = lambda b: b.split(b"\r\n\r\n", 1)[-1].decode("utf-8", "replace")[:70]
+    row("35.m id written \\u00e9", tail(esc), "-", "-")
+    row("35.m two \"id\" members", tail(dup), "-", "-")
+    row("35.m POST http://evil.example/mcp, Host loopback", absolute.split(b"\r\n", 1)[0].decode(), "-", "-")
+    shutil.rmtree(root, ignore_errors=True)
+
+
 CASES = {
     "race-file": lambda: swap_race("file", 2000),
     "race-dir": lambda: swap_race("dir", 2000),
@@ -463,6 +811,17 @@ CASES = {
     "stalled": stalled,
     "escaped": escaped,
     "store-cap": store_cap,
+    "h2-preface": h2_preface,
+    "session-ids": session_ids_without_fds,
+    "stalled-body": stalled_bodies,
+    "big-batch": big_batch,
+    "store-memory": store_memory,
+    "abandoned-grep": abandoned_greps,
+    "stdout-unread": stdout_unread,
+    "cwd-swap": cwd_swap,
+    "token": token_exposure,
+    "forged-cursor": forged_cursor,
+    "minors": minors,
 }
 
 if __name__ == "__main__":

@@ -1726,6 +1726,9 @@ pub struct RpcErrorData {
     ///-32022: every protocol version the server supports, the per-request-envelope revisions first; choose one and retry (a handshake-era one by initialize).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub supported: ::std::vec::Vec<::std::string::String>,
+    ///resources/read: the URI requested, which names no stored output.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub uri: ::std::option::Option<::std::string::String>,
 }
 ///Kind of text; detected when omitted.
 #[derive(

@@ -36,6 +36,8 @@ impl App {
     /// Builds the state from a validated configuration.
     pub fn new(config: Config) -> Arc<App> {
         let config = Arc::new(config);
+        // The cursor key, from the kernel's random source: a server without one does not start.
+        crate::secret::init().expect("the kernel's random source (getrandom) is unavailable");
         // Every result reports tokens: build the o200k encoder now, not on the first call.
         crate::tokens::warm_up();
         Arc::new(App {

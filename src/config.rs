@@ -65,12 +65,18 @@ pub struct ServerArgs {
     /// Minimum log level: debug, info, warn, error [env: MCP_PRUNER_LOG_LEVEL; default info]
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
-    /// Allow a non-loopback --host (use --auth-token with it); --allow-remote=BOOL also takes 1/true/yes/on or 0/false/no/off [env: MCP_PRUNER_ALLOW_REMOTE]
+    /// Allow a non-loopback --host (use --auth-token-file with it); --allow-remote=BOOL also takes 1/true/yes/on or 0/false/no/off [env: MCP_PRUNER_ALLOW_REMOTE]
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub allow_remote: Option<String>,
-    /// Bearer token every HTTP request must carry [env: MCP_PRUNER_AUTH_TOKEN]
+    /// Deprecated (the token shows in `ps` and /proc/PID/cmdline): use --auth-token-file or
+    /// MCP_PRUNER_AUTH_TOKEN. Bearer token every HTTP request must carry
     #[arg(long, value_name = "TOKEN")]
     pub auth_token: Option<String>,
+    /// File holding the bearer token every HTTP request must carry (trailing newline ignored)
+    /// [env: MCP_PRUNER_AUTH_TOKEN_FILE; or the token itself in MCP_PRUNER_AUTH_TOKEN, removed
+    /// from the server's environment once read]
+    #[arg(long, value_name = "PATH")]
+    pub auth_token_file: Option<String>,
     /// Extra allowed Origin for browser clients, repeatable [env: MCP_PRUNER_ALLOWED_ORIGINS, comma-separated]
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
@@ -113,6 +119,9 @@ pub struct ServerArgs {
     /// HTTP: close a connection that has not sent a whole request header within this time, idle keep-alive included [env: MCP_PRUNER_HEADER_TIMEOUT_MS; default 10000]
     #[arg(long, value_name = "MS")]
     pub header_timeout_ms: Option<String>,
+    /// HTTP: answer 408 and close when a request's body has not arrived this long after its header, and close a connection whose client takes no response bytes for this long [env: MCP_PRUNER_BODY_TIMEOUT_MS; default 30000]
+    #[arg(long, value_name = "MS")]
+    pub body_timeout_ms: Option<String>,
     /// HTTP: end an Mcp-Session-Id after this long without a request (then 404) [env: MCP_PRUNER_SESSION_IDLE_S; default 3600]
     #[arg(long, value_name = "S")]
     pub session_idle_s: Option<String>,
@@ -183,6 +192,9 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// HTTP: how long a connection may take to send a request header (idle keep-alive included).
     pub header_timeout: Duration,
+    /// HTTP: how long a request body may take after its header, and the longest a response
+    /// write may wait for the client to read.
+    pub body_timeout: Duration,
     /// HTTP: how long a session lives without a request.
     pub session_idle: Duration,
     /// Tools exposed (None = all).
@@ -313,6 +325,53 @@ pub fn parse_bool(raw: &str) -> Option<bool> {
         "0" | "false" | "no" | "off" | "" => Some(false),
         _ => None,
     }
+}
+
+/// Variable holding the bearer token itself.
+pub const AUTH_TOKEN_ENV: &str = "MCP_PRUNER_AUTH_TOKEN";
+/// Variable naming a file that holds the bearer token.
+pub const AUTH_TOKEN_FILE_ENV: &str = "MCP_PRUNER_AUTH_TOKEN_FILE";
+
+/// The bearer token: from `--auth-token-file`, the deprecated `--auth-token`, the file that
+/// `MCP_PRUNER_AUTH_TOKEN_FILE` names, or `MCP_PRUNER_AUTH_TOKEN`, in that order. A file's
+/// trailing line break is not part of the token; an empty or unreadable file is an error.
+fn auth_token(
+    args: &ServerArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<String>, ConfigError> {
+    if args.auth_token.is_some() && args.auth_token_file.is_some() {
+        return Err(ConfigError {
+            code: "invalid_auth_token",
+            field: "--auth-token-file".into(),
+            message: "give --auth-token-file or --auth-token, not both".into(),
+        });
+    }
+    let file = match (&args.auth_token_file, &args.auth_token) {
+        (Some(f), _) => Some(("--auth-token-file", f.clone())),
+        (None, Some(t)) => return Ok(Some(t.clone())),
+        (None, None) => env(AUTH_TOKEN_FILE_ENV)
+            .filter(|v| !v.trim().is_empty())
+            .map(|f| (AUTH_TOKEN_FILE_ENV, f)),
+    };
+    let Some((origin, path)) = file else {
+        return Ok(env(AUTH_TOKEN_ENV).filter(|v| !v.trim().is_empty()));
+    };
+    let bad = |message: String| ConfigError {
+        code: "invalid_auth_token",
+        field: origin.into(),
+        message,
+    };
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| bad(format!("cannot read {path:?}: {e}")))?;
+    let token = text.strip_suffix('\n').unwrap_or(&text);
+    let token = token.strip_suffix('\r').unwrap_or(token);
+    if token.trim().is_empty() {
+        return Err(bad(format!("{path:?} holds no token")));
+    }
+    if token.contains(['\r', '\n']) {
+        return Err(bad(format!("{path:?} holds more than one line")));
+    }
+    Ok(Some(token.to_string()))
 }
 
 /// The one strict reader of yes/no settings: `--flag` (or `--flag=BOOL`) when given, else the
@@ -694,12 +753,13 @@ fn limits(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lim
 struct Http {
     max_body_bytes: usize,
     header_timeout: Duration,
+    body_timeout: Duration,
     session_idle: Duration,
     auth_token: Option<String>,
     allowed_origins: Vec<String>,
 }
 
-/// Header timeout, session idle time, body cap, bearer token and extra allowed origins.
+/// Header and body timeouts, session idle time, body cap, bearer token and extra allowed origins.
 fn http(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Http, ConfigError> {
     let header_timeout_ms = int_in::<u64>(
         &pick(
@@ -712,6 +772,18 @@ fn http(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Http,
         100,
         600_000,
         10_000,
+    )?;
+    let body_timeout_ms = int_in::<u64>(
+        &pick(
+            "--body-timeout-ms",
+            &args.body_timeout_ms,
+            &["MCP_PRUNER_BODY_TIMEOUT_MS"],
+            env,
+        ),
+        "invalid_body_timeout_ms",
+        100,
+        600_000,
+        30_000,
     )?;
     let session_idle_s = int_in::<u64>(
         &pick(
@@ -745,16 +817,11 @@ fn http(args: &ServerArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Http,
                 .filter(|s| !s.is_empty()),
         );
     }
-    let auth_token = pick(
-        "--auth-token",
-        &args.auth_token,
-        &["MCP_PRUNER_AUTH_TOKEN"],
-        env,
-    )
-    .value;
+    let auth_token = auth_token(args, env)?;
     Ok(Http {
         max_body_bytes,
         header_timeout: Duration::from_millis(header_timeout_ms),
+        body_timeout: Duration::from_millis(body_timeout_ms),
         session_idle: Duration::from_secs(session_idle_s),
         auth_token,
         allowed_origins,
@@ -863,9 +930,22 @@ fn ledger(
 }
 
 impl Config {
-    /// Builds the configuration from flags and the process environment.
+    /// Builds the configuration from flags and the process environment. The bearer token, once
+    /// read, is wiped from what `/proc/PID/environ` and `/proc/PID/cmdline` show and removed from
+    /// the environment (so neither local users nor the commands the server runs can read it);
+    /// `--auth-token` is deprecated with a warning. Call before any other thread starts.
     pub fn from_args(args: &ServerArgs) -> Result<Config, ConfigError> {
-        Self::from_args_with_env(args, &|name| std::env::var(name).ok())
+        if args.auth_token.is_some() {
+            eprintln!(
+                "mcp-pruner: warning: --auth-token is deprecated: the token shows in ps and /proc/PID/cmdline; use --auth-token-file PATH or {AUTH_TOKEN_ENV}"
+            );
+        }
+        let cfg = Self::from_args_with_env(args, &|name| std::env::var(name).ok());
+        if let Some(token) = args.auth_token.as_deref() {
+            crate::secret::wipe_from_command_line(token);
+        }
+        crate::secret::take_env(AUTH_TOKEN_ENV);
+        cfg
     }
 
     /// Builds the configuration from flags and an environment lookup (tests pass their own).
@@ -900,6 +980,7 @@ impl Config {
         let Http {
             max_body_bytes,
             header_timeout,
+            body_timeout,
             session_idle,
             auth_token,
             allowed_origins,
@@ -933,6 +1014,7 @@ impl Config {
             kill_grace,
             max_body_bytes,
             header_timeout,
+            body_timeout,
             session_idle,
             tools,
             tool_prefix,
@@ -962,6 +1044,75 @@ mod tests {
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
         }
+    }
+
+    #[test]
+    fn the_auth_token_comes_from_a_file_a_variable_or_the_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_string_lossy().into_owned();
+        let file = dir.path().join("tok");
+        std::fs::write(&file, "s3cret\n").unwrap();
+        let file = file.to_string_lossy().into_owned();
+        let with = |args: ServerArgs, env: &dyn Fn(&str) -> Option<String>| {
+            Config::from_args_with_env(
+                &ServerArgs {
+                    root: Some(root.clone()),
+                    ..args
+                },
+                env,
+            )
+        };
+        let by_flag = ServerArgs {
+            auth_token_file: Some(file.clone()),
+            ..Default::default()
+        };
+        assert_eq!(
+            with(by_flag, &|_| None).unwrap().auth_token.as_deref(),
+            Some("s3cret")
+        );
+        let f = file.clone();
+        let by_env = move |n: &str| (n == AUTH_TOKEN_FILE_ENV).then(|| f.clone());
+        assert_eq!(
+            with(ServerArgs::default(), &by_env)
+                .unwrap()
+                .auth_token
+                .as_deref(),
+            Some("s3cret")
+        );
+        let direct = |n: &str| (n == AUTH_TOKEN_ENV).then(|| "t2".to_string());
+        assert_eq!(
+            with(ServerArgs::default(), &direct)
+                .unwrap()
+                .auth_token
+                .as_deref(),
+            Some("t2")
+        );
+        let both = ServerArgs {
+            auth_token_file: Some(file.clone()),
+            auth_token: Some("x".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            with(both, &|_| None).unwrap_err().code,
+            "invalid_auth_token"
+        );
+        std::fs::write(dir.path().join("empty"), "\n").unwrap();
+        let empty = ServerArgs {
+            auth_token_file: Some(dir.path().join("empty").to_string_lossy().into_owned()),
+            ..Default::default()
+        };
+        assert_eq!(
+            with(empty, &|_| None).unwrap_err().code,
+            "invalid_auth_token"
+        );
+        let missing = ServerArgs {
+            auth_token_file: Some(dir.path().join("nope").to_string_lossy().into_owned()),
+            ..Default::default()
+        };
+        assert_eq!(
+            with(missing, &|_| None).unwrap_err().code,
+            "invalid_auth_token"
+        );
     }
 
     #[test]

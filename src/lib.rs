@@ -24,6 +24,7 @@ pub mod process;
 pub mod prune;
 pub mod rpc;
 pub mod runner;
+pub mod secret;
 pub mod stats;
 pub mod store;
 pub mod tokens;

@@ -57,7 +57,7 @@ fn routing<'a>(method: &'a str, name: Option<&'a str>) -> Vec<(&'a str, &'a str)
 
 fn discover_result() -> String {
     format!(
-        r#"{{"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{{"tools":{{"listChanged":false}},"logging":{{}},"resources":{{"listChanged":false}}}},"instructions":"Add context_focus_question to read/bash/grep to get only the lines it needs; removed blocks show as [… lines a-b: what they hide] (numbers of the original text). recover_text with the prune_id the result names returns them: by ranges, or pass context_focus_question to get what the result did not show for it.","ttlMs":3600000,"cacheScope":"public","resultType":"complete","_meta":{{"io.modelcontextprotocol/serverInfo":{{"name":"mcp-pruner","version":"{VERSION}"}}}}}}"#
+        r#"{{"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{{"tools":{{"listChanged":false}},"logging":{{}},"resources":{{"listChanged":false}},"prompts":{{"listChanged":false}}}},"instructions":"Add context_focus_question to read/bash/grep to get only the lines it needs; removed blocks show as [… lines a-b: what they hide] (numbers of the original text). recover_text with the prune_id the result names returns them: by ranges, or pass context_focus_question to get what the result did not show for it.","ttlMs":3600000,"cacheScope":"public","resultType":"complete","_meta":{{"io.modelcontextprotocol/serverInfo":{{"name":"mcp-pruner","version":"{VERSION}"}}}}}}"#
     )
 }
 
@@ -496,4 +496,71 @@ fn client_info_log_level_and_progress_come_from_each_requests_envelope() {
         serde_json::from_str(&stats(&ledger, &["--json", "--since", "all"])).unwrap();
     assert_eq!(report["total"]["calls"], 4, "{report}");
     assert_eq!(report["by_client"][0]["key"], "eras-test@1", "{report}");
+}
+
+/// Issue 35, conformance: what `server/discover` declares is what is answered (prompts: an empty
+/// list, and `prompts/get` of any name is -32602); mirrored routing headers are compared
+/// without their optional whitespace (RFC 9110 section 5.5); a resource that is not found names
+/// the URI requested in the error's data (SEP-2164).
+#[test]
+fn declared_capabilities_trimmed_headers_and_resource_not_found_data() {
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &[]);
+    let (_, _, text) = post(
+        &s,
+        &request(1, "server/discover", json!({}), MODERN),
+        &routing("server/discover", None),
+    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["result"]["capabilities"]["prompts"],
+        json!({"listChanged": false}),
+        "{v}"
+    );
+    let (status, _, text) = post(
+        &s,
+        &request(2, "prompts/list", json!({}), MODERN),
+        &routing("prompts/list", None),
+    );
+    assert_eq!(status, 200, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["result"]["prompts"], json!([]), "{v}");
+    let (_, _, text) = post(
+        &s,
+        &request(3, "prompts/get", json!({"name": "x"}), MODERN),
+        &routing("prompts/get", Some("x")),
+    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["error"]["code"], -32602, "{v}");
+    // Optional whitespace around a mirrored name is not part of it.
+    let call = request(
+        4,
+        "tools/call",
+        json!({"name": "health", "arguments": {}}),
+        MODERN,
+    );
+    for name in [" health", "health\t", " \thealth  "] {
+        let (status, _, text) = post(&s, &call, &routing("tools/call", Some(name)));
+        assert_eq!(status, 200, "{name:?}: {text}");
+    }
+    let (status, _, _) = post(&s, &call, &routing("tools/call", Some("heal th")));
+    assert_eq!(status, 400);
+    // resources/read of a URI that names nothing: the error's data has the URI.
+    let uri = "prune://prn_999_00000000000000000000";
+    let (_, _, text) = post(
+        &s,
+        &request(5, "resources/read", json!({"uri": uri}), MODERN),
+        &routing("resources/read", Some(uri)),
+    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["error"]["data"]["uri"], uri, "{v}");
+    // Over stdio in the handshake era too.
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    let init = c.initialize();
+    assert_eq!(
+        init["result"]["capabilities"]["prompts"],
+        json!({"listChanged": false})
+    );
+    let r = c.request("resources/read", json!({"uri": uri}));
+    assert_eq!(r["error"]["data"]["uri"], uri, "{r}");
 }

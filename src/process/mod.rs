@@ -24,8 +24,12 @@ pub struct Spec {
     pub program: String,
     /// Its arguments.
     pub args: Vec<String>,
-    /// Working directory.
+    /// Working directory (by path; see `cwd_dir`).
     pub cwd: PathBuf,
+    /// The working directory as an open handle: when set, the command starts there (`fchdir`
+    /// in the child before it executes) and `cwd` is not looked up again, so a path swapped
+    /// after the caller's check cannot move the command elsewhere.
+    pub cwd_dir: Option<std::fs::File>,
     /// Variables set over the inherited environment.
     pub env: Vec<(String, String)>,
     /// Hard timeout for the whole run.
@@ -218,8 +222,10 @@ pub async fn run(
         }
         None => tokio::process::Command::new(&spec.program),
     };
+    if spec.cwd_dir.is_none() {
+        cmd.current_dir(&spec.cwd);
+    }
     cmd.args(&spec.args)
-        .current_dir(&spec.cwd)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -228,9 +234,17 @@ pub async fn run(
     // Its own session (and so its own process group, of the same id): a descendant that moves
     // to another group (`set -m`, `setpgid`) stays in the session, and is found by it.
     // SAFETY: setsid(2) is async-signal-safe and touches no memory of the parent.
+    let dir_fd = spec.cwd_dir.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
+    // SAFETY: fchdir(2) is async-signal-safe; the handle stays open in the parent until spawn
+    // returns (`spec` outlives it), so the child's copy is valid until exec closes it (CLOEXEC).
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if let Some(fd) = dir_fd
+                && libc::fchdir(fd) < 0
+            {
                 return Err(io::Error::last_os_error());
             }
             Ok(())
@@ -585,6 +599,7 @@ mod tests {
 
     fn spec(cmd: &str, timeout_ms: u64, cap: usize) -> Spec {
         Spec {
+            cwd_dir: None,
             program: "bash".into(),
             args: vec!["-c".into(), cmd.into()],
             cwd: std::env::temp_dir(),

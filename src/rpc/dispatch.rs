@@ -99,7 +99,15 @@ async fn request(
         "resources/templates/list" => {
             Ok(json!({ "resourceTemplates": tools::resources::templates() }))
         }
+        // Declared (with no prompts), so that what is answered is what is announced.
         "prompts/list" => Ok(json!({ "prompts": [] })),
+        "prompts/get" => Err(message::invalid_field(
+            "/name",
+            format!(
+                "no prompt named {}: this server offers none (prompts/list is empty)",
+                params.get("name").map(Value::to_string).unwrap_or_default()
+            ),
+        )),
         "logging/setLevel" => set_level(session, &params),
         // Seed 001's legacy JSON-RPC method.
         "health" => {
@@ -146,7 +154,8 @@ fn capabilities() -> Value {
     json!({
         "tools": { "listChanged": false },
         "logging": {},
-        "resources": { "listChanged": false }
+        "resources": { "listChanged": false },
+        "prompts": { "listChanged": false }
     })
 }
 

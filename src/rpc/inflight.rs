@@ -24,7 +24,10 @@ pub struct InFlight {
     early: Mutex<HashMap<(String, String), Instant>>,
 }
 
-/// Removes its entry from the table when dropped, whatever way the request ends.
+/// Removes its entry from the table when dropped, whatever way the request ends, and cancels
+/// its token: a request whose future is dropped (its HTTP client went away, its session ended)
+/// stops the work it started on other threads too (a `grep` walk, a command), not only the
+/// work polled by that future.
 pub struct Registration<'a> {
     table: &'a InFlight,
     key: (String, String),
@@ -100,6 +103,7 @@ impl InFlight {
 
 impl Drop for Registration<'_> {
     fn drop(&mut self) {
+        self.token.cancel();
         self.table
             .entries
             .lock()
@@ -121,6 +125,19 @@ mod tests {
         drop(r);
         assert!(t.is_empty());
         assert!(!t.cancel("s", "7"));
+    }
+
+    #[test]
+    fn a_dropped_registration_cancels_its_work() {
+        let t = InFlight::default();
+        let r = t.register("s", "1");
+        let work = r.token.clone();
+        assert!(!work.is_cancelled());
+        drop(r);
+        assert!(
+            work.is_cancelled(),
+            "work left running after its request was dropped"
+        );
     }
 
     #[test]

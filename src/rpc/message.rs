@@ -48,6 +48,18 @@ pub fn parse(bytes: &[u8]) -> Result<Value, Value> {
             rpc_error(PARSE_ERROR, format!("Parse error: {e}"), None),
         )
     })?;
+    if let Some((at, key)) = duplicate_envelope_member(bytes) {
+        let whose = match at {
+            Some(i) => format!("message {i} of the batch"),
+            None => "the message".into(),
+        };
+        return Err(error_response(
+            Value::Null,
+            invalid(&format!(
+                "{whose} has more than one {key:?} member: which one is meant is ambiguous"
+            )),
+        ));
+    }
     match &msg {
         Value::Array(batch) if batch.is_empty() => {
             Err(error_response(Value::Null, invalid("empty batch")))
@@ -61,6 +73,116 @@ pub fn parse(bytes: &[u8]) -> Result<Value, Value> {
         )),
         _ => Ok(msg),
     }
+}
+
+/// Members of a JSON-RPC envelope, which a message must not repeat (a parser keeps the last,
+/// another peer may take the first).
+const ENVELOPE_MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+
+/// The first envelope member that a message in `bytes` (valid JSON: one object, or a batch of
+/// them) repeats, with the message's index in the batch (`None`: not a batch).
+fn duplicate_envelope_member(bytes: &[u8]) -> Option<(Option<usize>, String)> {
+    let mut i = skip_ws(bytes, 0);
+    match bytes.get(i)? {
+        b'{' => duplicate_in_object(bytes, i).map(|k| (None, k)),
+        b'[' => {
+            i += 1;
+            let mut n = 0;
+            loop {
+                i = skip_ws(bytes, i);
+                match bytes.get(i)? {
+                    b']' => return None,
+                    b',' => i += 1,
+                    b'{' => {
+                        if let Some(k) = duplicate_in_object(bytes, i) {
+                            return Some((Some(n), k));
+                        }
+                        i = skip_value(bytes, i);
+                        n += 1;
+                    }
+                    _ => {
+                        i = skip_value(bytes, i);
+                        n += 1;
+                    }
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The first envelope member repeated in the object starting at `bytes[start]` (`{`).
+fn duplicate_in_object(bytes: &[u8], start: usize) -> Option<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut i = start + 1;
+    loop {
+        i = skip_ws(bytes, i);
+        match bytes.get(i)? {
+            b'}' => return None,
+            b',' => i += 1,
+            b'"' => {
+                let end = skip_value(bytes, i);
+                let key: String = serde_json::from_slice(&bytes[i..end]).ok()?;
+                if ENVELOPE_MEMBERS.contains(&key.as_str()) {
+                    if seen.contains(&key) {
+                        return Some(key);
+                    }
+                    seen.push(key);
+                }
+                i = skip_ws(bytes, end);
+                if bytes.get(i) != Some(&b':') {
+                    return None;
+                }
+                i = skip_value(bytes, skip_ws(bytes, i + 1));
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
+    while bytes.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+        i += 1;
+    }
+    i
+}
+
+/// The index just past the JSON value starting at `bytes[i]` (valid JSON assumed).
+fn skip_value(bytes: &[u8], mut i: usize) -> usize {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => {
+                    in_string = false;
+                    if depth == 0 {
+                        return i;
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            // A scalar ends before the bracket that closes its container.
+            b'}' | b']' if depth == 0 => return i - 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            b',' | b':' if depth == 0 => return i - 1,
+            _ if depth == 0 && b.is_ascii_whitespace() => return i - 1,
+            _ => {}
+        }
+    }
+    i
 }
 
 /// An upper bound on the number of JSON values in `bytes`, from one pass over its structure:
@@ -256,6 +378,47 @@ pub fn id_key(id: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_envelope_members_are_refused() {
+        let e = parse(br#"{"jsonrpc":"2.0","id":1,"method":"ping","id":2}"#).unwrap_err();
+        assert_eq!(e["error"]["code"], -32600, "{e}");
+        assert!(
+            e["error"]["message"].as_str().unwrap().contains("\"id\""),
+            "{e}"
+        );
+        let e = parse(br#" [ {"jsonrpc":"2.0","id":1,"method":"ping"} , {"id":"a","method":"x","params":{"id":1},"method":"y"} ]"#).unwrap_err();
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("message 1 of the batch"),
+            "{e}"
+        );
+        let e = parse(br#"{"jsonrpc":"2.0","method":"ping","id":1,"id":true}"#).unwrap_err();
+        assert!(
+            e["error"]["message"].as_str().unwrap().contains("\"id\""),
+            "{e}"
+        );
+        let e =
+            parse(br#"[{"method":"ping","id":1},{"method":"ping","id":2,"id":3}]"#).unwrap_err();
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("message 1 of the batch"),
+            "{e}"
+        );
+        // Members of nested objects, and strings that look like keys, are not the envelope's.
+        for ok in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"id":1,"arguments":{"id":2,"x":"\"id\":3"}}}"#[..],
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping","params":[1,{"id":1}]}]"#,
+            br#"{"jsonrpc" : "2.0" , "id" : -1.5e3 , "method" : "ping"}"#,
+            br#"[{"jsonrpc":"2.0","method":"ping","id":1},{"jsonrpc":"2.0","method":"ping","id":2}]"#,
+        ] {
+            assert!(parse(ok).is_ok(), "{}", String::from_utf8_lossy(ok));
+        }
+    }
 
     #[test]
     fn values_are_counted_outside_strings_only() {

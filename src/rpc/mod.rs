@@ -2,6 +2,7 @@
 //! ([`dispatch`]), cancellation ([`inflight`]) and progress ([`progress`]). Knows nothing about
 //! sockets or stdin; transports hand it parsed JSON and a channel for notifications.
 
+pub mod batch;
 pub mod dispatch;
 pub mod era;
 pub mod inflight;

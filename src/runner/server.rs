@@ -132,6 +132,7 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
         log_format: _,
         log_level: _,
         auth_token: _,
+        auth_token_file: _,
         allow_remote,
         allowed_origins,
         pruner,
@@ -148,6 +149,7 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
         kill_grace_ms,
         max_body_bytes,
         header_timeout_ms,
+        body_timeout_ms,
         session_idle_s,
         tools,
         tool_prefix,
@@ -193,6 +195,7 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
     opt("--kill-grace-ms", kill_grace_ms);
     opt("--max-body-bytes", max_body_bytes);
     opt("--header-timeout-ms", header_timeout_ms);
+    opt("--body-timeout-ms", body_timeout_ms);
     opt("--session-idle-s", session_idle_s);
     opt("--tools", tools);
     opt("--tool-prefix", tool_prefix);

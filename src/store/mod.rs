@@ -9,6 +9,10 @@
 //! Either is read back by line through a sparse index, so neither the store nor a recovery ever
 //! holds a huge text in memory. Spill bytes count in the byte cap; a referenced file costs only its
 //! index. Must never read a whole disk entry into memory except through [`Entry::text_up_to`].
+//!
+//! Memory is bounded as a whole, not only per text: in-memory texts (with their line index) take
+//! at most [`MEMORY_MAX`] together; a text that would go past it is spilled to an unlinked temp
+//! file like a large one.
 
 mod disk;
 
@@ -130,6 +134,14 @@ impl Entry {
         }
     }
 
+    /// Bytes of memory this entry's text holds (text and line index; 0 on disk).
+    fn memory(&self) -> usize {
+        match &self.body {
+            Body::Memory { text, line_starts } => memory_cost(text, line_starts),
+            Body::Disk(_) => 0,
+        }
+    }
+
     /// A reader of the text from the start of `line` (1-based; past the last line: at the end),
     /// reading only what is consumed.
     pub fn reader_at(&self, line: usize) -> Result<Box<dyn BufRead + Send + '_>, ReadError> {
@@ -179,6 +191,15 @@ impl Entry {
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
 }
+
+/// Bytes of memory that an in-memory text and its line index hold.
+fn memory_cost(text: &str, line_starts: &Vec<usize>) -> usize {
+    text.len() + line_starts.capacity() * std::mem::size_of::<usize>()
+}
+
+/// Bytes all in-memory texts of a store may hold together (line indexes included): past it,
+/// a new text is spilled to an unlinked temp file.
+pub const MEMORY_MAX: usize = 64 * 1024 * 1024;
 
 /// The `by_content` key of a stored output.
 fn content_key(what: &impl std::hash::Hash) -> u64 {
@@ -260,6 +281,8 @@ struct Inner {
     /// grep) re-issues its id instead of filling the store with copies.
     by_content: HashMap<u64, String>,
     bytes: usize,
+    /// Bytes held in memory by live in-memory texts ([`Entry::memory`]).
+    memory: usize,
     /// Ids that left the store and why (bounded; oldest forgotten first).
     gone: HashMap<String, Missing>,
     gone_order: std::collections::VecDeque<String>,
@@ -272,6 +295,9 @@ pub struct Stats {
     pub entries: usize,
     /// Bytes counted against the cap: texts in memory or spilled, referenced files' indexes.
     pub bytes: usize,
+    /// Bytes held in memory by texts kept there (at most [`MEMORY_MAX`], give or take the texts
+    /// being stored at the same moment).
+    pub memory: usize,
 }
 
 /// The bounded store.
@@ -279,6 +305,8 @@ pub struct Store {
     inner: Mutex<Inner>,
     max_bytes: usize,
     max_entries: usize,
+    /// Bytes in-memory texts may hold together before new ones are spilled.
+    max_memory: usize,
     ttl: Duration,
     clock: AtomicU64,
     next_id: AtomicU64,
@@ -308,6 +336,7 @@ impl Store {
             inner: Mutex::new(Inner::default()),
             max_bytes,
             max_entries,
+            max_memory: MEMORY_MAX,
             ttl,
             clock: AtomicU64::new(0),
             next_id: AtomicU64::new(1),
@@ -330,11 +359,37 @@ impl Store {
         if let Some(id) = self.reissue(content, owner, origin, same) {
             return id;
         }
+        let mut starts = line_starts(&text);
+        starts.shrink_to_fit();
+        let mut text = text;
+        text.shrink_to_fit();
+        let held = memory_cost(&text, &starts);
+        let full = {
+            let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            inner.memory + held > self.max_memory
+        };
+        if full && !text.is_empty() {
+            // Past the store's memory bound: on disk like a large text (kept in memory only if
+            // no temp file can be had).
+            let mut w = SpillWriter::with_threshold(0);
+            if w.push_str(&text).is_ok()
+                && let Ok(written @ Written::Disk(..)) = w.finish()
+            {
+                drop((text, starts));
+                return self.put_written(owner, origin, label, written);
+            }
+        }
         let body = Body::Memory {
-            line_starts: line_starts(&text),
+            line_starts: starts,
             text,
         };
         self.insert(content, owner, origin, label, body, Check::Text)
+    }
+
+    /// A store whose in-memory texts may hold `max_memory` bytes together (tests).
+    pub fn with_memory_max(mut self, max_memory: usize) -> Store {
+        self.max_memory = max_memory;
+        self
     }
 
     /// Stores what a [`SpillWriter`] wrote (in memory or spilled) and returns its id; an identical
@@ -452,6 +507,7 @@ impl Store {
             self.remove(&mut inner, &oldest, Missing::Evicted);
         }
         inner.bytes += size;
+        inner.memory += entry.memory();
         inner.by_content.insert(content, id.clone());
         inner.slots.insert(
             id.clone(),
@@ -531,6 +587,7 @@ impl Store {
         Stats {
             entries: inner.slots.len(),
             bytes: inner.bytes,
+            memory: inner.memory,
         }
     }
 
@@ -549,6 +606,7 @@ impl Store {
     fn remove(&self, inner: &mut Inner, id: &str, why: Missing) {
         if let Some(slot) = inner.slots.remove(id) {
             inner.bytes -= slot.entry.cost();
+            inner.memory -= slot.entry.memory();
             if inner.by_content.get(&slot.content).is_some_and(|i| i == id) {
                 inner.by_content.remove(&slot.content);
             }
@@ -577,6 +635,32 @@ fn remember_gone(inner: &mut Inner, id: &str, why: Missing) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texts_past_the_memory_bound_are_spilled_and_read_back_exactly() {
+        let s = Store::new(1 << 20, 100, Duration::from_secs(60)).with_memory_max(200);
+        let texts: Vec<String> = (0..4)
+            .map(|i| format!("text {i}\n").repeat(12) + "tail")
+            .collect();
+        let ids: Vec<String> = texts
+            .iter()
+            .map(|t| s.put("o", "bash", "c", t.clone()))
+            .collect();
+        let on_disk: Vec<bool> = ids.iter().map(|id| s.get(id).unwrap().on_disk()).collect();
+        assert_eq!(
+            on_disk,
+            [false, true, true, true],
+            "only the first fits in 200 bytes"
+        );
+        assert!(s.stats().memory <= 200, "{:?}", s.stats());
+        for (id, t) in ids.iter().zip(&texts) {
+            let e = s.get(id).unwrap();
+            assert_eq!(e.lines(1, 1000).unwrap(), *t);
+        }
+        // The same text again gets its id, spilled or not.
+        assert_eq!(s.put("o", "bash", "c", texts[2].clone()), ids[2]);
+        assert_eq!(s.put("o", "bash", "c", texts[0].clone()), ids[0]);
+    }
 
     #[test]
     fn lines_concatenate_to_original() {

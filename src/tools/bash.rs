@@ -3,7 +3,7 @@
 //! streams stay recoverable. Owns argument checks and result shaping; spawning is
 //! [`crate::process`].
 
-use super::{Failure, ToolCtx, ToolOutput, ms_since, paths};
+use super::{Failure, ToolCtx, ToolOutput, beneath, ms_since, paths};
 use crate::budget;
 use crate::contract::types::{
     BashInput, BashResult, BashResultTool, ErrorReason, PruningMetadata, RpcError, SourceType,
@@ -63,43 +63,43 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         .unwrap_or(DEFAULT_TIMEOUT_MS);
     let budget = budget::for_call(cfg, input.max_output_bytes.as_ref().map(|m| m.0));
 
-    let cwd = match paths::resolve(root, &cwd_lex) {
-        Ok(p) if p.is_dir() => p,
-        Ok(p) => {
+    // Opened beneath the root, and entered by that handle (fchdir): a directory swapped for a
+    // link out of the root after this check cannot move the command there.
+    let invalid_cwd =
+        |message: String| Failure::new(ToolName::Bash, ErrorReason::InvalidCwd, message, 0);
+    let (cwd_dir, cwd) = match beneath::open_dir(root, &cwd_lex) {
+        Ok(opened) => opened,
+        Err(beneath::OpenError::NotRegular { .. }) => {
             return Ok(fail(
                 ctx,
-                Failure::new(
-                    ToolName::Bash,
-                    ErrorReason::InvalidCwd,
-                    format!("cwd {} is not a directory", paths::display(root, &p)),
-                    0,
-                ),
+                invalid_cwd(format!(
+                    "cwd {} is not a directory",
+                    paths::display(root, &cwd_lex)
+                )),
                 start,
             ));
         }
-        Err(paths::ResolveError::OutsideRoot) => {
+        Err(beneath::OpenError::OutsideRoot) => {
             return Ok(fail(
                 ctx,
-                Failure::new(
-                    ToolName::Bash,
-                    ErrorReason::InvalidCwd,
-                    "cwd resolves outside the root through a symlink".to_string(),
-                    0,
-                ),
+                invalid_cwd("cwd resolves outside the root through a symlink".to_string()),
                 start,
             ));
         }
-        Err(_) => {
+        Err(beneath::OpenError::NotFound) => {
             let shown = input.cwd.clone().unwrap_or_default();
             return Ok(fail(
                 ctx,
-                Failure::new(
-                    ToolName::Bash,
-                    ErrorReason::InvalidCwd,
-                    format!("cwd {shown:?} does not exist under the root"),
-                    0,
-                )
-                .hint("create it first or pass an existing directory"),
+                invalid_cwd(format!("cwd {shown:?} does not exist under the root"))
+                    .hint("create it first or pass an existing directory"),
+                start,
+            ));
+        }
+        Err(e) => {
+            let shown = input.cwd.clone().unwrap_or_default();
+            return Ok(fail(
+                ctx,
+                invalid_cwd(format!("cwd {shown:?} cannot be opened: {e:?}")),
                 start,
             ));
         }
@@ -118,6 +118,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         program: "bash".into(),
         args: vec!["-lc".into(), input.cmd.clone()],
         cwd: cwd.clone(),
+        cwd_dir: Some(cwd_dir),
         env,
         timeout: Duration::from_millis(timeout_ms),
         kill_grace: cfg.kill_grace,

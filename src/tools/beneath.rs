@@ -53,6 +53,22 @@ pub fn open_file(root: &Path, path: &Path) -> Result<Opened, OpenError> {
     Ok(Opened { file, meta, real })
 }
 
+/// Opens the directory `path` (lexically inside `root`, which is canonical) beneath `root`, for
+/// a command to start in (`fchdir` on the handle): whatever is swapped in at that path after the
+/// check, the handle is the directory that was checked. Returns the handle and its path inside
+/// the root, for display.
+pub fn open_dir(root: &Path, path: &Path) -> Result<(File, PathBuf), OpenError> {
+    let file = open_beneath(root, path)?;
+    let meta = file.metadata().map_err(OpenError::Io)?;
+    if !meta.is_dir() {
+        return Err(OpenError::NotRegular { dir: false });
+    }
+    let real = fd_path(&file)
+        .filter(|p| p.starts_with(root))
+        .unwrap_or_else(|| path.to_path_buf());
+    Ok((file, real))
+}
+
 /// The open itself: `openat2` beneath the root; on `EXDEV` (an absolute symlink, even one that
 /// points back inside the root, is refused by `RESOLVE_BENEATH`) the canonical path is checked and
 /// opened with no symlink allowed, so a swap between the two steps fails instead of escaping.

@@ -56,8 +56,8 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
         );
     }
     let fingerprint = fingerprint(&input);
-    let skip = match &input.cursor {
-        None => 0,
+    let (skip, cursor_artifact) = match &input.cursor {
+        None => (0, None),
         Some(c) => decode_cursor(c, fingerprint).ok_or_else(|| {
             message::invalid_field(
                 "/arguments/cursor",
@@ -144,7 +144,7 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
         };
 
     // A page after the first comes from the matches the first call stored, while they live.
-    if let Some(id) = cursor_artifact(input.cursor.as_deref().map(String::as_str)) {
+    if let Some(id) = cursor_artifact.as_deref() {
         let stored = match (ctx.app.store.get(id), stored_index(id, fingerprint)) {
             (Ok(entry), Some(index)) => {
                 let i = index.clone();
@@ -269,7 +269,7 @@ async fn respond(
     input: &GrepInput,
     searched: Searched,
     skip: usize,
-    fingerprint: u64,
+    fingerprint: [u8; 32],
     budget: usize,
     start: Instant,
 ) -> ToolOutput {
@@ -729,56 +729,58 @@ fn parse_row(path: &str, row: &str) -> Option<GrepMatch> {
     })
 }
 
-/// A hash of everything that determines the match list, so a cursor cannot be replayed on
+/// A digest of everything that determines the match list, so a cursor cannot be replayed on
 /// another search.
-fn fingerprint(input: &GrepInput) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (
+fn fingerprint(input: &GrepInput) -> [u8; 32] {
+    let canonical = serde_json::to_vec(&serde_json::json!([
         &input.pattern,
         &input.paths,
         &input.cwd,
         input.fixed_string,
         input.case_sensitive,
-    )
-        .hash(&mut h);
-    h.finish() & 0xffff_ffff
+    ]))
+    .expect("serializes");
+    crate::secret::digest(&canonical)
 }
 
-/// `g1.OFFSET.FINGERPRINT`, or `g2.OFFSET.FINGERPRINT.ID` when every match is stored under `ID`
-/// (later pages are then read from it instead of searching again).
-fn encode_cursor(offset: usize, fingerprint: u64, artifact: Option<&str>) -> String {
-    match artifact {
-        Some(id) => format!("g2.{offset:x}.{fingerprint:x}.{id}"),
-        None => format!("g1.{offset:x}.{fingerprint:x}"),
-    }
+/// Kind under which `grep` cursors are sealed.
+const CURSOR_KIND: &str = "grep";
+
+/// `g1.OFFSET`, or `g2.OFFSET.ID` when every match is stored under `ID` (later pages are then
+/// read from it instead of searching again), sealed with the process's key over itself and the
+/// search ([`crate::secret::seal`]): neither the offset nor the id can be forged.
+fn encode_cursor(offset: usize, fingerprint: [u8; 32], artifact: Option<&str>) -> String {
+    let body = match artifact {
+        Some(id) => format!("g2.{offset:x}.{id}"),
+        None => format!("g1.{offset:x}"),
+    };
+    crate::secret::seal(CURSOR_KIND, &fingerprint, &body)
 }
 
-fn decode_cursor(cursor: &str, fingerprint: u64) -> Option<usize> {
-    let mut parts = cursor.split('.');
+/// The offset and, for a `g2` cursor, the artifact id of a cursor sealed for this search.
+fn decode_cursor(cursor: &str, fingerprint: [u8; 32]) -> Option<(usize, Option<String>)> {
+    let body = crate::secret::open(CURSOR_KIND, &fingerprint, cursor)?;
+    let mut parts = body.split('.');
     let version = parts.next()?;
     let offset = usize::from_str_radix(parts.next()?, 16).ok()?;
-    let fp = u64::from_str_radix(parts.next()?, 16).ok()?;
-    let id_ok = match version {
-        "g1" => true,
-        "g2" => parts.next().is_some_and(|id| id.starts_with("prn_")),
-        _ => false,
+    let artifact = match version {
+        "g1" => None,
+        "g2" => Some(
+            parts
+                .next()
+                .filter(|id| id.starts_with("prn_"))?
+                .to_string(),
+        ),
+        _ => return None,
     };
-    (id_ok && fp == fingerprint && parts.next().is_none()).then_some(offset)
-}
-
-/// The artifact id a `g2` cursor names.
-fn cursor_artifact(cursor: Option<&str>) -> Option<&str> {
-    let mut parts = cursor?.split('.');
-    (parts.next()? == "g2").then_some(())?;
-    parts.nth(2)
+    parts.next().is_none().then_some((offset, artifact))
 }
 
 /// What a later page needs to know of a search whose matches are stored: its fingerprint (a
 /// cursor of another search cannot use it), counts, and each matched file's path and number of
 /// matches in artifact order (a row's path is found by position, never parsed out of the row).
 struct StoredIndex {
-    fingerprint: u64,
+    fingerprint: [u8; 32],
     total: usize,
     files: usize,
     per_file: Vec<(String, usize)>,
@@ -808,7 +810,7 @@ fn remember_index(id: &str, index: StoredIndex) {
     stored.push((id.to_string(), Arc::new(index)));
 }
 
-fn stored_index(id: &str, fingerprint: u64) -> Option<Arc<StoredIndex>> {
+fn stored_index(id: &str, fingerprint: [u8; 32]) -> Option<Arc<StoredIndex>> {
     let stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
     stored
         .iter()

@@ -516,29 +516,42 @@ fn discard(reader: &mut impl BufRead, mut n: usize) -> std::io::Result<()> {
     Ok(())
 }
 
-fn fingerprint(id: &str, ranges: &[(usize, usize)], numbered: bool) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (id, ranges, numbered).hash(&mut h);
-    h.finish() & 0xffff_ffff
+/// What a cursor is bound to: the prune id, the ranges and the numbering (a digest of their
+/// canonical bytes).
+fn fingerprint(id: &str, ranges: &[(usize, usize)], numbered: bool) -> [u8; 32] {
+    let mut b = Vec::with_capacity(id.len() + 16 * ranges.len() + 16);
+    b.extend_from_slice(&(id.len() as u64).to_le_bytes());
+    b.extend_from_slice(id.as_bytes());
+    b.push(numbered as u8);
+    for &(s, e) in ranges {
+        b.extend_from_slice(&(s as u64).to_le_bytes());
+        b.extend_from_slice(&(e as u64).to_le_bytes());
+    }
+    crate::secret::digest(&b)
 }
 
-fn encode_cursor(p: Pos, fp: u64) -> String {
-    format!(
-        "r2.{:x}.{:x}.{:x}.{:x}.{fp:x}",
-        p.range, p.line, p.skip, p.offset
+/// Kind under which `recover_text` cursors are sealed.
+const CURSOR_KIND: &str = "recover_text";
+
+/// `r3.RANGE.LINE.SKIP.OFFSET.MAC`: the position, sealed with the process's key over the whole
+/// position and what the cursor is bound to ([`crate::secret::seal`]).
+fn encode_cursor(p: Pos, fp: [u8; 32]) -> String {
+    crate::secret::seal(
+        CURSOR_KIND,
+        &fp,
+        &format!("r3.{:x}.{:x}.{:x}.{:x}", p.range, p.line, p.skip, p.offset),
     )
 }
 
-fn decode_cursor(cursor: &str, fp: u64) -> Option<Pos> {
-    let mut parts = cursor.split('.');
-    if parts.next()? != "r2" {
+fn decode_cursor(cursor: &str, fp: [u8; 32]) -> Option<Pos> {
+    let body = crate::secret::open(CURSOR_KIND, &fp, cursor)?;
+    let mut parts = body.split('.');
+    if parts.next()? != "r3" {
         return None;
     }
     let mut num = || usize::from_str_radix(parts.next()?, 16).ok();
     let (range, line, skip, offset) = (num()?, num()?, num()?, num()?);
-    let got = u64::from_str_radix(parts.next()?, 16).ok()?;
-    (got == fp && parts.next().is_none()).then_some(Pos {
+    parts.next().is_none().then_some(Pos {
         range,
         line,
         skip,

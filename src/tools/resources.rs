@@ -60,13 +60,21 @@ pub fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
     let id = uri.strip_prefix(SCHEME).ok_or_else(|| {
         message::invalid_field("/uri", format!("expected a {SCHEME}<prune_id> URI"))
     })?;
+    // Not found: the error's data names the URI requested (SEP-2164), besides the prune id.
+    let not_found = |hint: String| {
+        let mut e = message::prune_id_not_found(id, hint);
+        if let Some(data) = e.data.as_mut() {
+            data.uri = Some(uri.to_string());
+        }
+        e
+    };
     let entry = app
         .store
         .get(id)
-        .map_err(|why| message::prune_id_not_found(id, why.explain()))?;
+        .map_err(|why| not_found(why.explain().to_string()))?;
     let text = entry
         .text_up_to(READ_MAX)
-        .map_err(|e| message::prune_id_not_found(id, e.to_string()))?
+        .map_err(|e| not_found(e.to_string()))?
         .ok_or_else(|| {
             message::invalid_field(
                 "/uri",

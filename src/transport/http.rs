@@ -74,19 +74,35 @@ pub async fn serve(
             }
         })
     };
-    let header_timeout = app.config.header_timeout;
-    accept_loop(listener, warp::service(route), header_timeout, shutdown).await;
+    let timeouts = Timeouts {
+        header: app.config.header_timeout,
+        stall: app.config.body_timeout,
+    };
+    accept_loop(listener, warp::service(route), timeouts, shutdown).await;
     sweeper.abort();
     Ok(())
 }
 
-/// Accepts connections and serves each with hyper until `shutdown`, then lets open connections
-/// finish. Each connection gets `header_timeout` to send a whole request header, waiting for the
-/// next request on a kept-alive connection included: a client that stalls is dropped.
+/// The deadlines of a connection's phases that hyper does not bound by itself.
+#[derive(Clone, Copy)]
+struct Timeouts {
+    /// To send the first byte, then a whole request header (idle keep-alive included).
+    header: std::time::Duration,
+    /// The longest a response write may wait for the client to take bytes.
+    stall: std::time::Duration,
+}
+
+/// Accepts connections and serves each with hyper's HTTP/1.1 until `shutdown`, then lets open
+/// connections finish. Every phase of a connection has a deadline: the first byte and each
+/// request header (`header`, waiting for the next request on a kept-alive connection included),
+/// each request body (`--body-timeout-ms`, in [`read_json_body`]), the call (its tool's own
+/// timeout), and each response write (`stall`: a client that stops reading is dropped).
+/// HTTP/2 is not served: MCP clients speak HTTP/1.1 on plain `http://`, and an HTTP/2
+/// prior-knowledge preface is refused at once instead of holding a descriptor.
 async fn accept_loop<S>(
     listener: tokio::net::TcpListener,
     service: S,
-    header_timeout: std::time::Duration,
+    timeouts: Timeouts,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) where
     S: tower_service::Service<
@@ -98,6 +114,7 @@ async fn accept_loop<S>(
         + 'static,
     S::Future: Send + 'static,
 {
+    let header_timeout = timeouts.header;
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -114,10 +131,8 @@ async fn accept_loop<S>(
             _ = &mut shutdown => break,
         };
         let svc = hyper_util::service::TowerToHyperService::new(service.clone());
-        let mut builder =
-            hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+        let mut builder = hyper::server::conn::http1::Builder::new();
         builder
-            .http1()
             .timer(hyper_util::rt::TokioTimer::new())
             .header_read_timeout(header_timeout);
         let watcher = graceful.watcher();
@@ -131,9 +146,15 @@ async fn accept_loop<S>(
             ) {
                 return;
             }
-            let conn = builder
-                .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(stream), svc)
-                .into_owned();
+            let io = StallLimit::new(stream, timeouts.stall);
+            let svc = hyper::service::service_fn(
+                move |mut req: warp::http::Request<hyper::body::Incoming>| {
+                    use hyper::service::Service;
+                    target_host_wins(&mut req);
+                    svc.call(req)
+                },
+            );
+            let conn = builder.serve_connection(hyper_util::rt::TokioIo::new(io), svc);
             if let Err(e) = watcher.watch(conn).await {
                 tracing::debug!(error = %e, "connection ended");
             }
@@ -141,6 +162,117 @@ async fn accept_loop<S>(
     }
     drop(listener);
     graceful.shutdown().await;
+}
+
+/// RFC 9112 section 3.2.2: a request in absolute form (`POST http://host/mcp`) is for the host
+/// its target names, whatever its `Host` says: that authority replaces `Host`, so that the
+/// DNS-rebinding check ([`check_host_and_origin`]) judges the host the request is really for.
+fn target_host_wins<B>(req: &mut warp::http::Request<B>) {
+    let Some(authority) = req.uri().authority().map(|a| a.as_str().to_string()) else {
+        return;
+    };
+    let value = HeaderValue::from_str(&authority).unwrap_or(HeaderValue::from_static("invalid"));
+    req.headers_mut().remove(header::HOST);
+    req.headers_mut().insert(header::HOST, value);
+}
+
+/// A connection whose writes fail (`TimedOut`) once one has waited `limit` for the client to
+/// take bytes: a client that stops reading a response cannot hold it, and the connection,
+/// forever. Reads pass through (their phases have their own deadlines).
+struct StallLimit<T> {
+    io: T,
+    limit: std::time::Duration,
+    /// Armed while a write is pending.
+    stalled: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<T> StallLimit<T> {
+    fn new(io: T, limit: std::time::Duration) -> Self {
+        StallLimit {
+            io,
+            limit,
+            stalled: None,
+        }
+    }
+
+    /// After a write-side poll: clears the timer on progress, arms it on `Pending`, and turns
+    /// a `Pending` past the limit into `TimedOut`.
+    fn watch<R>(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+        polled: std::task::Poll<std::io::Result<R>>,
+    ) -> std::task::Poll<std::io::Result<R>> {
+        use std::task::Poll;
+        match polled {
+            Poll::Ready(r) => {
+                self.stalled = None;
+                Poll::Ready(r)
+            }
+            Poll::Pending => {
+                let limit = self.limit;
+                let timer = self
+                    .stalled
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+                match timer.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the client took no response bytes within --body-timeout-ms",
+                    ))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+        }
+    }
+}
+
+impl<T: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for StallLimit<T> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<T: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for StallLimit<T> {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let polled = std::pin::Pin::new(&mut self.io).poll_write(cx, buf);
+        self.watch(cx, polled)
+    }
+
+    fn poll_write_vectored(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let polled = std::pin::Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.watch(cx, polled)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let polled = std::pin::Pin::new(&mut self.io).poll_flush(cx);
+        self.watch(cx, polled)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let polled = std::pin::Pin::new(&mut self.io).poll_shutdown(cx);
+        self.watch(cx, polled)
+    }
 }
 
 /// Ends the sessions idle for longer than `--session-idle-s`, cancelling what they still run.
@@ -406,25 +538,46 @@ async fn read_json_body(
         .and_then(|s| s.parse::<usize>().ok())
         .unwrap_or(0);
     let mut buf = Vec::with_capacity(declared.min(limit));
-    while let Some(chunk) = body.next().await {
-        let mut chunk = chunk.map_err(|e| {
-            error(
-                StatusCode::BAD_REQUEST,
-                Code::BadRequest,
-                format!("cannot read body: {e}"),
-            )
-        })?;
-        if buf.len() + chunk.remaining() > limit {
-            return Err(too_large());
+    let read = async {
+        while let Some(chunk) = body.next().await {
+            let mut chunk = chunk.map_err(|e| {
+                error(
+                    StatusCode::BAD_REQUEST,
+                    Code::BadRequest,
+                    format!("cannot read body: {e}"),
+                )
+            })?;
+            if buf.len() + chunk.remaining() > limit {
+                return Err(too_large());
+            }
+            while chunk.has_remaining() {
+                let c = chunk.chunk();
+                buf.extend_from_slice(c);
+                let n = c.len();
+                chunk.advance(n);
+            }
         }
-        while chunk.has_remaining() {
-            let c = chunk.chunk();
-            buf.extend_from_slice(c);
-            let n = c.len();
-            chunk.advance(n);
+        Ok(())
+    };
+    // A body that stalls holds its buffer and its connection: it gets `--body-timeout-ms`.
+    let deadline = ctx.app.config.body_timeout;
+    match tokio::time::timeout(deadline, read).await {
+        Ok(Ok(())) => Ok(Bytes::from(buf)),
+        Ok(Err(resp)) => Err(resp),
+        Err(_) => {
+            let mut r = error(
+                StatusCode::REQUEST_TIMEOUT,
+                Code::BadRequest,
+                format!(
+                    "the request body did not arrive within {} ms (--body-timeout-ms)",
+                    deadline.as_millis()
+                ),
+            );
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(r)
         }
     }
-    Ok(Bytes::from(buf))
 }
 
 fn healthz(app: &App) -> Value {
@@ -449,13 +602,25 @@ fn accepts(headers: &HeaderMap, mime: &str) -> bool {
     }
 }
 
-fn new_session_id() -> String {
-    let mut bytes = [0u8; 16];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        use std::io::Read;
-        let _ = f.read_exact(&mut bytes);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// A new session id from the kernel's random source, or the 503 that says it is unavailable
+/// (never a constant id: that would hand one client another's session).
+#[allow(clippy::result_large_err)]
+fn new_session_id() -> Result<String, warp::reply::Response> {
+    crate::secret::session_id().map_err(|e| {
+        tracing::error!(error = %e, "random source unavailable: no session id");
+        let err = message::error_response(
+            Value::Null,
+            message::rpc_error(
+                message::INTERNAL_ERROR,
+                format!("cannot make a session id (random source unavailable: {e}); try again"),
+                None,
+            ),
+        );
+        let mut r = rpc_reply(StatusCode::SERVICE_UNAVAILABLE, &err);
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        r
+    })
 }
 
 async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::reply::Response {
@@ -499,7 +664,10 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
         .and_then(|h| h.to_str().ok())
         .map(str::to_string);
     let (session, new_id) = if is_initialize {
-        let id = new_session_id();
+        let id = match new_session_id() {
+            Ok(id) => id,
+            Err(refusal) => return refusal,
+        };
         let s = Arc::new(Session::new(id.clone()));
         ctx.sessions
             .lock()
@@ -536,18 +704,25 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
         }
     } else {
         // No session header: served statelessly (seed 000/001 clients call tools/call directly).
-        (
-            Arc::new(Session::new(format!("anon-{}", new_session_id()))),
-            None,
-        )
+        let id = match new_session_id() {
+            Ok(id) => id,
+            Err(refusal) => return refusal,
+        };
+        (Arc::new(Session::new(format!("anon-{id}"))), None)
     };
     let app = ctx.app.clone();
     let mut resp = match msg {
         Value::Array(batch) => {
             let (tx, _rx) = mpsc::unbounded_channel();
             let mut replies = Vec::new();
+            let mut budget = rpc::batch::BatchBudget::new(&app);
             for m in batch {
-                if let Some(r) = rpc::handle(&app, &session, m, tx.clone(), None).await {
+                let reply = match budget.admit(m) {
+                    Ok(m) => rpc::handle(&app, &session, m, tx.clone(), None).await,
+                    Err(refusal) => refusal,
+                };
+                if let Some(r) = reply {
+                    budget.spent(&r);
                     replies.push(r);
                 }
             }
@@ -635,18 +810,22 @@ async fn modern_post(ctx: &Arc<Ctx>, headers: &HeaderMap, msg: Value) -> warp::r
             "{name} header appears more than once"
         )));
     }
+    // RFC 9110 section 5.5: optional whitespace around a field value is not part of it.
     let value = |name: &str| {
         headers
             .get(name)
             .and_then(|h| h.to_str().ok())
-            .map(str::to_string)
+            .map(|v| v.trim_matches([' ', '\t']).to_string())
     };
     let mirrored = era::Mirrored {
         protocol_version: value(VERSION_HEADER),
         method: value("mcp-method"),
         name: value("mcp-name"),
     };
-    let session = Arc::new(Session::new(format!("anon-{}", new_session_id())));
+    let session = match new_session_id() {
+        Ok(id) => Arc::new(Session::new(format!("anon-{id}"))),
+        Err(refusal) => return refusal,
+    };
     let app = ctx.app.clone();
     let is_request = msg.get("method").is_some() && msg.get("id").is_some();
     let wants_stream = is_request

@@ -3,6 +3,12 @@
 //! cancellation can reach a running call. On stdin EOF, running calls are cancelled (their process
 //! groups killed) and the server exits. A line over `--max-body-bytes` is skipped without being
 //! held in memory and answered with -32600; the server keeps serving.
+//!
+//! Backpressure: at most [`MAX_UNANSWERED`] messages are in progress or waiting for stdout at
+//! once; the next line is read from stdin only when one of them has been written, so a client that
+//! stops reading stdout stops being read, and its replies cannot pile up in memory. Progress and
+//! log notifications share stdout's queue ([`MAX_QUEUED_NOTIFICATIONS`] places beyond the
+//! replies'), each before its request's reply, and are dropped while it is full.
 
 use crate::app::App;
 use crate::rpc::{self, Session, message};
@@ -10,7 +16,22 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+
+/// Messages read and not yet answered on stdout (running, or their reply waiting to be written).
+pub const MAX_UNANSWERED: usize = 64;
+
+/// Notifications waiting for stdout; more are dropped while the client does not read.
+pub const MAX_QUEUED_NOTIFICATIONS: usize = 256;
+
+/// A line for stdout, with the slot of the message it answers (freed once written).
+type Outgoing = (Vec<u8>, Option<OwnedSemaphorePermit>);
+
+fn line_of(msg: &Value) -> Vec<u8> {
+    let mut line = serde_json::to_vec(msg).expect("JSON values serialize");
+    line.push(b'\n');
+    line
+}
 
 /// What [`read_line_capped`] read.
 enum Line {
@@ -66,6 +87,35 @@ async fn read_line_capped(
     }
 }
 
+/// Handles one message; its notifications (progress, log messages) go to stdout's queue as
+/// they come, all before its reply, and are dropped while the queue is full.
+async fn handle(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    msg: Value,
+    out: &mpsc::Sender<Outgoing>,
+) -> Option<Value> {
+    let (notify, mut notes) = mpsc::unbounded_channel::<Value>();
+    let forward = |n: Value| {
+        if out.try_send((line_of(&n), None)).is_err() {
+            tracing::debug!("stdout is not read: a notification was dropped");
+        }
+    };
+    let call = rpc::handle(app, session, msg, notify, None);
+    tokio::pin!(call);
+    let reply = loop {
+        tokio::select! {
+            biased;
+            Some(n) = notes.recv() => forward(n),
+            r = &mut call => break r,
+        }
+    };
+    while let Ok(n) = notes.try_recv() {
+        forward(n);
+    }
+    reply
+}
+
 /// Serves MCP on this process's stdin/stdout until stdin closes.
 pub async fn serve(app: Arc<App>) -> std::io::Result<()> {
     serve_on(app, tokio::io::stdin(), tokio::io::stdout()).await
@@ -78,33 +128,42 @@ pub async fn serve_on(
     output: impl AsyncWrite + Unpin + Send + 'static,
 ) -> std::io::Result<()> {
     let session = Arc::new(Session::new("stdio"));
-    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
+    let (out_tx, mut out_rx) = mpsc::channel::<Outgoing>(MAX_UNANSWERED + MAX_QUEUED_NOTIFICATIONS);
     let writer = tokio::spawn(async move {
         let mut output = output;
-        while let Some(msg) = out_rx.recv().await {
-            let mut line = serde_json::to_vec(&msg).expect("JSON values serialize");
-            line.push(b'\n');
+        while let Some((line, slot)) = out_rx.recv().await {
             if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
                 break;
             }
+            // Written: the reader may take another message.
+            drop(slot);
         }
     });
+    let slots = Arc::new(Semaphore::new(MAX_UNANSWERED));
     let mut tasks = tokio::task::JoinSet::new();
     let mut reader = BufReader::new(input);
     let mut buf = Vec::new();
     let cap = app.config.max_body_bytes;
     loop {
+        // Backpressure: no new message while MAX_UNANSWERED are unanswered on stdout.
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            break;
+        };
+        while tasks.try_join_next().is_some() {}
         buf.clear();
         match read_line_capped(&mut reader, &mut buf, cap).await? {
             Line::Eof => break,
             Line::TooLong(bytes) => {
                 // The line was skipped without being held: answer and keep serving.
-                let _ = out_tx.send(message::error_response(
+                let reply = message::error_response(
                     Value::Null,
                     message::invalid(&format!(
                         "message of {bytes} bytes is over the {cap}-byte limit (--max-body-bytes)"
                     )),
-                ));
+                );
+                if out_tx.send((line_of(&reply), Some(slot))).await.is_err() {
+                    break;
+                }
                 continue;
             }
             Line::Read => {}
@@ -121,30 +180,39 @@ pub async fn serve_on(
         let (app, session, out) = (app.clone(), session.clone(), out_tx.clone());
         match parsed {
             Err(reply) => {
-                let _ = out.send(reply);
+                if out.send((line_of(&reply), Some(slot))).await.is_err() {
+                    break;
+                }
             }
             Ok(Value::Array(batch)) => {
                 tasks.spawn(async move {
                     let mut replies = Vec::new();
+                    let mut budget = rpc::batch::BatchBudget::new(&app);
                     for msg in batch {
-                        if let Some(r) = rpc::handle(&app, &session, msg, out.clone(), None).await {
+                        let reply = match budget.admit(msg) {
+                            Ok(msg) => handle(&app, &session, msg, &out).await,
+                            Err(refusal) => refusal,
+                        };
+                        if let Some(r) = reply {
+                            budget.spent(&r);
                             replies.push(r);
                         }
                     }
                     if !replies.is_empty() {
-                        let _ = out.send(Value::Array(replies));
+                        let _ = out
+                            .send((line_of(&Value::Array(replies)), Some(slot)))
+                            .await;
                     }
                 });
             }
             Ok(msg) => {
                 tasks.spawn(async move {
-                    if let Some(r) = rpc::handle(&app, &session, msg, out.clone(), None).await {
-                        let _ = out.send(r);
+                    if let Some(r) = handle(&app, &session, msg, &out).await {
+                        let _ = out.send((line_of(&r), Some(slot))).await;
                     }
                 });
             }
         }
-        while tasks.try_join_next().is_some() {}
     }
     // EOF: stop what is running, give it the kill grace to clean up, then leave.
     app.inflight.cancel_session(&session.id);

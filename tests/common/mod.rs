@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 /// How long a request waits for its answer ([`StdioClient::request`], [`StdioClient::call`]).
 const DEADLINE: Duration = Duration::from_secs(30);
 
-/// Path of the binary under test.
-pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_mcp-pruner")
+/// Path of the binary under test: this build's, or `MCP_PRUNER_TEST_BIN` (to show that a test
+/// fails on an older build).
+pub fn bin() -> String {
+    std::env::var("MCP_PRUNER_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_mcp-pruner").into())
 }
 
 /// A temp root with a few files.
