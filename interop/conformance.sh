@@ -11,7 +11,8 @@
 # binary of the npm package `node` (pinned in conformance/package.json); else the system node
 # with --import ./globsync-polyfill.mjs (see interop/README.md).
 # Scenarios missing from 0.1.16 (server-session-lifecycle) run with 0.2.0-alpha.12, installed
-# under the alias `conformance-next`.
+# under the alias `conformance-next`; that line's frozen requirement sets then run for both eras
+# (2026-07-28 and 2025-11-25), every scenario that needs no fixture tool of the suite's server.
 # Results: interop/results/conformance/<scenario>.log plus the suite's own checks.json files.
 # Last line: `conformance: N passed, M failed` (scenarios).
 set -uo pipefail
@@ -142,6 +143,50 @@ for s in $SCENARIOS; do
     failed=$((failed + 1))
   fi
 done
+
+# ---------------------------------------------------------------------------- requirement sets
+# The 0.2.0 line's frozen requirement sets, one era each: every scenario of the set that needs no
+# fixture tool of the suite's own test server. Checks the suite marks "Not testable" (they need
+# its diagnostic tools: test_missing_capability, test_streaming_elicitation, test_logging_tool)
+# and the Mcp-Name whitespace check's call of the first listed tool with `{}` (our first tool,
+# `read`, needs a `path`: the header passed, the call's arguments did not) are listed as not
+# applicable with the suite's reason; any other failed check fails the scenario.
+ERA_2026="server-stateless tools-list caching http-header-validation dns-rebinding-protection resources-list sep-2164-resource-not-found prompts-list server-sse-multiple-streams"
+ERA_2025="server-initialize ping logging-set-level server-session-lifecycle tools-list resources-list prompts-list dns-rebinding-protection server-sse-multiple-streams"
+if [[ -f "$SUITE_NEXT" && -z "${CONFORMANCE_SCENARIOS:-}" ]]; then
+  next_ver="$(node -p 'require(process.argv[1]).version' "$CDIR/node_modules/conformance-next/package.json")"
+  for era in 2026-07-28 2025-11-25; do
+    list="$ERA_2026"
+    [[ "$era" == 2025-11-25 ]] && list="$ERA_2025"
+    for s in $list; do
+      log="$OUT/$era-$s.log"
+      if ! start_server "$OUT/$era-$s.server.log"; then
+        stop_server
+        rows+=("$(printf '%-30s %-8s %s' "$era $s" FAIL "server did not start")")
+        failed=$((failed + 1))
+        continue
+      fi
+      (cd "$OUT" && timeout 120 "${RUNTIME[@]}" "$SUITE_NEXT" server --url "http://127.0.0.1:$PORT/mcp" \
+        --scenario "$s" --spec-version "$era" -o "$OUT/checks-$era") >"$log" 2>&1
+      rc=$?
+      stop_server
+      plain="$(sed -E 's/\x1b\[[0-9;]*m//g' "$log")"
+      line="$(grep -E '^Passed: ' <<<"$plain" | tail -n1)"
+      errors="$(grep -E '^    Error: ' <<<"$plain" || true)"
+      real="$(grep -vE 'Error: (Not testable:|Expected successful response, got HTTP 400.*Invalid params: /arguments/)' <<<"$errors" || true)"
+      na="$(grep -cE 'Error: (Not testable:|Expected successful response, got HTTP 400.*Invalid params: /arguments/)' <<<"$errors" || true)"
+      detail="${line:-no summary (exit $rc)} [conformance $next_ver, $era]"
+      if [[ -n "$line" && -z "$real" ]]; then
+        [[ "$na" != 0 ]] && detail="$detail; $na check(s) not applicable (fixture tools of the suite's server)"
+        rows+=("$(printf '%-30s %-8s %s' "$era $s" PASS "$detail")")
+        passed=$((passed + 1))
+      else
+        rows+=("$(printf '%-30s %-8s %s %s' "$era $s" FAIL "$detail" "$(head -n 3 <<<"$real" | tr '\n' ' ')")")
+        failed=$((failed + 1))
+      fi
+    done
+  done
+fi
 
 say ""
 say "scenario                       result   detail"
