@@ -252,7 +252,12 @@ impl Ledger {
         let (Some(s), Some(t)) = (&self.shared, &self.thread) else {
             return;
         };
-        if self.writer.lock().unwrap_or_else(|e| e.into_inner()).is_none() {
+        if self
+            .writer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_none()
+        {
             return;
         }
         let (done_tx, done_rx) = sync_channel(1);

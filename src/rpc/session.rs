@@ -73,7 +73,8 @@ impl Session {
     /// Sets the client `(name, version)` (from `initialize`).
     pub fn set_client(&self, client: (String, String)) {
         *self.client.lock().unwrap_or_else(|e| e.into_inner()) = Some(client);
-        self.ledger_client.store(NO_LEDGER_CLIENT, Ordering::Relaxed);
+        self.ledger_client
+            .store(NO_LEDGER_CLIENT, Ordering::Relaxed);
     }
 
     /// The client's ledger id: asked of `ledger` once, then kept (no lock on later calls).

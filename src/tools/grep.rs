@@ -505,7 +505,11 @@ fn search(
     let beneath = match beneath::Beneath::new(root) {
         Ok(b) => b,
         Err(beneath::OpenError::Io(e)) => return Err(e),
-        Err(e) => return Err(std::io::Error::other(format!("cannot open the root: {e:?}"))),
+        Err(e) => {
+            return Err(std::io::Error::other(format!(
+                "cannot open the root: {e:?}"
+            )));
+        }
     };
     let beneath = &beneath;
     builder.build_parallel().run(|| {

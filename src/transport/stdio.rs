@@ -161,7 +161,11 @@ impl ThreadStdout {
                 let _done = done_tx;
                 let mut stdout = std::io::stdout().lock();
                 for bytes in rx {
-                    if stdout.write_all(&bytes).and_then(|()| stdout.flush()).is_err() {
+                    if stdout
+                        .write_all(&bytes)
+                        .and_then(|()| stdout.flush())
+                        .is_err()
+                    {
                         break;
                     }
                 }
