@@ -533,6 +533,55 @@ mod tests {
     }
 
     #[test]
+    fn clients_root_and_names_reach_the_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.sqlite3");
+        let l = Ledger::open(&path, "/the/root");
+        let a = l.client_id("claude-code", "2.1");
+        assert_eq!(l.client_id("claude-code", "2.1"), a, "interned once");
+        assert_eq!(l.client_id("", ""), 0);
+        let b = l.client_id("codex", "0.9");
+        assert_ne!(a, b);
+        let mut r = row("grep", 10, 4, "prn_12_01234567890123456789");
+        r.client = b;
+        r.pruning_reason = "no_savings";
+        l.record(r);
+        l.close();
+        let conn = Connection::open(&path).unwrap();
+        let got: (String, String, String, String, String, String) = conn
+            .query_row(
+                "SELECT root, client_name, client_version, tool, pruning_reason, prune_id FROM calls",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            got,
+            (
+                "/the/root".into(),
+                "codex".into(),
+                "0.9".into(),
+                "grep".into(),
+                "no_savings".into(),
+                "prn_12_01234567890123456789".into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_burst_past_the_queue_is_counted_not_blocked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.sqlite3");
+        let l = Ledger::open(&path, "/r");
+        for _ in 0..3 * QUEUE {
+            l.record(row("read", 1, 1, ""));
+        }
+        l.close();
+        let written = Ledger::open(&path, "/r").lifetime().unwrap().calls;
+        assert_eq!(written + l.dropped(), 3 * QUEUE as u64);
+    }
+
+    #[test]
     fn a_corrupted_file_is_set_aside_and_a_new_one_started() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("l.sqlite3");
