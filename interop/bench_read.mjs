@@ -9,8 +9,9 @@
 //
 // One client per server and round, 50 warm-up calls, then BENCH_CALLS (2000) sequential calls,
 // each timed with process.hrtime.bigint(); then, on our two servers, BENCH_PROBES (500) MCP `ping`s
-// and `health` calls for the per-call floor. The servers run in interleaved rounds (BENCH_ROUNDS,
-// default 5), the order rotating each round so no server always follows the same one. Printed:
+// and `health` calls for the per-call floor. After one uncounted warm-up round of each, the servers
+// run in interleaved rounds (BENCH_ROUNDS, default 5), the order rotating each round so no server
+// always follows the same one. Printed:
 // every round, then per server the median calls/s and its spread (min-max, and (max-min)/median),
 // median p50/p99, the ratios of the medians to the baseline, and the ledger's share of a read
 // (1 - ours/ours-no-ledger, on the medians and as the median of each round's pair).
@@ -233,6 +234,10 @@ async function main() {
   await verify(ours, (t) => t === text);
   await verify(oursOff, (t) => t === text);
   await verify(base, (t) => t.includes(text));
+
+  // One uncounted round of each server first: the client's JIT and the page cache warm up on it,
+  // not on whichever server happens to run first.
+  for (const server of servers) await round(server);
 
   const results = Object.fromEntries(servers.map((s) => [s.name, []]));
   for (let r = 0; r < ROUNDS; r++) {
