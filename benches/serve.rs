@@ -374,7 +374,7 @@ fn grep_vs_rg() {
         .map(PathBuf::from)
         .unwrap_or_else(registry_src);
     let rg = std::env::var("RG").unwrap_or_else(|_| "rg".into());
-    let runs = env_usize("GREP_BENCH_RUNS", 3).max(1);
+    let runs = env_usize("GREP_BENCH_RUNS", 5).max(1);
     let Ok(tree) = std::fs::canonicalize(&tree) else {
         println!("grep vs rg skipped: no tree at {}", tree.display());
         return;
@@ -388,16 +388,24 @@ fn grep_vs_rg() {
     };
     let rg_version = String::from_utf8_lossy(&rg_version.stdout);
     println!(
-        "grep over {} ({} files) vs {} (best of {runs})",
+        "grep over {} ({} files) vs {} ({runs} interleaved runs: ours, rg, ours, ...; median, best in brackets)",
         tree.display(),
         count_files(&tree),
         rg_version.lines().next().unwrap_or("rg")
     );
     println!(
-        "{:<22} {:>9} {:>9} {:>9} {:>11} {:>12} {:>9} {:>11}",
-        "pattern", "matches", "rg lines", "ours ms", "server ms", "rg ms", "ratio", "rg sort ms"
+        "{:<22} {:>8} {:>8} {:>16} {:>9} {:>16} {:>7} {:>7} {:>10}",
+        "pattern",
+        "matches",
+        "rg lines",
+        "ours ms",
+        "server ms",
+        "rg ms",
+        "ratio",
+        "(best)",
+        "rg sort ms"
     );
-    let server = Stdio1::spawn(&tree);
+    let server_proc = Stdio1::spawn(&tree);
     let mut id = 100u64;
     for p in &PATTERNS {
         let args = json!({
@@ -407,31 +415,6 @@ fn grep_vs_rg() {
             "case_sensitive": !p.case_insensitive,
             "timeout_ms": 300000,
         });
-        let mut ours = Duration::MAX;
-        let mut server_ms = 0;
-        let mut matches = 0;
-        for _ in 0..runs {
-            id += 1;
-            let t = Instant::now();
-            server.send(&request(
-                id,
-                "tools/call",
-                &json!({"name": "grep", "arguments": args}),
-            ));
-            let (_, v) = server.recv();
-            let elapsed = t.elapsed();
-            assert!(v["result"]["isError"] != true, "grep failed: {v}");
-            let s = result_of(&v);
-            if elapsed < ours {
-                ours = elapsed;
-                server_ms = s["duration_ms"]
-                    .as_u64()
-                    .unwrap_or_else(|| panic!("grep result without duration_ms: {s}"));
-            }
-            matches = s["match_count"]
-                .as_u64()
-                .unwrap_or_else(|| panic!("grep result without match_count: {s}"));
-        }
         let mut flags = vec!["--no-messages", "-n", "--column"];
         if p.fixed {
             flags.push("-F");
@@ -439,9 +422,33 @@ fn grep_vs_rg() {
         if p.case_insensitive {
             flags.push("-i");
         }
-        let (rg_ms, rg_lines) = best_rg(&rg, &tree, &flags, p.pattern, runs);
-        flags.extend(["--sort", "path"]);
-        let (rg_sorted_ms, _) = best_rg(&rg, &tree, &flags, p.pattern, runs);
+        let (mut ours, mut server, mut rgs) = (Vec::new(), Vec::new(), Vec::new());
+        let mut matches = 0;
+        let mut rg_lines = 0;
+        for _ in 0..runs {
+            id += 1;
+            let t = Instant::now();
+            server_send(&server_proc, id, &args);
+            let (_, v) = server_proc.recv();
+            ours.push(t.elapsed().as_secs_f64() * 1e3);
+            assert!(v["result"]["isError"] != true, "grep failed: {v}");
+            let s = result_of(&v);
+            server.push(
+                s["duration_ms"]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("grep result without duration_ms: {s}"))
+                    as f64,
+            );
+            matches = s["match_count"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("grep result without match_count: {s}"));
+            let (ms, lines) = best_rg(&rg, &tree, &flags, p.pattern, 1);
+            rgs.push(ms);
+            rg_lines = lines;
+        }
+        let mut sorted_flags = flags.clone();
+        sorted_flags.extend(["--sort", "path"]);
+        let (rg_sorted_ms, _) = best_rg(&rg, &tree, &sorted_flags, p.pattern, runs);
         assert_eq!(
             matches,
             rg_lines as u64,
@@ -451,22 +458,48 @@ fn grep_vs_rg() {
             tree.display(),
             flags.join(" ")
         );
+        let best = |v: &[f64]| v.iter().copied().fold(f64::MAX, f64::min);
         println!(
-            "{:<22} {:>9} {:>9} {:>9.1} {:>11} {:>12.1} {:>8.2}x {:>11.1}",
+            "{:<22} {:>8} {:>8} {:>7.1} ({:>6.1}) {:>9.0} {:>7.1} ({:>6.1}) {:>6.2}x {:>6.2}x {:>10.1}",
             p.label,
             matches,
             rg_lines,
-            ours.as_secs_f64() * 1e3,
-            server_ms,
-            rg_ms,
-            ours.as_secs_f64() * 1e3 / rg_ms,
+            median(&ours),
+            best(&ours),
+            median(&server),
+            median(&rgs),
+            best(&rgs),
+            median(&ours) / median(&rgs),
+            best(&ours) / best(&rgs),
             rg_sorted_ms
         );
     }
     println!(
         "ratio = ours / rg (parallel, unsorted, to a pipe). ours is a whole tools/call over stdio: \
-         search, sort, store every match for recovery, serialize the first page."
+         search, sort, store every match for recovery, serialize the first page. \
+         ratio on the medians, (best) on the best runs."
     );
+}
+
+/// Sends one `grep` call with `args`.
+fn server_send(server: &Stdio1, id: u64, args: &Value) {
+    server.send(&request(
+        id,
+        "tools/call",
+        &json!({"name": "grep", "arguments": args}),
+    ));
+}
+
+/// The median of `v` (not empty).
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let m = s.len() / 2;
+    if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) / 2.0
+    }
 }
 
 /// The structured result as the default mode sends it: `_meta["mcp-pruner/result"]` (the

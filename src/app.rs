@@ -54,7 +54,7 @@ impl App {
             ledger: config
                 .ledger
                 .as_deref()
-                .map(Ledger::open)
+                .map(|path| Ledger::open(path, &config.root.to_string_lossy()))
                 .unwrap_or_else(Ledger::disabled),
             next_request: AtomicU64::new(1),
             config,

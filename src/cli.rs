@@ -151,7 +151,11 @@ fn serve(cfg: Config) -> ExitCode {
 fn stdio(cfg: Config) -> ExitCode {
     runtime().block_on(async move {
         let app = App::new(cfg);
-        let served = crate::transport::stdio::serve(app.clone()).await;
+        // On a worker, not on this thread (block_on's): the calls it spawns then start on the same
+        // worker, with no wake-up of another thread.
+        let served = tokio::spawn(crate::transport::stdio::serve(app.clone()))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
         app.ledger.close();
         match served {
             Ok(()) => ExitCode::SUCCESS,

@@ -198,8 +198,7 @@ fn initialize(session: &Session, params: &Value) -> RpcResult {
         .lock()
         .unwrap_or_else(|e| e.into_inner()) = Some(version.to_string());
     if let Some(info) = params.get("clientInfo") {
-        *session.client.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(super::session::client_of(info));
+        session.set_client(super::session::client_of(info));
     }
     Ok(json!({
         "protocolVersion": version,

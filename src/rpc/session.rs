@@ -2,6 +2,7 @@
 //! negotiated (protocol version, log level); never the transport.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Protocol versions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -28,7 +29,13 @@ pub struct Session {
     pub log_level: Mutex<Option<usize>>,
     /// The client's `(name, version)` from `initialize` or the request envelope (for the ledger).
     pub client: Mutex<Option<(String, String)>>,
+    /// The client's id in the savings ledger ([`crate::ledger::Ledger::client_id`]), found on
+    /// the first recorded call; [`NO_LEDGER_CLIENT`] until then or after the client changes.
+    pub ledger_client: AtomicU32,
 }
+
+/// [`Session::ledger_client`] before the ledger was asked.
+pub const NO_LEDGER_CLIENT: u32 = u32::MAX;
 
 impl Session {
     /// A fresh session called `id`.
@@ -38,6 +45,7 @@ impl Session {
             protocol_version: Mutex::new(None),
             log_level: Mutex::new(None),
             client: Mutex::new(None),
+            ledger_client: AtomicU32::new(NO_LEDGER_CLIENT),
         }
     }
 
@@ -49,6 +57,7 @@ impl Session {
             protocol_version: Mutex::new(Some(envelope.version.clone())),
             log_level: Mutex::new(envelope.log_level),
             client: Mutex::new(envelope.client_info.as_ref().map(client_of)),
+            ledger_client: AtomicU32::new(NO_LEDGER_CLIENT),
         }
     }
 
@@ -59,6 +68,25 @@ impl Session {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
             .unwrap_or_default()
+    }
+
+    /// Sets the client `(name, version)` (from `initialize`).
+    pub fn set_client(&self, client: (String, String)) {
+        *self.client.lock().unwrap_or_else(|e| e.into_inner()) = Some(client);
+        self.ledger_client
+            .store(NO_LEDGER_CLIENT, Ordering::Relaxed);
+    }
+
+    /// The client's ledger id: asked of `ledger` once, then kept (no lock on later calls).
+    pub fn ledger_client(&self, ledger: &crate::ledger::Ledger) -> u32 {
+        let id = self.ledger_client.load(Ordering::Relaxed);
+        if id != NO_LEDGER_CLIENT {
+            return id;
+        }
+        let (name, version) = self.client();
+        let id = ledger.client_id(&name, &version);
+        self.ledger_client.store(id, Ordering::Relaxed);
+        id
     }
 
     /// Whether a log notification at `level` (an index into [`LOG_LEVELS`]) should be sent.

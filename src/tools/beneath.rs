@@ -42,15 +42,7 @@ pub struct Opened {
 /// Opens `path` (lexically inside `root`, which is canonical) for reading, beneath `root`, and
 /// accepts only a regular file.
 pub fn open_file(root: &Path, path: &Path) -> Result<Opened, OpenError> {
-    let file = open_beneath(root, path)?;
-    let meta = file.metadata().map_err(OpenError::Io)?;
-    if !meta.is_file() {
-        return Err(OpenError::NotRegular { dir: meta.is_dir() });
-    }
-    let real = fd_path(&file)
-        .filter(|p| p.starts_with(root))
-        .unwrap_or_else(|| path.to_path_buf());
-    Ok(Opened { file, meta, real })
+    Beneath::new(root)?.open_file(path)
 }
 
 /// Opens the directory `path` (lexically inside `root`, which is canonical) beneath `root`, for
@@ -58,7 +50,11 @@ pub fn open_file(root: &Path, path: &Path) -> Result<Opened, OpenError> {
 /// check, the handle is the directory that was checked. Returns the handle and its path inside
 /// the root, for display.
 pub fn open_dir(root: &Path, path: &Path) -> Result<(File, PathBuf), OpenError> {
-    let file = open_beneath(root, path)?;
+    let rel = path
+        .strip_prefix(root)
+        .map_err(|_| OpenError::OutsideRoot)?;
+    let root_dir = File::open(root).map_err(classify)?;
+    let file = open_beneath(root, &root_dir, path, rel)?;
     let meta = file.metadata().map_err(OpenError::Io)?;
     if !meta.is_dir() {
         return Err(OpenError::NotRegular { dir: false });
@@ -69,15 +65,55 @@ pub fn open_dir(root: &Path, path: &Path) -> Result<(File, PathBuf), OpenError> 
     Ok((file, real))
 }
 
-/// The open itself: `openat2` beneath the root; on `EXDEV` (an absolute symlink, even one that
-/// points back inside the root, is refused by `RESOLVE_BENEATH`) the canonical path is checked and
-/// opened with no symlink allowed, so a swap between the two steps fails instead of escaping.
-fn open_beneath(root: &Path, path: &Path) -> Result<File, OpenError> {
-    let rel = path
-        .strip_prefix(root)
-        .map_err(|_| OpenError::OutsideRoot)?;
-    let root_dir = File::open(root).map_err(classify)?;
-    match openat2(&root_dir, rel, false) {
+/// A handle on the root, opened once, for many opens beneath it (grep's walk).
+pub struct Beneath {
+    root: PathBuf,
+    dir: File,
+}
+
+impl Beneath {
+    /// Opens the root (canonical).
+    pub fn new(root: &Path) -> Result<Beneath, OpenError> {
+        Ok(Beneath {
+            root: root.to_path_buf(),
+            dir: File::open(root).map_err(classify)?,
+        })
+    }
+
+    /// [`open_file`] through this root handle. A path with no symlink on it is opened in one
+    /// `openat2` (`RESOLVE_NO_SYMLINKS`) and its real path is the path itself; only a path through
+    /// a symlink pays for a second resolution and asks the kernel for the handle's path.
+    pub fn open_file(&self, path: &Path) -> Result<Opened, OpenError> {
+        let rel = path
+            .strip_prefix(&self.root)
+            .map_err(|_| OpenError::OutsideRoot)?;
+        let (file, real) = match openat2(&self.dir, rel, true) {
+            Ok(f) => (f, Some(path.to_path_buf())),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::EXDEV)) => {
+                (open_beneath(&self.root, &self.dir, path, rel)?, None)
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => (fallback(&self.root, path)?, None),
+            Err(e) => return Err(classify(e)),
+        };
+        let meta = file.metadata().map_err(OpenError::Io)?;
+        if !meta.is_file() {
+            return Err(OpenError::NotRegular { dir: meta.is_dir() });
+        }
+        let real = real.unwrap_or_else(|| {
+            fd_path(&file)
+                .filter(|p| p.starts_with(&self.root))
+                .unwrap_or_else(|| path.to_path_buf())
+        });
+        Ok(Opened { file, meta, real })
+    }
+}
+
+/// The open through symlinks: `openat2` beneath the root; on `EXDEV` (an absolute symlink, even
+/// one that points back inside the root, is refused by `RESOLVE_BENEATH`) the canonical path is
+/// checked and opened with no symlink allowed, so a swap between the two steps fails instead of
+/// escaping.
+fn open_beneath(root: &Path, root_dir: &File, path: &Path, rel: &Path) -> Result<File, OpenError> {
+    match openat2(root_dir, rel, false) {
         Ok(f) => Ok(f),
         Err(e) if e.raw_os_error() == Some(libc::EXDEV) => {
             let real = match std::fs::canonicalize(path) {
@@ -87,7 +123,7 @@ fn open_beneath(root: &Path, path: &Path) -> Result<File, OpenError> {
                 Err(_) => return Err(OutsideRoot),
             };
             let rel = real.strip_prefix(root).map_err(|_| OutsideRoot)?;
-            openat2(&root_dir, rel, true).map_err(|e| match e.raw_os_error() {
+            openat2(root_dir, rel, true).map_err(|e| match e.raw_os_error() {
                 Some(libc::ELOOP) | Some(libc::EXDEV) => OutsideRoot,
                 _ => classify(e),
             })

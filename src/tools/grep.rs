@@ -129,6 +129,9 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
     }
     let matcher =
         match RegexMatcherBuilder::new()
+            // As ripgrep does: a match never spans lines, which lets the searcher look for
+            // candidate lines over whole buffers (and a regex's inner literals first).
+            .line_terminator(Some(b'\n'))
             .case_insensitive(input.case_sensitive == Some(false))
             .fixed_strings(input.fixed_string == Some(true))
             .build(&input.pattern)
@@ -498,6 +501,17 @@ fn search(
     let stop: Arc<Mutex<Option<ErrorReason>>> = Arc::default();
     let write_error: Arc<Mutex<Option<std::io::Error>>> = Arc::default();
     let halted = Arc::new(AtomicBool::new(false));
+    // One handle on the root for every open of the walk.
+    let beneath = match beneath::Beneath::new(root) {
+        Ok(b) => b,
+        Err(beneath::OpenError::Io(e)) => return Err(e),
+        Err(e) => {
+            return Err(std::io::Error::other(format!(
+                "cannot open the root: {e:?}"
+            )));
+        }
+    };
+    let beneath = &beneath;
     builder.build_parallel().run(|| {
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(0))
@@ -556,7 +570,7 @@ fn search(
             };
             // Opened beneath the root and searched through the handle: a file swapped for a
             // link (or a FIFO) after the walk saw it is skipped, never followed out.
-            let Ok(opened) = beneath::open_file(root, entry.path()) else {
+            let Ok(opened) = beneath.open_file(entry.path()) else {
                 return ignore::WalkState::Continue;
             };
             let mut tripped = None;

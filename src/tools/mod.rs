@@ -265,7 +265,34 @@ fn say_what_was_not_stored(out: &mut ToolOutput, ctx: &ToolCtx) {
     out.text.push_str(&format!("\n[{note}]\n"));
 }
 
-/// Queues the ledger row of one call: counts and names only.
+/// The `'static` name of a tool for its ledger row (tool names are a closed set).
+fn tool_name(tool: &str) -> &'static str {
+    match tool {
+        "read" => "read",
+        "bash" => "bash",
+        "grep" => "grep",
+        "prune_text" => "prune_text",
+        "recover_text" => "recover_text",
+        "health" => "health",
+        _ => "other",
+    }
+}
+
+/// The `'static` form of `PruningMetadata.reason` (a closed set; anything else is empty).
+fn pruning_reason(reason: &str) -> &'static str {
+    const REASONS: [&str; 6] = [
+        "disabled_or_unconfigured",
+        "no_focus_question",
+        "too_large",
+        "output_empty",
+        "pruner_error",
+        "no_savings",
+    ];
+    REASONS.into_iter().find(|r| *r == reason).unwrap_or("")
+}
+
+/// Queues the ledger row of one call: counts and names only, a fixed-size record (no allocation,
+/// no lock once the session knows its client id).
 fn ledger_row(
     ctx: &ToolCtx,
     tool: &str,
@@ -274,7 +301,7 @@ fn ledger_row(
     started: std::time::Instant,
 ) {
     let ledger = &ctx.app.ledger;
-    if ledger.path().is_none() {
+    if !ledger.enabled() {
         return;
     }
     let s = out.map(|o| &o.structured).unwrap_or(&Value::Null);
@@ -290,13 +317,13 @@ fn ledger_row(
         let applied = pruning["applied"].as_bool().unwrap_or(false);
         (u(&pruning["tokens_before"]), applied, &pruning["prune_id"])
     };
-    let (client_name, client_version) = ctx.session.client();
-    ledger.record(crate::contract::types::LedgerRow {
-        ts_ms: chrono::Utc::now().timestamp_millis().max(0) as u64,
-        root: ctx.app.config.root.to_string_lossy().into_owned(),
-        client_name,
-        client_version,
-        tool: tool.to_string(),
+    let ts_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    ledger.record(crate::ledger::Record {
+        ts_ms,
+        client: ctx.session.ledger_client(ledger),
+        tool: tool_name(tool),
         // Saved = raw - read on every row: a call pruning did not shorten saved nothing (its
         // `tokens_before` counts the output alone, without the header and notes read with it).
         tokens_raw: if applied {
@@ -307,19 +334,18 @@ fn ledger_row(
         tokens_read: returned,
         pruning_applied: applied,
         pruning_reason: if applied {
-            String::new()
+            ""
         } else {
-            pruning["reason"].as_str().unwrap_or("").to_string()
+            pruning_reason(pruning["reason"].as_str().unwrap_or(""))
         },
-        backend: ctx.app.config.backend.as_str().to_string(),
+        backend: ctx.app.config.backend.as_str(),
         duration_ms: started.elapsed().as_millis() as u64,
         is_error: out.is_none_or(|o| o.is_error),
-        prune_id: if applied {
-            prune_id.as_str().unwrap_or("").to_string()
+        prune_id: crate::ledger::PruneId::new(if applied {
+            prune_id.as_str().unwrap_or("")
         } else {
-            String::new()
-        },
-        recovered: false,
+            ""
+        }),
     });
 }
 

@@ -117,8 +117,156 @@ async fn handle(
 }
 
 /// Serves MCP on this process's stdin/stdout until stdin closes.
+///
+/// stdin and stdout each get a thread of their own that blocks in `read`/`write`, instead of
+/// tokio's `stdin()`/`stdout()`, which hand every read and every write to the blocking pool and
+/// wait for it (two more thread wake-ups per message each way).
 pub async fn serve(app: Arc<App>) -> std::io::Result<()> {
-    serve_on(app, tokio::io::stdin(), tokio::io::stdout()).await
+    let (output, written) = ThreadStdout::spawn()?;
+    let served = serve_on(app, ThreadStdin::spawn()?, output).await;
+    // What the writer still holds reaches stdout before the process ends (unless the client
+    // stopped reading).
+    let _ = tokio::task::spawn_blocking(move || written.recv_timeout(Duration::from_secs(2))).await;
+    served
+}
+
+/// stdin read by a thread that blocks in `read` and hands over what it read.
+struct ThreadStdin {
+    rx: mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl ThreadStdin {
+    fn spawn() -> std::io::Result<ThreadStdin> {
+        use std::io::Read;
+        // A few chunks ahead at most: a client writing faster than calls are read waits.
+        let (tx, rx) = mpsc::channel(8);
+        std::thread::Builder::new()
+            .name("stdin".into())
+            .spawn(move || {
+                let mut stdin = std::io::stdin().lock();
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    let got = match stdin.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => Ok(buf[..n].to_vec()),
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        Err(e) => Err(e),
+                    };
+                    let failed = got.is_err();
+                    if tx.blocking_send(got).is_err() || failed {
+                        break;
+                    }
+                }
+            })?;
+        Ok(ThreadStdin {
+            rx,
+            chunk: Vec::new(),
+            at: 0,
+        })
+    }
+}
+
+impl tokio::io::AsyncRead for ThreadStdin {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        if this.at == this.chunk.len() {
+            match this.rx.poll_recv(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => return Poll::Ready(Ok(())),
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
+                Poll::Ready(Some(Ok(chunk))) => {
+                    this.chunk = chunk;
+                    this.at = 0;
+                }
+            }
+        }
+        let n = buf.remaining().min(this.chunk.len() - this.at);
+        buf.put_slice(&this.chunk[this.at..this.at + n]);
+        this.at += n;
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Messages a stdout writer queues for its thread before a write waits: with the thread blocked
+/// on a client that stopped reading, the serve loop's own bound on unanswered messages holds
+/// (the queue must not absorb the replies).
+const STDOUT_QUEUE: usize = 16;
+
+/// stdout written by a thread that blocks in `write`; a write here queues the bytes, and waits
+/// while [`STDOUT_QUEUE`] messages are already queued.
+struct ThreadStdout {
+    tx: Option<tokio_util::sync::PollSender<Vec<u8>>>,
+}
+
+impl ThreadStdout {
+    /// The writer and a channel that closes once the thread has written everything and ended.
+    fn spawn() -> std::io::Result<(ThreadStdout, std::sync::mpsc::Receiver<()>)> {
+        use std::io::Write;
+        let (tx, mut rx) = mpsc::channel::<Vec<u8>>(STDOUT_QUEUE);
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("stdout".into())
+            .spawn(move || {
+                let _done = done_tx;
+                let mut stdout = std::io::stdout().lock();
+                while let Some(bytes) = rx.blocking_recv() {
+                    if stdout
+                        .write_all(&bytes)
+                        .and_then(|()| stdout.flush())
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            })?;
+        let tx = tokio_util::sync::PollSender::new(tx);
+        Ok((ThreadStdout { tx: Some(tx) }, done_rx))
+    }
+}
+
+impl AsyncWrite for ThreadStdout {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        use std::task::Poll;
+        let broken = || std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        let Some(tx) = self.get_mut().tx.as_mut() else {
+            return Poll::Ready(Err(broken()));
+        };
+        match tx.poll_reserve(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Err(_)) => Poll::Ready(Err(broken())),
+            Poll::Ready(Ok(())) => Poll::Ready(
+                tx.send_item(buf.to_vec())
+                    .map(|()| buf.len())
+                    .map_err(|_| broken()),
+            ),
+        }
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        self.get_mut().tx = None;
+        std::task::Poll::Ready(Ok(()))
+    }
 }
 
 /// Serves MCP on any reader/writer pair (tests use pipes).
