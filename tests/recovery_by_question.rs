@@ -158,6 +158,32 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
         first_lines.contains("pub fn parse_escape(input: &str, limit: usize) -> Option<usize> {")
     );
 
+    // With ranges, only lines inside them come back; a range past the end is -32005.
+    let fresh = c.call(
+        "read",
+        json!({"path": "util.rs", "context_focus_question": "how does parse_escape handle the limit?", "max_output_bytes": 4096}),
+    );
+    let id2 = structured(&fresh["result"])["pruning"]["prune_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let within = c.call(
+        "recover_text",
+        json!({"prune_id": id2, "context_focus_question": q, "ranges": [{"start_line": 100, "end_line": 160}]}),
+    );
+    let rw: Value = serde_json::from_str(text(&within["result"])).unwrap();
+    for (n, _) in numbered(rw["raw_text"].as_str().unwrap()) {
+        assert!(
+            (100..=160).contains(&n),
+            "line {n} outside the ranges asked for"
+        );
+    }
+    let past = c.request(
+        "tools/call",
+        json!({"name": "recover_text", "arguments": {"prune_id": id2, "context_focus_question": q, "ranges": [{"start_line": 9000, "end_line": 9001}]}}),
+    );
+    assert_eq!(past["error"]["code"], -32005, "{past}");
+
     // A cursor is for ranges: with a question it is refused, naming the field.
     let bad = c.request(
         "tools/call",

@@ -72,20 +72,7 @@ impl Entry {
     /// Records which lines a pruned result showed (`keep`, one flag per line), replacing what an
     /// earlier result of the same text recorded.
     pub fn set_shown(&self, keep: &[bool]) {
-        let mut runs = Vec::new();
-        let mut i = 0;
-        while i < keep.len() {
-            if keep[i] {
-                let start = i;
-                while i < keep.len() && keep[i] {
-                    i += 1;
-                }
-                runs.push(start..i);
-            } else {
-                i += 1;
-            }
-        }
-        *self.shown.lock().unwrap_or_else(|e| e.into_inner()) = runs;
+        *self.shown.lock().unwrap_or_else(|e| e.into_inner()) = runs_of(keep);
     }
 
     /// One flag per line of the text: `true` where the last pruned result showed it.
@@ -200,6 +187,24 @@ fn memory_cost(text: &str, line_starts: &Vec<usize>) -> usize {
 /// Bytes all in-memory texts of a store may hold together (line indexes included): past it,
 /// a new text is spilled to an unlinked temp file.
 pub const MEMORY_MAX: usize = 64 * 1024 * 1024;
+
+/// The maximal runs of `true` in `flags`, as 0-based half-open ranges, in order.
+pub fn runs_of(flags: &[bool]) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < flags.len() {
+        if flags[i] {
+            let start = i;
+            while i < flags.len() && flags[i] {
+                i += 1;
+            }
+            runs.push(start..i);
+        } else {
+            i += 1;
+        }
+    }
+    runs
+}
 
 /// The `by_content` key of a stored output.
 fn content_key(what: &impl std::hash::Hash) -> u64 {

@@ -71,9 +71,6 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
         .store
         .get(&input.prune_id)
         .map_err(|why| message::prune_id_not_found(&input.prune_id, why.explain()))?;
-    if let Some(question) = input.context_focus_question.as_deref() {
-        return by_question(&input, question, &entry, ctx);
-    }
     let total = entry.line_count();
     let ranges: Vec<(usize, usize)> = if input.ranges.is_empty() {
         vec![(1, total.max(1))]
@@ -104,6 +101,10 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
                 }),
             ));
         }
+    }
+    if let Some(question) = input.context_focus_question.as_deref() {
+        let within = (!input.ranges.is_empty()).then_some(ranges.as_slice());
+        return by_question(&input, question, &entry, within, ctx);
     }
     let numbered = input.include_line_numbers.unwrap_or(true);
     let fp = fingerprint(&input.prune_id, &ranges, numbered);
@@ -199,14 +200,15 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
 /// names), held back from the budget before the text is fitted.
 const QUESTION_OVERHEAD: usize = 512;
 
-/// `recover_text` with `context_focus_question`: the lines of the stored text (within `ranges`,
-/// if given) that the earlier result did not show, best for the question first, fitted to the
-/// call's budget as the JSON result the model reads; markers name what stays out. The lines
-/// returned count as shown from then on.
+/// `recover_text` with `context_focus_question`: the lines of the stored text (within the
+/// checked 1-based `within` ranges, if given) that the earlier result did not show, best for the
+/// question first, fitted to the call's budget as the JSON result the model reads; markers name
+/// what stays out. The lines returned count as shown from then on.
 fn by_question(
     input: &RecoverTextInput,
     question: &str,
     entry: &Entry,
+    within: Option<&[(usize, usize)]>,
     ctx: &ToolCtx,
 ) -> Result<ToolOutput, RpcError> {
     if input.cursor.is_some() {
@@ -233,27 +235,11 @@ fn by_question(
     let mut earlier = entry.shown();
     earlier.resize(lines.len(), false);
     let mut shown = earlier.clone();
-    if !input.ranges.is_empty() {
-        // Outside the ranges asked for, nothing is a candidate.
+    if let Some(within) = within {
+        // Outside the ranges asked for (checked by the caller), nothing is a candidate.
         let mut inside = vec![false; lines.len()];
-        for r in &input.ranges {
-            let (s, e) = (r.start_line.get() as usize, r.end_line.get() as usize);
-            if s > e || s > lines.len().max(1) {
-                return Err(message::rpc_error(
-                    message::INVALID_RANGE,
-                    "invalid_range",
-                    Some(RpcErrorData {
-                        code: Some("invalid_range".into()),
-                        prune_id: Some(input.prune_id.clone()),
-                        hint: Some(format!(
-                            "start_line {s}, end_line {e}, {} lines",
-                            lines.len()
-                        )),
-                        ..Default::default()
-                    }),
-                ));
-            }
-            inside[s - 1..e.min(lines.len())].fill(true);
+        for &(s, e) in within {
+            inside[(s - 1).min(lines.len())..e.min(lines.len())].fill(true);
         }
         for (sh, i) in shown.iter_mut().zip(inside) {
             *sh |= !i;
@@ -276,11 +262,11 @@ fn by_question(
             render::Markers::Compact,
             text.ends_with('\n'),
         );
-        let ranges: Vec<LineRange> = kept_runs(&plan.keep)
+        let ranges: Vec<LineRange> = crate::store::runs_of(&plan.keep)
             .into_iter()
-            .map(|(s, e)| LineRange {
-                start_line: NonZeroU64::new(s as u64).expect(">=1"),
-                end_line: NonZeroU64::new(e as u64).expect(">=1"),
+            .map(|r| LineRange {
+                start_line: NonZeroU64::new(r.start as u64 + 1).expect(">=1"),
+                end_line: NonZeroU64::new(r.end as u64).expect(">=1"),
             })
             .collect();
         let returned = rendered.kept_lines;
@@ -333,24 +319,6 @@ fn by_question(
         .collect();
     entry.set_shown(&seen);
     Ok(out)
-}
-
-/// 1-based inclusive ranges of the `true` runs of `keep`.
-fn kept_runs(keep: &[bool]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < keep.len() {
-        if keep[i] {
-            let start = i;
-            while i < keep.len() && keep[i] {
-                i += 1;
-            }
-            out.push((start + 1, i));
-        } else {
-            i += 1;
-        }
-    }
-    out
 }
 
 /// A store read failure as the client sees it: a referenced file that changed is gone
