@@ -80,9 +80,6 @@ def main():
                                     if m.group(2) else f"[… line {m.group(1)}]", line)
                          for line in text.split("\n"))
         with_names, without = tokens(c, root, text), tokens(c, root, bare)
-        kept = set()
-        for n, line in enumerate(raw, 1):
-            pass
         # Lines the read showed: everything but the marked runs.
         hidden = set()
         for m in markers:

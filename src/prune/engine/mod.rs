@@ -244,11 +244,8 @@ fn finish(
                 .map(|r| r.start_line - 1..r.end_line)
                 .collect();
             let kinds = names::log_kinds(lines, &runs, &draft.reason);
+            // One description a run: a marker shows it or not, with nothing more to count.
             names::attach(&mut removed, &kinds, allowance);
-            // A log run's name is a description, not a list: nothing more to count.
-            for r in &mut removed {
-                r.more = 0;
-            }
         } else {
             names::attach(&mut removed, &draft.names, allowance);
         }
@@ -364,7 +361,7 @@ pub fn plan_more(
     let cap = ((unshown_bytes as f64 * MORE_SHARE) as usize).max(budget.marker_bytes * 4);
     let bytes = budget.bytes.min(cap);
     let lines_budget = TextBudget {
-        bytes: bytes - names::reserve(bytes, &draft.names).min(bytes),
+        bytes: bytes - names::reserve(bytes, &draft.names),
         ..budget
     };
     if query.is_empty() {

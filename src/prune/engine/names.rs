@@ -51,7 +51,7 @@ pub(crate) fn reserve(bytes: usize, names: &[Name]) -> usize {
 /// every run's second, and so on up to [`MAX_PER_MARKER`]. A run's names are listed heaviest first.
 pub(crate) fn attach(removed: &mut [Removed], names: &[Name], allowance: usize) {
     // Candidates per run, heaviest first (ties: the earlier line).
-    let mut per_run: Vec<Vec<&Name>> = removed
+    let per_run: Vec<Vec<&Name>> = removed
         .iter()
         .map(|r| {
             let lo = names.partition_point(|n| n.line + 1 < r.start_line);
@@ -92,13 +92,12 @@ pub(crate) fn attach(removed: &mut [Removed], names: &[Name], allowance: usize) 
             removed[r].names.push(text.clone());
         }
     }
-    for (r, cands) in removed.iter_mut().zip(per_run.iter_mut()) {
+    for (r, cands) in removed.iter_mut().zip(&per_run) {
         r.more = if r.names.is_empty() {
             0
         } else {
             cands.len() - r.names.len()
         };
-        cands.clear();
     }
 }
 

@@ -292,32 +292,34 @@ pub(super) fn classify(first_line: &str) -> Kind {
     }
 }
 
+/// Words that may stand before a declaration's keyword or name (visibility and other modifiers).
+const MODIFIERS: &[&str] = &[
+    "pub",
+    "export",
+    "default",
+    "async",
+    "unsafe",
+    "static",
+    "public",
+    "private",
+    "protected",
+    "internal",
+    "abstract",
+    "final",
+    "sealed",
+    "partial",
+    "open",
+    "override",
+    "inline",
+    "virtual",
+    "const",
+    "declare",
+    "data",
+    "case",
+];
+
 /// The first word of a declaration after visibility and other modifiers.
 pub(super) fn first_keyword(line: &str) -> &str {
-    const MODIFIERS: &[&str] = &[
-        "pub",
-        "export",
-        "default",
-        "async",
-        "unsafe",
-        "static",
-        "public",
-        "private",
-        "protected",
-        "internal",
-        "abstract",
-        "final",
-        "sealed",
-        "partial",
-        "open",
-        "override",
-        "inline",
-        "virtual",
-        "const",
-        "declare",
-        "data",
-        "case",
-    ];
     let mut rest = line.trim_start();
     loop {
         if let Some(r) = rest.strip_prefix("pub(") {
@@ -497,34 +499,10 @@ pub(crate) fn label(sig: &str) -> Option<String> {
     })
 }
 
-/// A modifier word that may stand before a definition's name ([`first_keyword`]'s list).
+/// A modifier word that may stand before a definition's name ([`MODIFIERS`], and `new` of a
+/// C# `public new void F()`).
 fn is_modifier(word: &str) -> bool {
-    matches!(
-        word,
-        "pub"
-            | "export"
-            | "default"
-            | "async"
-            | "unsafe"
-            | "static"
-            | "public"
-            | "private"
-            | "protected"
-            | "internal"
-            | "abstract"
-            | "final"
-            | "sealed"
-            | "partial"
-            | "open"
-            | "override"
-            | "inline"
-            | "virtual"
-            | "const"
-            | "declare"
-            | "data"
-            | "case"
-            | "new"
-    )
+    MODIFIERS.contains(&word) || word == "new"
 }
 
 /// `s` past the balanced `<...>` it starts with.
