@@ -230,7 +230,8 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
     }
 }
 
-/// Every id in a result that the store refused (an output larger than its byte cap) is named in
+/// Every id in a result that the store refused (an output larger than its byte cap, or a shared
+/// store that could not be reached) is named in
 /// the text the model reads, so no one is sent to `recover_text` for bytes that were never kept.
 fn say_what_was_not_stored(out: &mut ToolOutput, ctx: &ToolCtx) {
     fn ids<'a>(v: &'a Value, found: &mut Vec<&'a str>) {
@@ -243,19 +244,19 @@ fn say_what_was_not_stored(out: &mut ToolOutput, ctx: &ToolCtx) {
     }
     let mut found = Vec::new();
     ids(&out.structured, &mut found);
-    let mut refused: Vec<String> = found
+    let mut refused: Vec<(String, crate::store::Missing)> = found
         .into_iter()
-        .filter(|id| ctx.app.store.refused(id))
-        .map(str::to_string)
+        .filter_map(|id| Some((id.to_string(), ctx.app.store.not_stored(id)?)))
         .collect();
     refused.dedup();
-    if refused.is_empty() {
+    let Some(&(_, why)) = refused.first() else {
         return;
-    }
+    };
+    let ids: Vec<&str> = refused.iter().map(|(id, _)| id.as_str()).collect();
     let note = format!(
-        "not stored: the full output behind {} is larger than the recovery store's cap (--store-max-bytes {}), so recover_text cannot return it; what is shown is all there is",
-        refused.join(", "),
-        ctx.app.store.limits().0
+        "not stored: the full output behind {} was not kept ({}), so recover_text cannot return it; what is shown is all there is",
+        ids.join(", "),
+        why.not_stored(ctx.app.store.limits().0)
     );
     if out.text_is_json {
         // The text is the result's JSON: the note goes into its warnings (prune_text already
@@ -521,6 +522,24 @@ pub fn not_attempted(reason: PruningMetadataReason, raw_bytes: u64) -> PruningMe
         prune_id: None,
         tokens_before: None,
         tokens_after: None,
+    }
+}
+
+/// Metadata of an output left unpruned because the store could not keep it (`why`): lines it
+/// removed could not be recovered, so it returns the raw output, as on a pruner failure, and
+/// names no `prune_id`.
+pub fn not_stored(raw_bytes: u64, why: String) -> PruningMetadata {
+    PruningMetadata {
+        attempted: true,
+        fallback: true,
+        reason: Some(PruningMetadataReason::PrunerError),
+        error: Some(crate::contract::types::PrunerError {
+            code: crate::contract::types::PrunerErrorCode::HttpError,
+            message: format!(
+                "not pruned: the raw output was not stored ({why}), so removed lines could not be recovered"
+            ),
+        }),
+        ..not_attempted(PruningMetadataReason::PrunerError, raw_bytes)
     }
 }
 
