@@ -71,6 +71,22 @@ impl App {
         format!("req_{}", self.next_request.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// The `/metrics` text: this process's counters and the store's figures.
+    pub fn metrics(&self) -> String {
+        let stats = self.store.stats();
+        crate::metrics::render(&crate::metrics::StoreFigures {
+            backend: if self.store.shared_server().is_some() {
+                "redis"
+            } else {
+                "memory"
+            },
+            entries: stats.entries,
+            bytes: stats.bytes,
+            evictions: self.store.evictions(),
+            refused: self.store.refused_total(),
+        })
+    }
+
     /// Milliseconds since start.
     pub fn uptime_ms(&self) -> u64 {
         self.started.elapsed().as_millis() as u64

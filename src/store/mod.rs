@@ -372,6 +372,8 @@ pub struct Store {
     next_id: AtomicU64,
     /// Entries evicted to stay within the caps.
     evicted: AtomicU64,
+    /// Outputs not stored (too large, or the shared store unreachable).
+    refused: AtomicU64,
     /// Secret key of this process's id tags (SipHash, seeded from the OS's randomness): an id
     /// cannot be guessed from another, and one from another process or run does not verify.
     tag_key: std::hash::RandomState,
@@ -406,6 +408,7 @@ impl Store {
             clock: AtomicU64::new(0),
             next_id: AtomicU64::new(1),
             evicted: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
             tag_key: std::hash::RandomState::new(),
             shared: None,
         }
@@ -440,6 +443,11 @@ impl Store {
                 None
             }
         }
+    }
+
+    /// Outputs this process could not store (too large, or the shared store unreachable).
+    pub fn refused_total(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
     }
 
     /// Entries this process evicted to stay within the caps.
@@ -481,6 +489,7 @@ impl Store {
                 (id, Missing::Unavailable)
             }
         };
+        self.refused.fetch_add(1, Ordering::Relaxed);
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         remember_gone(&mut inner, &id, why);
         id
@@ -668,6 +677,7 @@ impl Store {
         if size > self.max_bytes {
             // Dropping the entry frees its text (a spilled one's file is deleted with it).
             remember_gone(&mut inner, &id, Missing::TooLarge);
+            self.refused.fetch_add(1, Ordering::Relaxed);
             return id;
         }
         while !inner.slots.is_empty()

@@ -216,6 +216,7 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
         Ok((mut out, returned)) => {
             say_what_was_not_stored(&mut out, ctx);
             ledger_row(ctx, name, Some(&out), returned, started);
+            count_call(name, Some(&out), returned, started);
             if let Some(id) = recovering
                 && !out.is_error
             {
@@ -225,6 +226,7 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
         }
         Err(e) => {
             ledger_row(ctx, name, None, 0, started);
+            count_call(name, None, 0, started);
             Err(e)
         }
     }
@@ -292,6 +294,47 @@ fn pruning_reason(reason: &str) -> &'static str {
     REASONS.into_iter().find(|r| *r == reason).unwrap_or("")
 }
 
+/// o200k tokens of a result's raw output, and whether pruning applied. Saved = raw - read on
+/// every row: a call pruning did not shorten saved nothing (its `tokens_before` counts the output
+/// alone, without the header and notes read with it). prune_text reports its own counts in
+/// `stats` and pruned when it kept fewer lines.
+fn raw_tokens(tool: &str, s: &Value, returned: u64) -> (u64, bool) {
+    let u = |v: &Value| v.as_u64();
+    let (raw, applied) = if tool == "prune_text" {
+        let stats = &s["stats"];
+        let applied = !stats["used_fallback"].as_bool().unwrap_or(true)
+            && u(&stats["pruned_lines"]).unwrap_or(0) > 0;
+        (u(&stats["tokens_est_before"]), applied)
+    } else {
+        let pruning = &s["pruning"];
+        (
+            u(&pruning["tokens_before"]),
+            pruning["applied"].as_bool().unwrap_or(false),
+        )
+    };
+    let raw = if applied {
+        raw.unwrap_or(returned).max(returned)
+    } else {
+        returned
+    };
+    (raw, applied)
+}
+
+/// Counts one call in the `/metrics` counters (a few atomic adds).
+fn count_call(tool: &str, out: Option<&ToolOutput>, returned: u64, started: std::time::Instant) {
+    let s = out.map(|o| &o.structured).unwrap_or(&Value::Null);
+    let (tokens_raw, _) = raw_tokens(tool, s, returned);
+    crate::metrics::record(crate::metrics::Call {
+        tool: tool_name(tool),
+        error: out.is_none_or(|o| o.is_error),
+        elapsed: started.elapsed(),
+        tokens_raw,
+        tokens_read: returned,
+        fallback: s["pruning"]["fallback"].as_bool().unwrap_or(false)
+            || s["stats"]["used_fallback"].as_bool().unwrap_or(false),
+    });
+}
+
 /// Queues the ledger row of one call: counts and names only, a fixed-size record (no allocation,
 /// no lock once the session knows its client id).
 fn ledger_row(
@@ -307,16 +350,11 @@ fn ledger_row(
     }
     let s = out.map(|o| &o.structured).unwrap_or(&Value::Null);
     let pruning = &s["pruning"];
-    let u = |v: &Value| v.as_u64();
-    // prune_text reports its own counts in `stats` and pruned when it kept fewer lines.
-    let (raw, applied, prune_id) = if tool == "prune_text" {
-        let stats = &s["stats"];
-        let applied = !stats["used_fallback"].as_bool().unwrap_or(true)
-            && u(&stats["pruned_lines"]).unwrap_or(0) > 0;
-        (u(&stats["tokens_est_before"]), applied, &s["prune_id"])
+    let (tokens_raw, applied) = raw_tokens(tool, s, returned);
+    let prune_id = if tool == "prune_text" {
+        &s["prune_id"]
     } else {
-        let applied = pruning["applied"].as_bool().unwrap_or(false);
-        (u(&pruning["tokens_before"]), applied, &pruning["prune_id"])
+        &pruning["prune_id"]
     };
     let ts_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -325,13 +363,7 @@ fn ledger_row(
         ts_ms,
         client: ctx.session.ledger_client(ledger),
         tool: tool_name(tool),
-        // Saved = raw - read on every row: a call pruning did not shorten saved nothing (its
-        // `tokens_before` counts the output alone, without the header and notes read with it).
-        tokens_raw: if applied {
-            raw.unwrap_or(returned).max(returned)
-        } else {
-            returned
-        },
+        tokens_raw,
         tokens_read: returned,
         pruning_applied: applied,
         pruning_reason: if applied {
