@@ -57,12 +57,43 @@ impl Value {
 
 /// Builds one command's arguments.
 #[derive(Default, Clone)]
-pub struct Cmd(pub Vec<Vec<u8>>);
+pub struct Cmd(pub Vec<Vec<u8>>, Option<&'static str>);
 
 impl Cmd {
     /// A command named `name`.
     pub fn new(name: &str) -> Cmd {
-        Cmd(vec![name.as_bytes().to_vec()])
+        Cmd(vec![name.as_bytes().to_vec()], None)
+    }
+
+    /// `EVALSHA` of the Lua `script` (sent whole with `EVAL` only when the server does not
+    /// have it cached yet: first use, or after a restart); the number of keys and the
+    /// arguments follow.
+    pub fn script(script: &'static str) -> Cmd {
+        static SHAS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+        let at = script.as_ptr() as usize;
+        let mut shas = SHAS.lock().unwrap_or_else(|e| e.into_inner());
+        let sha = match shas.iter().find(|(p, _)| *p == at) {
+            Some((_, s)) => s.clone(),
+            None => {
+                let d = ring::digest::digest(
+                    &ring::digest::SHA1_FOR_LEGACY_USE_ONLY,
+                    script.as_bytes(),
+                );
+                let s: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+                shas.push((at, s.clone()));
+                s
+            }
+        };
+        Cmd(vec![b"EVALSHA".to_vec(), sha.into_bytes()], Some(script))
+    }
+
+    /// The same command with the script's text (`EVAL`) instead of its digest.
+    fn with_body(&self) -> Option<Cmd> {
+        let body = self.1?;
+        let mut args = self.0.clone();
+        args[0] = b"EVAL".to_vec();
+        args[1] = body.as_bytes().to_vec();
+        Some(Cmd(args, None))
     }
 
     /// Appends an argument.
@@ -280,7 +311,20 @@ impl Pool {
 
     /// Runs `cmds` as one pipeline on one connection; the connection goes back to the pool only
     /// if every reply was read.
+    ///
+    /// Blocks on the network; on a worker of a multi-threaded tokio runtime it says so first
+    /// (`block_in_place`), so the worker's other tasks move to another thread meanwhile.
     pub fn run(&self, cmds: &[Cmd]) -> io::Result<Vec<Value>> {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        match Handle::try_current() {
+            Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(|| self.run_here(cmds))
+            }
+            _ => self.run_here(cmds),
+        }
+    }
+
+    fn run_here(&self, cmds: &[Cmd]) -> io::Result<Vec<Value>> {
         let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let reused = pooled.is_some();
         let mut conn = match pooled {
@@ -294,6 +338,26 @@ impl Pool {
             self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
             conn = Conn::open(&self.target, self.tls.as_ref())?;
             out = conn.run(cmds);
+        }
+        let mut failed = None;
+        if let Ok(replies) = &mut out {
+            // A script the server has not cached (NOSCRIPT) did not run: send its text.
+            for (r, c) in replies.iter_mut().zip(cmds) {
+                if matches!(r, Value::Error(e) if e.starts_with("NOSCRIPT"))
+                    && let Some(eval) = c.with_body()
+                {
+                    match conn.run(std::slice::from_ref(&eval)) {
+                        Ok(mut v) => *r = v.pop().unwrap_or(Value::Nil),
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(e) = failed {
+            out = Err(e);
         }
         if out.is_ok() {
             let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());

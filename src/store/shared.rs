@@ -97,6 +97,8 @@ impl Content<'_> {
 #[derive(Debug)]
 pub struct SharedText {
     pool: std::sync::Arc<Pool>,
+    /// The process's cache of entries' sizes, forgotten for this id when its text is gone.
+    known: std::sync::Arc<Known>,
     id: String,
     bytes: u64,
     lines: usize,
@@ -140,9 +142,20 @@ fn key(kind: &str, id: &str) -> String {
 }
 
 impl SharedText {
+    /// The error for a text found gone; this process forgets the entry.
+    fn lost(&self) -> io::Error {
+        self.known.forget(&self.id);
+        gone(&self.id)
+    }
+
     /// Bytes of text.
     pub fn len(&self) -> u64 {
         self.bytes
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
     }
 
     /// Lines of text.
@@ -154,30 +167,42 @@ impl SharedText {
     /// and the text from there, fetched in growing ranges as they are consumed.
     pub fn reader_at(&self, line: usize) -> io::Result<Box<dyn BufRead + Send + '_>> {
         let line = line.max(1);
-        let (pos, skip) = if self.lines == 0 || line > self.lines {
-            (if self.lines == 0 { 0 } else { self.bytes }, 0)
+        let chunk = 32 * 1024;
+        let (pos, skip, first) = if self.lines == 0 || line > self.lines {
+            (if self.lines == 0 { 0 } else { self.bytes }, 0, Vec::new())
         } else {
+            // One round trip: the index mark before `line` and the text from there.
             let k = (line - 1) / STEP;
-            let mark = self
+            let r = self
                 .pool
                 .one(
-                    Cmd::new("GETRANGE")
+                    Cmd::script(PAGE)
+                        .num(3)
                         .arg(key("x", &self.id))
+                        .arg(key("t", &self.id))
+                        .arg(format!("{PREFIX}lru"))
                         .num(k * 8)
-                        .num(k * 8 + 7),
+                        .num(chunk)
+                        .num(now_ms())
+                        .arg(&self.id),
                 )
-                .map_err(|e| unreachable(&self.pool, e))?
-                .bytes()
-                .unwrap_or_default();
-            let mark: [u8; 8] = mark.try_into().map_err(|_| gone(&self.id))?;
-            (u64::from_le_bytes(mark), (line - 1) % STEP)
+                .map_err(|e| unreachable(&self.pool, e))?;
+            let Value::Array(mut r) = r else {
+                return Err(self.lost());
+            };
+            let text = r.pop().and_then(Value::bytes).ok_or_else(|| self.lost())?;
+            let mark = r.pop().and_then(|v| v.int()).ok_or_else(|| self.lost())? as u64;
+            if mark > self.bytes || text.len() as u64 != (chunk as u64).min(self.bytes - mark) {
+                return Err(self.lost());
+            }
+            (mark + text.len() as u64, (line - 1) % STEP, text)
         };
         let mut r = Ranges {
             text: self,
             pos,
-            buf: Vec::new(),
+            buf: first,
             at: 0,
-            chunk: if skip > 0 { 32 * 1024 } else { 16 * 1024 },
+            chunk: chunk * 2,
         };
         for _ in 0..skip {
             let mut sink = Vec::new();
@@ -195,8 +220,7 @@ impl SharedText {
             .map(|r| format!("{}-{}", r.start, r.end))
             .collect();
         self.pool.one(
-            Cmd::new("EVAL")
-                .arg(SET_SHOWN)
+            Cmd::script(SET_SHOWN)
                 .num(1)
                 .arg(key("e", &self.id))
                 .arg(enc.join(",")),
@@ -258,7 +282,7 @@ impl BufRead for Ranges<'_> {
                 .bytes()
                 .unwrap_or_default();
             if got.len() as u64 != end - self.pos {
-                return Err(gone(&self.text.id));
+                return Err(self.text.lost());
             }
             self.pos = end;
             self.buf = got;
@@ -272,6 +296,18 @@ impl BufRead for Ranges<'_> {
         self.at = (self.at + n).min(self.buf.len());
     }
 }
+
+/// The index mark `ARGV[1]` (byte offset into `KEYS[1]`: 8 bytes, little-endian) and up to
+/// `ARGV[2]` bytes of the text `KEYS[2]` from there: `{offset, text}`, or nil without the mark;
+/// refreshes entry `ARGV[4]`'s recency in `KEYS[3]` to `ARGV[3]`.
+const PAGE: &str = r#"
+local m = redis.call('GETRANGE', KEYS[1], ARGV[1], tonumber(ARGV[1]) + 7)
+if #m ~= 8 then return false end
+redis.call('ZADD', KEYS[3], 'XX', ARGV[3], ARGV[4])
+local off = 0
+for i = 8, 1, -1 do off = off * 256 + string.byte(m, i) end
+return {off, redis.call('GETRANGE', KEYS[2], off, off + tonumber(ARGV[2]) - 1)}
+"#;
 
 /// Writes `ARGV[1]` as the shown runs of entry `KEYS[1]` if it still exists (never recreates an
 /// expired entry without its TTL).
@@ -291,10 +327,12 @@ redis.call('PEXPIRE', p .. 't:' .. id, ttl + grace)
 redis.call('PEXPIRE', p .. 'x:' .. id, ttl + grace)
 redis.call('PEXPIRE', ckey, ttl)
 redis.call('ZADD', p .. 'lru', now, id)
-local o = p .. 'o:' .. owner
-redis.call('ZADD', o, now, id)
-redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
-redis.call('PEXPIRE', o, ttl)
+if owner ~= '' then
+  local o = p .. 'o:' .. owner
+  redis.call('ZADD', o, now, id)
+  redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
+  redis.call('PEXPIRE', o, ttl)
+end
 return id
 "#;
 
@@ -339,10 +377,12 @@ redis.call('ZADD', lru, now, id)
 redis.call('HSET', sz, id, size)
 redis.call('INCRBY', tot, size)
 redis.call('SET', ckey, id, 'PX', ttl)
-local o = p .. 'o:' .. owner
-redis.call('ZADD', o, now, id)
-redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
-redis.call('PEXPIRE', o, ttl)
+if owner ~= '' then
+  local o = p .. 'o:' .. owner
+  redis.call('ZADD', o, now, id)
+  redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
+  redis.call('PEXPIRE', o, ttl)
+end
 return evicted
 "#;
 
@@ -379,15 +419,57 @@ impl Marks {
     }
 }
 
+/// The owner under which an entry is listed: none for a stateless request's session (`anon-…`,
+/// one request long, which can never list), so those add no key.
+fn listed_owner(owner: &str) -> &str {
+    if owner.starts_with("anon-") {
+        ""
+    } else {
+        owner
+    }
+}
+
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// What this process knows of live entries: origin, label, bytes and lines, which never change
+/// for an id. Lets a page of a known id skip the entry lookup (the page's own read finds out
+/// if the text is gone). Bounded: cleared when full.
+#[derive(Debug, Default)]
+pub struct Known(Mutex<std::collections::HashMap<String, (String, String, u64, usize)>>);
+
+/// Entries [`Known`] remembers at most.
+const KNOWN_MAX: usize = 4096;
+
+impl Known {
+    fn get(&self, id: &str) -> Option<(String, String, u64, usize)> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    fn remember(&self, id: &str, what: (String, String, u64, usize)) {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if m.len() >= KNOWN_MAX {
+            m.clear();
+        }
+        m.insert(id.to_string(), what);
+    }
+
+    fn forget(&self, id: &str) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+    }
+}
+
 /// The shared store's client side.
 pub struct Shared {
     pool: std::sync::Arc<Pool>,
+    known: std::sync::Arc<Known>,
     max_bytes: usize,
     max_entries: usize,
     ttl: Duration,
@@ -408,6 +490,7 @@ impl Shared {
     ) -> io::Result<Shared> {
         let s = Shared {
             pool: std::sync::Arc::new(Pool::new(target)?),
+            known: Default::default(),
             max_bytes,
             max_entries,
             ttl,
@@ -475,6 +558,7 @@ impl Shared {
         new_id: impl FnOnce() -> String,
     ) -> io::Result<Put> {
         let label: String = label.chars().take(200).collect();
+        let owner = listed_owner(owner);
         let bytes = content.len();
         // The index costs 8 bytes a STEP lines; bounded by the text's own size.
         if bytes.saturating_add(bytes / 8) > self.max_bytes as u64 {
@@ -497,8 +581,7 @@ impl Shared {
         let ckey = key("c", &digest);
         let (now, ttl) = (now_ms(), self.ttl_ms());
         let again = self.pool.one(
-            Cmd::new("EVAL")
-                .arg(REISSUE)
+            Cmd::script(REISSUE)
                 .num(0)
                 .arg(PREFIX)
                 .arg(&ckey)
@@ -545,8 +628,7 @@ impl Shared {
         let evicted = self
             .pool
             .one(
-                Cmd::new("EVAL")
-                    .arg(ADMIT)
+                Cmd::script(ADMIT)
                     .num(0)
                     .arg(PREFIX)
                     .arg(&id)
@@ -592,6 +674,16 @@ impl Shared {
         if !id.starts_with("prn_") || id.len() > 80 {
             return Err(SharedMiss::Absent);
         }
+        let text = |bytes, lines| SharedText {
+            pool: self.pool.clone(),
+            known: self.known.clone(),
+            id: id.to_string(),
+            bytes,
+            lines,
+        };
+        if let Some((origin, label, bytes, lines)) = self.known.get(id) {
+            return Ok((origin, label, text(bytes, lines)));
+        }
         let r = self
             .pool
             .run(&[
@@ -615,16 +707,9 @@ impl Shared {
                 let label = f.next().and_then(Value::text).unwrap_or_default();
                 let bytes = f.next().and_then(|v| v.int()).unwrap_or(0).max(0) as u64;
                 let lines = f.next().and_then(|v| v.int()).unwrap_or(0).max(0) as usize;
-                Ok((
-                    origin,
-                    label,
-                    SharedText {
-                        pool: self.pool.clone(),
-                        id: id.to_string(),
-                        bytes,
-                        lines,
-                    },
-                ))
+                self.known
+                    .remember(id, (origin.clone(), label.clone(), bytes, lines));
+                Ok((origin, label, text(bytes, lines)))
             }
             Some(Value::Array(_)) => Err(self.why_missing(id)),
             _ => Err(SharedMiss::Unavailable),
@@ -654,6 +739,9 @@ impl Shared {
 
     /// Live entries issued to `owner`, most recent first.
     pub fn list(&self, owner: &str) -> Vec<(String, String, String, SharedText)> {
+        if listed_owner(owner).is_empty() {
+            return Vec::new();
+        }
         let Ok(ids) = self.pool.one(
             Cmd::new("ZREVRANGE")
                 .arg(key("o", owner))
@@ -694,6 +782,7 @@ impl Shared {
                 let lines = f.next()?.int()?.max(0) as usize;
                 let text = SharedText {
                     pool: self.pool.clone(),
+                    known: self.known.clone(),
                     id: id.clone(),
                     bytes,
                     lines,

@@ -81,10 +81,8 @@ pub fn parse(raw: &str) -> Result<Option<Target>, String> {
             .map(|(_, v)| v.into_owned())
             .unwrap_or_default()
     };
-    let user = Some(url.username())
-        .filter(|u| !u.is_empty())
-        .map(|u| decode(u));
-    let password = url.password().map(|p| decode(p));
+    let user = Some(url.username()).filter(|u| !u.is_empty()).map(&decode);
+    let password = url.password().map(decode);
     Ok(Some(Target {
         host,
         port: url.port().unwrap_or(6379),
