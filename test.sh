@@ -14,11 +14,14 @@
 #     bindings/.venv, bindings/node_modules (pinned versions; delete them to clean up);
 #   system-wide, only as root, only when /usr/bin/chromium is missing: Debian's `chromium` and
 #     `fonts-liberation` (apt-get), for the savings-page check.
+#   system-wide, only as root, only when neither valkey-server nor redis-server is on PATH:
+#     Debian's `redis-server` (apt-get), for the replicas suite (interop/replicas.sh).
 #
 # Switches (yes/no: 1, true, yes, on or 0, false, no, off; anything else exits 2):
 #   MCP_PRUNER_SKIP_INTEROP=1        the Rust suites only: nothing is installed
 #   MCP_PRUNER_NO_SYSTEM_INSTALL=1   never install system-wide: without Chromium the savings-page
-#                                    check is skipped, saying so
+#                                    check is skipped, and without a Valkey/Redis server the
+#                                    replicas suite, each saying so
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -61,6 +64,7 @@ if [ "$skip_interop" != 1 ]; then
   export MCP_PRUNER_BIN="${MCP_PRUNER_BIN:-$target/debug/mcp-pruner}"
   bash interop/conformance.sh
   bash interop/run.sh
+  bash interop/replicas.sh
   bash bindings/check.sh
   if [ "$no_system_install" = 1 ] && [ ! -x "${STATS_PAGE_CHROMIUM:-/usr/bin/chromium}" ]; then
     echo "stats page: skipped: no Chromium at ${STATS_PAGE_CHROMIUM:-/usr/bin/chromium}, and MCP_PRUNER_NO_SYSTEM_INSTALL=1 forbids installing it system-wide"

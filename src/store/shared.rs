@@ -142,10 +142,18 @@ fn key(kind: &str, id: &str) -> String {
 }
 
 impl SharedText {
-    /// The error for a text found gone; this process forgets the entry.
+    /// The error for a text found gone, saying why as a lookup would; this process forgets the
+    /// entry.
     fn lost(&self) -> io::Error {
         self.known.forget(&self.id);
-        gone(&self.id)
+        let why = match why_missing(&self.pool, &self.known, &self.id) {
+            SharedMiss::Evicted => super::Missing::Evicted,
+            SharedMiss::TooLarge => super::Missing::TooLarge,
+            SharedMiss::Lost => super::Missing::Lost,
+            SharedMiss::Unavailable => super::Missing::Unavailable,
+            SharedMiss::Absent => return gone(&self.id),
+        };
+        io::Error::new(io::ErrorKind::NotFound, TextGone(why.explain().to_string()))
     }
 
     /// Bytes of text.
@@ -438,15 +446,31 @@ fn now_ms() -> u64 {
 /// What this process knows of live entries: origin, label, bytes and lines, which never change
 /// for an id. Lets a page of a known id skip the entry lookup (the page's own read finds out
 /// if the text is gone). Bounded: cleared when full.
-#[derive(Debug, Default)]
-pub struct Known(Mutex<std::collections::HashMap<String, (String, String, u64, usize)>>);
+/// Also what this process saw of the server's epoch, so that a page finding its text gone can
+/// say why as a lookup would.
+#[derive(Debug)]
+pub struct Known {
+    entries: Mutex<std::collections::HashMap<String, (String, String, u64, usize)>>,
+    /// The server's `epoch` as this process last saw it, and when it saw it change.
+    epoch: Mutex<(Option<Vec<u8>>, Option<Instant>)>,
+    /// The entries' TTL: a loss seen within it may explain a missing id.
+    ttl: Duration,
+}
 
 /// Entries [`Known`] remembers at most.
 const KNOWN_MAX: usize = 4096;
 
 impl Known {
+    fn new(ttl: Duration) -> Known {
+        Known {
+            entries: Mutex::default(),
+            epoch: Mutex::new((None, None)),
+            ttl,
+        }
+    }
+
     fn get(&self, id: &str) -> Option<(String, String, u64, usize)> {
-        self.0
+        self.entries
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(id)
@@ -454,7 +478,7 @@ impl Known {
     }
 
     fn remember(&self, id: &str, what: (String, String, u64, usize)) {
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut m = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if m.len() >= KNOWN_MAX {
             m.clear();
         }
@@ -462,7 +486,10 @@ impl Known {
     }
 
     fn forget(&self, id: &str) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
     }
 }
 
@@ -473,8 +500,6 @@ pub struct Shared {
     max_bytes: usize,
     max_entries: usize,
     ttl: Duration,
-    /// The server's `epoch` as this process last saw it, and when it saw it change.
-    epoch: Mutex<(Option<Vec<u8>>, Option<Instant>)>,
     /// Entries this process evicted.
     pub evictions: AtomicU64,
 }
@@ -490,11 +515,10 @@ impl Shared {
     ) -> io::Result<Shared> {
         let s = Shared {
             pool: std::sync::Arc::new(Pool::new(target)?),
-            known: Default::default(),
+            known: std::sync::Arc::new(Known::new(ttl)),
             max_bytes,
             max_entries,
             ttl,
-            epoch: Mutex::new((None, None)),
             evictions: AtomicU64::new(0),
         };
         let _ = s.epoch_changed();
@@ -510,25 +534,8 @@ impl Shared {
         self.ttl.as_millis().max(1) as u64
     }
 
-    /// Reads the server's epoch (creating it if absent) and says whether it differs from the
-    /// one seen before (the server lost its data since). Remembers when it did.
     fn epoch_changed(&self) -> io::Result<bool> {
-        let mut fresh = [0u8; 16];
-        crate::secret::fill_random(&mut fresh)?;
-        let fresh: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
-        let ek = format!("{PREFIX}epoch");
-        let r = self.pool.run(&[
-            Cmd::new("SET").arg(&ek).arg(&fresh).arg("NX"),
-            Cmd::new("GET").arg(&ek),
-        ])?;
-        let now = r.into_iter().nth(1).and_then(Value::bytes);
-        let mut seen = self.epoch.lock().unwrap_or_else(|e| e.into_inner());
-        let changed = seen.0.is_some() && seen.0 != now;
-        if changed {
-            seen.1 = Some(Instant::now());
-        }
-        seen.0 = now;
-        Ok(changed)
+        epoch_changed(&self.pool, &self.known)
     }
 
     /// The cursor key every replica on this server uses: the one stored there, or `mine`
@@ -717,24 +724,7 @@ impl Shared {
     }
 
     fn why_missing(&self, id: &str) -> SharedMiss {
-        let why = match self.pool.one(Cmd::new("GET").arg(key("g", id))) {
-            Ok(v) => v.text(),
-            Err(_) => return SharedMiss::Unavailable,
-        };
-        match why.as_deref() {
-            Some("evicted") => return SharedMiss::Evicted,
-            Some("too_large") => return SharedMiss::TooLarge,
-            _ => {}
-        }
-        let Ok(changed) = self.epoch_changed() else {
-            return SharedMiss::Unavailable;
-        };
-        let lost_at = self.epoch.lock().unwrap_or_else(|e| e.into_inner()).1;
-        if changed || lost_at.is_some_and(|t| t.elapsed() < self.ttl) {
-            SharedMiss::Lost
-        } else {
-            SharedMiss::Absent
-        }
+        why_missing(&self.pool, &self.known, id)
     }
 
     /// Live entries issued to `owner`, most recent first.
@@ -804,6 +794,50 @@ impl Shared {
         let n = r.first()?.int()?.max(0) as usize;
         let b = r.get(1)?.int().unwrap_or(0).max(0) as usize;
         Some((n, b))
+    }
+}
+
+/// Reads the server's epoch (creating it if absent) and says whether it differs from the one
+/// `known` saw before (the server lost its data since). Remembers when it did.
+fn epoch_changed(pool: &Pool, known: &Known) -> io::Result<bool> {
+    let mut fresh = [0u8; 16];
+    crate::secret::fill_random(&mut fresh)?;
+    let fresh: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
+    let ek = format!("{PREFIX}epoch");
+    let r = pool.run(&[
+        Cmd::new("SET").arg(&ek).arg(&fresh).arg("NX"),
+        Cmd::new("GET").arg(&ek),
+    ])?;
+    let now = r.into_iter().nth(1).and_then(Value::bytes);
+    let mut seen = known.epoch.lock().unwrap_or_else(|e| e.into_inner());
+    let changed = seen.0.is_some() && seen.0 != now;
+    if changed {
+        seen.1 = Some(Instant::now());
+    }
+    seen.0 = now;
+    Ok(changed)
+}
+
+/// Why the server has no entry `id`: its `g:ID` record, else a loss of data seen within the
+/// TTL, else absent (expired or never issued).
+fn why_missing(pool: &Pool, known: &Known, id: &str) -> SharedMiss {
+    let why = match pool.one(Cmd::new("GET").arg(key("g", id))) {
+        Ok(v) => v.text(),
+        Err(_) => return SharedMiss::Unavailable,
+    };
+    match why.as_deref() {
+        Some("evicted") => return SharedMiss::Evicted,
+        Some("too_large") => return SharedMiss::TooLarge,
+        _ => {}
+    }
+    let Ok(changed) = epoch_changed(pool, known) else {
+        return SharedMiss::Unavailable;
+    };
+    let lost_at = known.epoch.lock().unwrap_or_else(|e| e.into_inner()).1;
+    if changed || lost_at.is_some_and(|t| t.elapsed() < known.ttl) {
+        SharedMiss::Lost
+    } else {
+        SharedMiss::Absent
     }
 }
 
