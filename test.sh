@@ -51,6 +51,13 @@ else
   else
     echo "test.sh: /usr/bin/chromium is missing: the savings-page check installs Debian's chromium and fonts-liberation system-wide with apt-get when run as root (MCP_PRUNER_NO_SYSTEM_INSTALL=1 skips it)"
   fi
+  if command -v valkey-server >/dev/null || command -v redis-server >/dev/null; then
+    :
+  elif [ "$no_system_install" = 1 ]; then
+    echo "test.sh: MCP_PRUNER_NO_SYSTEM_INSTALL=1: no system-wide install; the replicas suite will be skipped (no valkey-server or redis-server)"
+  else
+    echo "test.sh: no valkey-server or redis-server: the replicas suite installs Debian's redis-server system-wide with apt-get when run as root (MCP_PRUNER_NO_SYSTEM_INSTALL=1 skips it)"
+  fi
 fi
 
 # The suites' servers write their savings-ledger rows here, never into the user's data directory.
