@@ -27,7 +27,7 @@ use super::draft::{Draft, Reason, is_blank, is_paragraph_break, trimmed, trimmed
 use super::evidence::telling_lines;
 use super::names::Name;
 use super::terms::{Matches, Query};
-use outline::{Role, Unit, defined_name, label, outline};
+use outline::{Role, Unit, defined_name, label, naming_line, outline};
 use std::collections::HashMap;
 
 /// Loose statements of at most this many code lines are kept as structure.
@@ -206,7 +206,7 @@ pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
     let units = o.units.iter().map(|u| super::names::Extent {
         range: u.pre.start.min(u.sig.start)..u.body.end.max(u.sig.end),
         line: u.sig.start,
-        label: lines.get(u.sig.start).and_then(|l| label(l)),
+        label: label(naming_line(lines, &u.sig)),
     });
     let containers = o.containers.iter().map(|c| super::names::Extent {
         range: c.clone(),
@@ -226,7 +226,7 @@ fn names(lines: &[&str], o: &outline::Outline, scores: &[f32]) -> Vec<Name> {
         .zip(scores)
         .filter_map(|(u, &weight)| {
             let line = u.sig.start;
-            label(lines.get(line)?).map(|text| Name { line, text, weight })
+            label(naming_line(lines, &u.sig)).map(|text| Name { line, text, weight })
         })
         .collect();
     for c in &o.containers {
@@ -377,7 +377,7 @@ fn evidence(lines: &[&str], units: &[Unit], q: &Query, scores: &mut [f32]) -> Ve
     // A frame names a definition, unless the name is defined too often (`new`, `run`).
     let names: Vec<Option<&str>> = units
         .iter()
-        .map(|u| defined_name(lines[u.sig.start]).filter(|n| ev.names(n)))
+        .map(|u| defined_name(naming_line(lines, &u.sig)).filter(|n| ev.names(n)))
         .collect();
     let mut defined: HashMap<&str, usize> = HashMap::new();
     for &name in names.iter().flatten() {

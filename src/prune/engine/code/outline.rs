@@ -352,6 +352,26 @@ pub(super) fn first_keyword(line: &str) -> &str {
     }
 }
 
+/// The line of a definition's signature that names it: the first, unless that line names nothing
+/// by itself and a later one of the signature does (C's return type on a line of its own, `int`
+/// above `cmd_join_pane_exec(struct cmd *self)`; C++'s `template <typename T>` above the
+/// function): then the first later line that opens a parameter list.
+pub(crate) fn naming_line<'a>(lines: &[&'a str], sig: &Range<usize>) -> &'a str {
+    let Some(&first) = lines.get(sig.start) else {
+        return "";
+    };
+    let t = first.trim();
+    let names_nothing = first_keyword(t) == "template"
+        || !(t.contains('(') || t.contains('{') || label(t).is_some());
+    if sig.len() > 1 && names_nothing {
+        let end = sig.end.min(lines.len());
+        if let Some(&line) = lines[sig.start + 1..end].iter().find(|l| l.contains('(')) {
+            return line;
+        }
+    }
+    first
+}
+
 /// The name a definition's first signature line defines: the word after its keyword (`fn`,
 /// `def`, `func` past a Go receiver, `class`, `struct`, `type`, ...), else the last identifier
 /// before the first `(`, `<`, `=`, `:` or `{` (JavaScript methods and assigned functions:
@@ -369,6 +389,7 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
         keyword,
         "fn" | "def"
             | "func"
+            | "fun"
             | "function"
             | "class"
             | "struct"
@@ -387,6 +408,15 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
         let mut rest = t[at..].trim_start();
         if keyword == "func" && rest.starts_with('(') {
             rest = rest.split_once(')').map_or("", |(_, r)| r).trim_start();
+        }
+        if rest.starts_with('<') {
+            // Kotlin's type parameters before the name: `fun <T> parse(`.
+            rest = skip_generics(rest).trim_start();
+        }
+        if keyword == "fun" {
+            // An extension function is named after its receiver: `fun String.trimEnd(`.
+            let cut = rest.find(['(', '=', ':', '{']).unwrap_or(rest.len());
+            return trailing_ident(&rest[..cut]);
         }
         rest = rest.trim_start_matches(['*', '&']);
         if let Some(end) = ident(rest) {
@@ -818,6 +848,30 @@ def c():
         // A brace language with a `class ... end`-looking line stays a brace language.
         let js = roles("class A {\n  m() {\n    x();\n  }\n}\n");
         assert_eq!(js[1], Sig);
+    }
+
+    #[test]
+    fn a_signature_is_named_by_its_line_that_names_something() {
+        let c = ["static int", "cmd_join_pane_exec(struct cmd *self)", "{"];
+        assert_eq!(naming_line(&c, &(0..3)), c[1]);
+        assert_eq!(
+            label(naming_line(&c, &(0..3))).as_deref(),
+            Some("cmd_join_pane_exec()")
+        );
+        let cpp = ["template <typename T>", "void format_to(T out, int n) {"];
+        assert_eq!(defined_name(naming_line(&cpp, &(0..2))), Some("format_to"));
+        let rust = ["pub fn parse(", "    line: &str,", ") -> X {"];
+        assert_eq!(naming_line(&rust, &(0..3)), rust[0]);
+        assert_eq!(naming_line(&["int"], &(0..1)), "int");
+        assert_eq!(defined_name("fun <T> parse(x: T): T {"), Some("parse"));
+        assert_eq!(
+            defined_name("fun String.trimEnd(): String ="),
+            Some("trimEnd")
+        );
+        assert_eq!(
+            defined_name("override fun toString() = name"),
+            Some("toString")
+        );
     }
 
     #[test]
