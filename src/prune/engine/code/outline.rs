@@ -782,6 +782,35 @@ def c():
     }
 
     #[test]
+    fn expression_bodied_functions_are_definitions() {
+        let src = "package a\n\n/** Doc. */\nfun f(x: Int): Int =\n    x + 1\n\noverride fun toString() = name\nclass C {\n    public int Count() => items.Count;\n    list.ForEach(x => x.Go());\n    onWarn?: (w: W) => void\n}\n";
+        assert_eq!(
+            roles(src),
+            [
+                Import,
+                Blank,
+                Pre(0),
+                Sig,
+                Body(0),
+                Blank,
+                Sig,
+                Sig,
+                Sig,
+                Loose,
+                Loose,
+                Close
+            ]
+        );
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.units.len(), 3);
+        assert_eq!(
+            label(naming_line(&lines, &o.units[1].sig)).as_deref(),
+            Some("fun toString")
+        );
+    }
+
+    #[test]
     fn keywords_after_modifiers() {
         assert_eq!(first_keyword("pub(crate) async fn x()"), "fn");
         assert_eq!(first_keyword("pub unsafe impl<T> Send for X {"), "impl");
