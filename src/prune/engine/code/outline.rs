@@ -811,6 +811,40 @@ def c():
     }
 
     #[test]
+    fn swift_types_members_and_extensions() {
+        let src = "import Foundation\n\n/// A queue.\npublic final class Queue<T> {\n    private var items: [T] = []\n\n    public init(items: [T]) {\n        self.items = items\n    }\n\n    @discardableResult\n    public func pop() -> T? {\n        return items.popLast()\n    }\n\n    var count: Int {\n        items.count\n    }\n}\n\nextension Queue: CustomStringConvertible {\n    public var description: String { \"Queue(\\(count))\" }\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        let labels: Vec<Option<String>> = o
+            .units
+            .iter()
+            .map(|u| label(naming_line(&lines, &u.sig)))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                Some("init()".to_owned()),
+                Some("func pop".to_owned()),
+                Some("var count".to_owned())
+            ]
+        );
+        assert_eq!(o.containers.len(), 2);
+        assert_eq!(
+            label(lines[o.containers[0].start]).as_deref(),
+            Some("class Queue")
+        );
+        assert_eq!(
+            label(lines[o.containers[1].start]).as_deref(),
+            Some("extension Queue")
+        );
+        assert_eq!(
+            o.roles[10],
+            Role::Pre(1),
+            "the attribute goes with its function"
+        );
+    }
+
+    #[test]
     fn keywords_after_modifiers() {
         assert_eq!(first_keyword("pub(crate) async fn x()"), "fn");
         assert_eq!(first_keyword("pub unsafe impl<T> Send for X {"), "impl");
