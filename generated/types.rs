@@ -728,7 +728,7 @@ pub struct HealthzTime {
     pub started_at: ::std::string::String,
     pub uptime_ms: u64,
 }
-///Body of every non-MCP HTTP error (seed 000): 400, 403, 404, 405, 411, 413, 415, 500.
+///Body of every non-MCP HTTP error (seed 000): 400, 403, 404, 405, 411, 413, 415, 500, 503.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HttpErrorBody {
@@ -776,6 +776,8 @@ pub enum HttpErrorBodyErrorCode {
     UnsupportedMediaType,
     #[serde(rename = "not_acceptable")]
     NotAcceptable,
+    #[serde(rename = "unavailable")]
+    Unavailable,
     #[serde(rename = "internal_error")]
     InternalError,
 }
@@ -791,6 +793,7 @@ impl ::std::fmt::Display for HttpErrorBodyErrorCode {
             Self::PayloadTooLarge => f.write_str("payload_too_large"),
             Self::UnsupportedMediaType => f.write_str("unsupported_media_type"),
             Self::NotAcceptable => f.write_str("not_acceptable"),
+            Self::Unavailable => f.write_str("unavailable"),
             Self::InternalError => f.write_str("internal_error"),
         }
     }
@@ -810,6 +813,7 @@ impl ::std::str::FromStr for HttpErrorBodyErrorCode {
             "payload_too_large" => Ok(Self::PayloadTooLarge),
             "unsupported_media_type" => Ok(Self::UnsupportedMediaType),
             "not_acceptable" => Ok(Self::NotAcceptable),
+            "unavailable" => Ok(Self::Unavailable),
             "internal_error" => Ok(Self::InternalError),
             _ => Err("invalid value".into()),
         }
