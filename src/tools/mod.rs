@@ -11,6 +11,7 @@ pub mod prune_text;
 pub mod read;
 pub mod recover_text;
 pub mod resources;
+pub mod result;
 
 use crate::app::App;
 use crate::contract::types::{
