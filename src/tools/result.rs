@@ -10,8 +10,9 @@
 
 use super::{Failure, ToolCtx, ToolOutput, ms_since};
 use crate::budget;
-use crate::contract::types::SourceType;
+use crate::contract::types::{PruningMetadata, SourceType};
 use crate::prune::{Job, Pruned};
+use crate::store::line_starts;
 use std::time::Instant;
 
 /// One call's pass through the pipeline: which tool, its budget, when it started.
@@ -139,5 +140,120 @@ impl<'a> Pipeline<'a> {
             None,
         );
         failure.output()
+    }
+}
+
+/// A text fitted to its share of a budget by [`Pipeline::fit_text`].
+pub struct Fitted {
+    /// What the model reads: the text, pruned and/or cut, with the notes naming its `prune_id`.
+    pub text: String,
+    /// What pruning did (its `prune_id` holds the raw text when pruning applied).
+    pub pruning: PruningMetadata,
+    /// The `prune_id` holding the raw text when the text was cut or pruned.
+    pub artifact: Option<String>,
+}
+
+impl Pipeline<'_> {
+    /// One text of a result (a proxied tool's text content, a resource's text) through the
+    /// pipeline: pruned for `question` when there is one, then, if it still exceeds `budget`
+    /// bytes, cut to its first lines with a note naming the `prune_id` that holds every byte.
+    /// A text that fits and has no question comes back unchanged.
+    pub async fn fit_text(
+        &self,
+        raw: &str,
+        question: Option<&str>,
+        source: SourceType,
+        label: &str,
+        budget: usize,
+    ) -> Fitted {
+        let pruned = self
+            .prune_within(raw, question, source, label, self.pruned_budget_of(budget))
+            .await;
+        let mut pruning = pruned.metadata;
+        let (body, applied) = match (pruned.text, pruning.prune_id.as_deref()) {
+            (Some(t), Some(id)) if pruning.applied => {
+                let sep = if t.ends_with('\n') { "" } else { "\n" };
+                let note = crate::prune::render::compact_note("", id);
+                (format!("{t}{sep}{note}"), true)
+            }
+            _ => (raw.to_string(), false),
+        };
+        if body.len() <= budget {
+            let artifact = applied.then(|| pruning.prune_id.clone()).flatten();
+            return Fitted {
+                text: body,
+                pruning,
+                artifact,
+            };
+        }
+        let id = match pruning.prune_id.clone().filter(|_| applied) {
+            Some(id) => id,
+            None => self.store(label, raw.to_string()),
+        };
+        let stored = !self.ctx.app.store.refused(&id);
+        let starts = line_starts(&body);
+        let total = line_starts(raw).len();
+        let note = |k: usize| -> String {
+            let where_ = if stored {
+                format!("recover_text prune_id={id}")
+            } else {
+                format!(
+                    "not stored: larger than the recovery store's cap (--store-max-bytes {})",
+                    self.ctx.app.store.limits().0
+                )
+            };
+            if applied {
+                format!(
+                    "[truncated: pruned output cut after {k} lines to fit {}; raw lines: {where_}]",
+                    budget::human_bytes(budget as u64)
+                )
+            } else {
+                format!(
+                    "[truncated: showing lines 1-{k} of {total} ({} of {}); every byte: {where_}]",
+                    budget::human_bytes(starts.get(k).copied().unwrap_or(body.len()) as u64),
+                    budget::human_bytes(raw.len() as u64)
+                )
+            }
+        };
+        let end = |k: usize| starts.get(k).copied().unwrap_or(body.len());
+        let with_note = |shown: &str, k: usize| {
+            let sep = if shown.is_empty() || shown.ends_with('\n') {
+                ""
+            } else {
+                "\n"
+            };
+            format!("{shown}{sep}{}", note(k))
+        };
+        let k = budget::largest_fitting(starts.len(), |k| {
+            with_note(&body[..end(k)], k).len() <= budget
+        });
+        let text = if k > 0 {
+            with_note(&body[..end(k)], k)
+        } else {
+            // Not even one line fits: its first bytes.
+            let room = budget.saturating_sub(note(1).len() + 1);
+            with_note(budget::clip_utf8(&body, room.min(end(1))), 1)
+        };
+        if applied {
+            pruning.pruned_bytes = Some(text.len() as u64);
+        }
+        Fitted {
+            text,
+            pruning,
+            artifact: stored.then_some(id),
+        }
+    }
+}
+
+impl Pipeline<'_> {
+    /// Closes a successful call whose result is already an MCP result (a proxied one).
+    pub fn respond_value(&self, result: serde_json::Value, applied: bool) -> serde_json::Value {
+        crate::events::respond_ok(
+            &self.ctx.request_id,
+            self.tool,
+            if applied { "pruned" } else { "raw" },
+            0,
+        );
+        result
     }
 }
