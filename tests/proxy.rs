@@ -530,3 +530,212 @@ fn proxy_records_calls_in_the_ledger_under_the_upstream() {
         "{table}"
     );
 }
+
+#[test]
+fn proxy_relays_upstream_log_notifications() {
+    let Some(cmd) = upstream("everything") else {
+        return;
+    };
+    let mut p = proxy(&cmd, &[], &[]);
+    let r = p.request("logging/setLevel", json!({"level": "debug"}));
+    assert_eq!(r["result"], json!({}), "{r}");
+    call(&mut p, "toggle-simulated-logging", json!({}));
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if p.notifications
+            .iter()
+            .any(|n| n["method"] == "notifications/message")
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no log notification relayed: {:?}",
+            p.notifications
+        );
+        let m = p.next_message(Duration::from_secs(15));
+        if m.get("id").is_none() {
+            p.notifications.push(m);
+        }
+    }
+}
+
+#[test]
+fn proxy_speaks_the_2026_era_downstream() {
+    let Some(cmd) = upstream("everything") else {
+        return;
+    };
+    let args: Vec<String> = ["proxy", "--"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(cmd.iter().cloned())
+        .collect();
+    let mut p = StdioClient::spawn_program(&common::bin(), &args, &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "proxy-test", "version": "1"}
+    });
+    p.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}}),
+    );
+    let d = p.wait_for(&json!(1), Duration::from_secs(30));
+    assert_eq!(
+        d["result"]["capabilities"]["prompts"]["listChanged"], true,
+        "{d}"
+    );
+    p.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": "modern"}, "_meta": meta}}));
+    let r = p.wait_for(&json!(2), Duration::from_secs(30));
+    assert_eq!(texts(&r["result"]), "Echo: modern", "{r}");
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+}
+
+/// A free loopback port.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn proxy_over_http_on_both_sides() {
+    let Some(cmd) = upstream("everything") else {
+        return;
+    };
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let port = free_port();
+    let mut upstream = Command::new(&cmd[0])
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "server-everything did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut proxy = Command::new(common::bin())
+        .args(["proxy", "--listen", "http", "--port", "0", "--no-ledger"])
+        .arg("--upstream")
+        .arg(format!("http://127.0.0.1:{port}/mcp"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(proxy.stdout.take().unwrap()).lines();
+    let ours = loop {
+        let line = lines.next().expect("a ready event").unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        if v["event"] == "mcp_pruner.ready" {
+            break v["data"]["port"].as_u64().unwrap();
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    let client = common::blocking_client(Duration::from_secs(30));
+    let post = |sid: Option<&str>, body: Value| {
+        let mut rb = client
+            .post(format!("http://127.0.0.1:{ours}/mcp"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if let Some(s) = sid {
+            rb = rb
+                .header("mcp-session-id", s)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        let r = rb.body(body.to_string()).send().unwrap();
+        let sid = r
+            .headers()
+            .get("mcp-session-id")
+            .map(|v| v.to_str().unwrap().to_string());
+        let text = r.text().unwrap();
+        let json_text = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .last()
+            .map(str::trim)
+            .unwrap_or(text.trim())
+            .to_string();
+        (
+            sid,
+            serde_json::from_str::<Value>(&json_text).unwrap_or(Value::Null),
+        )
+    };
+    let (sid, init) = post(
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    assert!(
+        init["result"]["capabilities"]["resources"].is_object(),
+        "{init}"
+    );
+    let sid = sid.expect("a session id");
+    let (_, r) = post(
+        Some(&sid),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": "over http"}}}),
+    );
+    assert_eq!(texts(&r["result"]), "Echo: over http", "{r}");
+    let (_, r) = post(
+        Some(&sid),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "get-tiny-image", "arguments": {}}}),
+    );
+    assert!(
+        r["result"]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "image"),
+        "{r}"
+    );
+    let _ = proxy.kill();
+    let _ = proxy.wait();
+    let _ = upstream.kill();
+    let _ = upstream.wait();
+}
+
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").map(|(_, r)| !r.starts_with('Z')))
+        .unwrap_or(false)
+}
+
+fn wait_gone(pid: i32, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "the upstream (pid {pid}) outlived {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn proxy_takes_its_upstream_down_with_it() {
+    let Some(cmd) = upstream("issues") else {
+        return;
+    };
+    // stdin closed: the proxy stops its upstream and exits.
+    let mut p = proxy(&cmd, &[], &[]);
+    let pid: i32 = texts(&call(&mut p, "pid", json!({}))).parse().unwrap();
+    assert!(alive(pid));
+    assert!(p.close().success());
+    wait_gone(pid, "a proxy whose stdin closed");
+    // Killed outright: the shepherd between them kills the upstream's tree.
+    let mut p = proxy(&cmd, &[], &[]);
+    let pid: i32 = texts(&call(&mut p, "pid", json!({}))).parse().unwrap();
+    p.child.kill().unwrap();
+    wait_gone(pid, "a proxy killed with SIGKILL");
+}

@@ -1,6 +1,6 @@
 """A small MCP server written with the official Python SDK (`mcp`, PyPI), the upstream of the
 proxy tests (tests/proxy.rs): long JSON and log results, progress, a slow tool to cancel, a tool
-that fails, one that kills its own process, one that defines `context_focus_question` itself,
+that fails, one that kills its own process, one that defines `context_focus_question` itself, one that tells its pid,
 a resource and a prompt. Deterministic: the same bytes on every run.
 
     python issues_server.py            # stdio
@@ -79,6 +79,12 @@ def fail() -> str:
 def crash() -> str:
     """Kills this server's process."""
     os._exit(3)
+
+
+@server.tool(structured_output=False)
+def pid() -> str:
+    """This server's process id."""
+    return str(os.getpid())
 
 
 @server.tool(structured_output=False)
