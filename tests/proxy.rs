@@ -739,3 +739,61 @@ fn proxy_takes_its_upstream_down_with_it() {
     p.child.kill().unwrap();
     wait_gone(pid, "a proxy killed with SIGKILL");
 }
+
+/// Raw against proxied-with-a-question o200k tokens for real upstream tools (printed: the
+/// figures of docs/proxy.md).
+#[test]
+fn proxy_token_figures_on_real_upstreams() {
+    let Some(fs) = upstream("filesystem") else {
+        return;
+    };
+    let Some(ev) = upstream("everything") else {
+        return;
+    };
+    let root = env!("CARGO_MANIFEST_DIR");
+    let cases = [
+        (
+            &fs,
+            "list_directory_with_sizes",
+            json!({"path": format!("{root}/tests/fixtures")}),
+            "which fixtures are logs?",
+        ),
+        (
+            &fs,
+            "directory_tree",
+            json!({"path": format!("{root}/src")}),
+            "where is the proxy's upstream connection?",
+        ),
+        (
+            &fs,
+            "read_text_file",
+            json!({"path": format!("{root}/src/tools/bash.rs")}),
+            "how are stdout and stderr pruned?",
+        ),
+        (
+            &ev,
+            "get-env",
+            json!({}),
+            "which variable names the home directory?",
+        ),
+    ];
+    for (cmd, tool, args, q) in cases {
+        let mut up = direct(cmd);
+        let raw = texts(&call(&mut up, tool, args.clone()));
+        let mut p = proxy(cmd, &[], &[]);
+        let mut with_q = args.clone();
+        with_q["context_focus_question"] = json!(q);
+        let shown = texts(&call(&mut p, tool, with_q));
+        eprintln!(
+            "figure: {tool} {args}: raw {} tokens ({} bytes); with {q:?}: {} tokens ({} bytes)",
+            tokens(&raw),
+            raw.len(),
+            tokens(&shown),
+            shown.len()
+        );
+        assert!(
+            tokens(&shown) <= tokens(&raw),
+            "{tool}: never more than the raw text: {shown}"
+        );
+    }
+}

@@ -49,11 +49,9 @@ async fn shape_items(
     let mut merged: Option<PruningMetadata> = None;
     for item in items.iter_mut().filter(|v| is_text(v)) {
         let raw = item["text"].as_str().unwrap_or_default().to_string();
-        let share = if total <= room {
-            raw.len()
-        } else {
-            (room as u128 * raw.len() as u128 / total.max(1) as u128) as usize
-        };
+        // Each text's share of the room, in proportion to its size (a text that fits keeps at
+        // least its own size).
+        let share = (room as u128 * raw.len() as u128 / total.max(1) as u128) as usize;
         let laid = (question.is_some() || raw.len() > share)
             .then(|| records::record_lines(&raw))
             .flatten();

@@ -170,7 +170,7 @@ impl Pipeline<'_> {
             .prune_within(raw, question, source, label, self.pruned_budget_of(budget))
             .await;
         let mut pruning = pruned.metadata;
-        let (body, applied) = match (pruned.text, pruning.prune_id.as_deref()) {
+        let (mut body, mut applied) = match (pruned.text, pruning.prune_id.as_deref()) {
             (Some(t), Some(id)) if pruning.applied => {
                 let sep = if t.ends_with('\n') { "" } else { "\n" };
                 let note = crate::prune::render::compact_note("", id);
@@ -178,6 +178,13 @@ impl Pipeline<'_> {
             }
             _ => (raw.to_string(), false),
         };
+        if applied && raw.len() <= budget && body.len() >= raw.len() {
+            // With its note the pruned text is no shorter: the raw text, which fits, is better.
+            (body, applied) = (raw.to_string(), false);
+            pruning.applied = false;
+            pruning.pruned_bytes = None;
+            pruning.reason = Some(crate::contract::types::PruningMetadataReason::NoSavings);
+        }
         if body.len() <= budget {
             let artifact = applied.then(|| pruning.prune_id.clone()).flatten();
             return Fitted {
