@@ -659,8 +659,8 @@ fn proxy_over_http_on_both_sides() {
         let text = r.text().unwrap();
         let json_text = text
             .lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .last()
+            .rev()
+            .find_map(|l| l.strip_prefix("data:"))
             .map(str::trim)
             .unwrap_or(text.trim())
             .to_string();
