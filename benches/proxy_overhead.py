@@ -10,12 +10,15 @@ The upstream is `@modelcontextprotocol/server-everything` from interop/upstreams
 proxied one, the two interleaved call by call so that machine noise falls on both; the first
 20 calls of each are warm-up. Prints p50/p90 per call for each and the added p50 in ms: the
 proxy's transparent path (no question, within the budget), which the issue wants under 1 ms.
+The proxy runs with `--no-ledger` unless PROXY_BENCH_LEDGER=1 (then it writes its rows, and counts
+each result's tokens for them, into a temporary ledger).
 """
 import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,9 +27,9 @@ EVERYTHING = os.path.join(HERE, "..", "interop", "upstreams", "node_modules", ".
 
 class Client:
     def __init__(self, argv):
+        env = {k: v for k, v in os.environ.items() if k != "MCP_PRUNER_NO_LEDGER"}
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL,
-                                  env={**os.environ, "MCP_PRUNER_NO_LEDGER": "1"})
+                                  stderr=subprocess.DEVNULL, env=env)
         self.id = 0
         self.call("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                  "clientInfo": {"name": "proxy-overhead", "version": "1"}})
@@ -61,7 +64,9 @@ def main():
     if not os.path.exists(EVERYTHING):
         sys.exit(f"no {EVERYTHING}: run bash interop/upstreams/install.sh")
     direct = Client([EVERYTHING, "stdio"])
-    proxied = Client([binary, "proxy", "--no-ledger", "--", EVERYTHING, "stdio"])
+    ledger = (["--ledger", os.path.join(tempfile.mkdtemp(), "ledger.sqlite3")]
+              if os.environ.get("PROXY_BENCH_LEDGER") == "1" else ["--no-ledger"])
+    proxied = Client([binary, "proxy", *ledger, "--", EVERYTHING, "stdio"])
     for tool, args in [("echo", {"message": "hello"}), ("get-env", {})]:
         d, p = [], []
         for _ in range(rounds):
