@@ -65,6 +65,8 @@ if [ "$skip_interop" != 1 ]; then
   case "$target" in /*) ;; *) target="$(pwd)/$target" ;; esac
   export MCP_PRUNER_BIN="${MCP_PRUNER_BIN:-$target/debug/mcp-pruner}"
   bash interop/conformance.sh
+  # The same suite against `mcp-pruner proxy` in front of a fixture server (Python SDK).
+  bash interop/proxy_conformance.sh
   bash interop/run.sh
   bash bindings/check.sh
   if [ "$no_system_install" = 1 ] && [ ! -x "${STATS_PAGE_CHROMIUM:-/usr/bin/chromium}" ]; then

@@ -108,7 +108,7 @@ impl Proxy {
         let never = CancellationToken::new();
         let mut page = self
             .upstream
-            .request("tools/list", params, &never, None)
+            .request("tools/list", params, &never, None, None)
             .await
             .map_err(|e| self.error(e))?;
         let prefix = self.opts().prefix.clone();
@@ -200,7 +200,13 @@ impl Proxy {
         crate::events::exec_start(&ctx.request_id, ledger);
         let answer = self
             .upstream
-            .request("tools/call", params, &ctx.cancel, progress_to)
+            .request(
+                "tools/call",
+                params,
+                &ctx.cancel,
+                progress_to,
+                Some(ctx.notify.clone()),
+            )
             .await;
         let result = match answer {
             Ok(r) => r,
@@ -268,7 +274,13 @@ impl Proxy {
         let label = params["uri"].as_str().unwrap_or(method).to_string();
         let result = self
             .upstream
-            .request(method, params, &ctx.cancel, progress_to)
+            .request(
+                method,
+                params,
+                &ctx.cancel,
+                progress_to,
+                Some(ctx.notify.clone()),
+            )
             .await
             .map_err(|e| self.error(e))?;
         if method != "resources/read" {

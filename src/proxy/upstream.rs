@@ -114,6 +114,10 @@ pub struct Upstream {
     grace: Duration,
     /// The latest `initialize` result.
     last_init: Mutex<Value>,
+    /// Downstream channels of the calls in flight (by upstream id), newest last: an upstream
+    /// notification outside any request goes to the newest, so that a client over HTTP gets the
+    /// log lines a call causes on that call's stream.
+    active: Mutex<Vec<(u64, mpsc::UnboundedSender<Value>)>>,
 }
 
 impl Upstream {
@@ -128,6 +132,7 @@ impl Upstream {
             progress: Mutex::new(HashMap::new()),
             grace,
             last_init: Mutex::new(Value::Null),
+            active: Mutex::new(Vec::new()),
         });
         up.conn().await.map_err(|e| e.describe(&up.opts.name))?;
         Ok(up)
@@ -267,7 +272,20 @@ impl Upstream {
             }
             (Some("notifications/progress"), None) => self.progress_back(msg),
             (Some(_), None) => {
-                let _ = self.events.send(msg);
+                let newest = self
+                    .active
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .last()
+                    .map(|(_, tx)| tx.clone());
+                match newest {
+                    Some(tx) if !tx.is_closed() => {
+                        let _ = tx.send(msg);
+                    }
+                    _ => {
+                        let _ = self.events.send(msg);
+                    }
+                }
             }
             (None, None) => {}
         }
@@ -343,14 +361,24 @@ impl Upstream {
 
     /// A request to the upstream on the live connection (restarting it when allowed).
     /// `progress` routes the upstream's progress for this request back to the caller.
+    /// `notify`, when given, receives the upstream's other notifications while this is the newest
+    /// call in flight.
     pub async fn request(
         self: &Arc<Self>,
         method: &str,
         params: Value,
         cancel: &CancellationToken,
         progress: Option<ProgressRoute>,
+        notify: Option<mpsc::UnboundedSender<Value>>,
     ) -> Result<Value, UpstreamError> {
         let conn = self.conn().await?;
+        let call = self.next_id.fetch_add(1, Ordering::Relaxed);
+        if let Some(tx) = notify {
+            self.active
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((call, tx));
+        }
         let mut params = params;
         let key = progress.map(|route| {
             let token = format!("mcpp-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
@@ -371,6 +399,10 @@ impl Upstream {
                 .unwrap_or_else(|e| e.into_inner())
                 .remove(&key);
         }
+        self.active
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(id, _)| *id != call);
         if matches!(out, Err(UpstreamError::Timeout(_))) {
             self.check_hung(conn);
         }

@@ -32,6 +32,20 @@ pub fn routes(app: &App, proxy: &Proxy, method: &str, params: &Value) -> bool {
     }
 }
 
+/// The request's `_meta` without the 2026-07-28 envelope (`io.modelcontextprotocol/*`): the proxy
+/// speaks the handshake era upstream, whatever era the client speaks.
+fn without_envelope(mut params: Value) -> Value {
+    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+        meta.retain(|k, _| !k.starts_with("io.modelcontextprotocol/"));
+        if meta.is_empty()
+            && let Some(p) = params.as_object_mut()
+        {
+            p.remove("_meta");
+        }
+    }
+    params
+}
+
 /// Runs one routed request.
 pub async fn request(
     app: &Arc<App>,
@@ -42,6 +56,7 @@ pub async fn request(
     params: Value,
     notify: UnboundedSender<Value>,
 ) -> Result<Value, ProxyError> {
+    let params = without_envelope(params);
     if method == "tools/list" {
         let ours = super::dispatch::tools_list(app)["tools"]
             .as_array()
