@@ -54,8 +54,10 @@ fn upstream(which: &str) -> Option<Vec<String>> {
 fn proxy(cmd: &[String], extra: &[&str], env: &[(&str, &str)]) -> StdioClient {
     let mut args: Vec<String> = vec!["proxy".into()];
     args.extend(extra.iter().map(|s| s.to_string()));
-    args.push("--".into());
-    args.extend(cmd.iter().cloned());
+    if !cmd.is_empty() {
+        args.push("--".into());
+        args.extend(cmd.iter().cloned());
+    }
     let mut c = StdioClient::spawn_program(&common::bin(), &args, env);
     c.initialize();
     c
@@ -796,4 +798,54 @@ fn proxy_token_figures_on_real_upstreams() {
             "{tool}: never more than the raw text: {shown}"
         );
     }
+}
+
+#[test]
+fn proxy_starts_a_new_session_with_a_restarted_http_upstream() {
+    let Some(cmd) = upstream("everything") else {
+        return;
+    };
+    use std::process::{Command, Stdio};
+    let port = free_port();
+    let start = || {
+        let c = Command::new(&cmd[0])
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "server-everything did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        c
+    };
+    let mut up = start();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut p = proxy(&[], &["--upstream", &url], &[]);
+    assert_eq!(
+        texts(&call(&mut p, "echo", json!({"message": "a"}))),
+        "Echo: a"
+    );
+    let _ = up.kill();
+    let _ = up.wait();
+    let mut up = start();
+    // The first call meets the forgotten session: a clear error; the next one a new session.
+    let r = call(&mut p, "echo", json!({"message": "b"}));
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(
+        texts(&r).contains("upstream 127.0.0.1 is unavailable"),
+        "{r}"
+    );
+    assert_eq!(
+        texts(&call(&mut p, "echo", json!({"message": "c"}))),
+        "Echo: c"
+    );
+    let _ = up.kill();
+    let _ = up.wait();
 }

@@ -57,6 +57,8 @@ pub struct HttpLink {
     version: Mutex<Option<String>>,
     /// Where received messages go.
     received: mpsc::UnboundedSender<Value>,
+    /// The connection, marked down when the upstream forgets its session (HTTP 404).
+    conn: Mutex<Option<Weak<Conn>>>,
 }
 
 impl Link {
@@ -124,6 +126,7 @@ impl Link {
             session: Mutex::new(None),
             version: Mutex::new(None),
             received,
+            conn: Mutex::new(None),
         })))
     }
 
@@ -143,9 +146,16 @@ impl Link {
         }
     }
 
-    /// Marks `conn` down when the child's stdout closes, with its exit status.
+    /// Marks `conn` down when the child's stdout closes (with its exit status), or when an HTTP
+    /// upstream no longer knows the session (so that the restart policy starts a new one).
     pub fn watch(&self, conn: Weak<Conn>) {
-        let Link::Stdio(s) = self else { return };
+        let s = match self {
+            Link::Stdio(s) => s,
+            Link::Http(h) => {
+                *h.conn.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn);
+                return;
+            }
+        };
         let s = s.clone();
         tokio::spawn(async move {
             s.eof.cancelled().await;
@@ -238,8 +248,26 @@ impl HttpLink {
             *self.session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.to_string());
         }
         let status = resp.status();
+        let had_session = self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some();
         if !status.is_success() {
             let body = resp.text().await.unwrap_or_default();
+            // The spec's answer to a forgotten session is 404; some servers (server-everything)
+            // answer 400 naming the session.
+            let forgotten = status == reqwest::StatusCode::NOT_FOUND
+                || (status == reqwest::StatusCode::BAD_REQUEST
+                    && body.to_ascii_lowercase().contains("session"));
+            if had_session && forgotten {
+                let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                if let Some(c) = conn.and_then(|c| c.upgrade()) {
+                    c.mark_down(format!(
+                        "the upstream no longer knows the session (HTTP {status})"
+                    ));
+                }
+            }
             return Err(format!(
                 "POST {} answered HTTP {status}: {}",
                 self.url,
