@@ -259,7 +259,7 @@ impl Proxy {
             is_error,
             started,
         );
-        Ok(p.respond_value(shaped.result, shaped.pruning.applied))
+        Ok(p.respond_value(shaped.result, shaped.pruning.applied, shaped.text_bytes))
     }
 
     /// Any other request the upstream serves (resources, prompts, completions), forwarded as it

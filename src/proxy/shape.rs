@@ -20,6 +20,8 @@ const TEXT_FLOOR: usize = 4;
 
 /// A shaped result and its counts.
 pub struct Shaped {
+    /// Bytes of the texts sent.
+    pub text_bytes: usize,
     /// The result to send downstream.
     pub result: Value,
     /// What pruning did across its texts.
@@ -150,8 +152,9 @@ async fn finish(
 ) -> Shaped {
     let fixed = fixed_bytes(&items) + structured;
     let texts = text_bytes(&items);
+    // Not attempted: no question, or (with one) no text to prune.
     let reason = if question.is_some() {
-        PruningMetadataReason::DisabledOrUnconfigured
+        PruningMetadataReason::OutputEmpty
     } else {
         PruningMetadataReason::NoFocusQuestion
     };
@@ -165,10 +168,12 @@ async fn finish(
             result,
             pruning: not_attempted(reason, texts as u64),
             tokens_read,
+            text_bytes: texts,
         };
     }
     let merged = shape_items(p, &mut items, fixed, question, label).await;
     let tokens_read = count_texts(&items);
+    let text_bytes = text_bytes(&items);
     let mut pruning = merged.unwrap_or_else(|| not_attempted(reason, texts as u64));
     pruning.tokens_after = Some(tokens_read);
     if result.is_object() {
@@ -182,5 +187,6 @@ async fn finish(
         result,
         pruning,
         tokens_read,
+        text_bytes,
     }
 }

@@ -253,13 +253,19 @@ impl Pipeline<'_> {
 }
 
 impl Pipeline<'_> {
-    /// Closes a successful call whose result is already an MCP result (a proxied one).
-    pub fn respond_value(&self, result: serde_json::Value, applied: bool) -> serde_json::Value {
+    /// Closes a successful call whose result is already an MCP result (a proxied one) with
+    /// `bytes` of text.
+    pub fn respond_value(
+        &self,
+        result: serde_json::Value,
+        applied: bool,
+        bytes: usize,
+    ) -> serde_json::Value {
         crate::events::respond_ok(
             &self.ctx.request_id,
             self.tool,
             if applied { "pruned" } else { "raw" },
-            0,
+            bytes as u64,
         );
         result
     }
