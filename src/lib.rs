@@ -21,6 +21,7 @@ pub mod http_client;
 pub mod ledger;
 pub mod logging;
 pub mod process;
+pub mod proxy;
 pub mod prune;
 pub mod rpc;
 pub mod runner;
