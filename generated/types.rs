@@ -334,7 +334,7 @@ pub struct FieldError {
     pub field: ::std::string::String,
     pub message: ::std::string::String,
 }
-///Prune output to this question (cut lines recoverable).
+///Prune to this question.
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
@@ -394,7 +394,7 @@ pub struct GrepInput {
     pub max_matches: ::std::option::Option<::std::num::NonZeroU64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub max_output_bytes: ::std::option::Option<MaxOutputBytes>,
-    ///Files or dirs, relative to cwd. Default: cwd (the root).
+    ///Files or dirs; default cwd.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub paths: ::std::vec::Vec<::std::string::String>,
     ///Regex (Rust syntax).
@@ -1553,7 +1553,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ReadResultTool {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RecoverTextInput {
-    ///Instead of ranges: unshown lines for this question.
+    ///Unshown lines for this question.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub context_focus_question: ::std::option::Option<FocusQuestion>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
