@@ -325,6 +325,16 @@ fn proxy_prunes_a_filesystem_read_with_a_question() {
         tokens(&shown)
     );
     assert!(tokens(&shown) < tokens(&raw));
+    // server-filesystem repeats the text in `structuredContent`, which is what Claude Code and
+    // Codex give the model: the copy there is the pruned text too.
+    let sc = r["structuredContent"].to_string();
+    assert!(sc.contains("fn encode_cursor"), "{sc}");
+    assert!(
+        tokens(&sc) < tokens(&raw) / 2,
+        "structuredContent read as {} tokens, raw {}",
+        tokens(&sc),
+        tokens(&raw)
+    );
 }
 
 #[test]
@@ -785,13 +795,24 @@ fn proxy_token_figures_on_real_upstreams() {
         let mut p = proxy(cmd, &[], &[]);
         let mut with_q = args.clone();
         with_q["context_focus_question"] = json!(q);
-        let shown = texts(&call(&mut p, tool, with_q));
+        let result = call(&mut p, tool, with_q);
+        let shown = texts(&result);
+        // What Claude Code and Codex read: `structuredContent` when the result has one.
+        let read = match result.get("structuredContent") {
+            Some(sc) => sc.to_string(),
+            None => shown.clone(),
+        };
         eprintln!(
-            "figure: {tool} {args}: raw {} tokens ({} bytes); with {q:?}: {} tokens ({} bytes)",
+            "figure: {tool} {args}: raw {} tokens ({} bytes); with {q:?}: {} tokens ({} bytes), as the model reads the result {} tokens",
             tokens(&raw),
             raw.len(),
             tokens(&shown),
-            shown.len()
+            shown.len(),
+            tokens(&read)
+        );
+        assert!(
+            tokens(&read) <= tokens(&raw) + 64,
+            "{tool}: the result as read is no larger than the raw text: {read}"
         );
         assert!(
             tokens(&shown) <= tokens(&raw),

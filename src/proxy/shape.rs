@@ -4,7 +4,9 @@
 //! output is; JSON text is laid out one record per line first ([`super::records`]), so whole
 //! records are kept or removed. Everything else (`structuredContent`, images, audio, resource
 //! links, embedded resources, blobs) passes through untouched and counts against the budget,
-//! which the texts share in proportion to their size. With no question and everything within the
+//! which the texts share in proportion to their size; only a `structuredContent` string that
+//! repeats a text gets the text's pruned form (clients that read `structuredContent` would
+//! otherwise read the whole text), and counts once. With no question and everything within the
 //! budget, the result is returned exactly as the upstream sent it. Owns this walk over a result;
 //! never talks to the upstream.
 
@@ -105,13 +107,25 @@ pub async fn tool_result(
     count: bool,
 ) -> Shaped {
     let is_error = result.get("isError") == Some(&Value::Bool(true));
-    let structured = result.get("structuredContent").map_or(0, budget::json_len);
     let items = result
         .get_mut("content")
         .and_then(Value::as_array_mut)
         .map(std::mem::take)
         .unwrap_or_default();
-    finish(
+    let originals: Vec<Option<String>> = items
+        .iter()
+        .map(|v| v.get("text").and_then(Value::as_str).map(str::to_owned))
+        .collect();
+    // A `structuredContent` string that repeats a text is that text, read once: it is not
+    // counted twice, and it gets the text's pruned form below.
+    let structured = result.get("structuredContent").map_or(0, |s| {
+        let mut rest = s.clone();
+        for text in originals.iter().flatten() {
+            replace_strings(&mut rest, text, "");
+        }
+        budget::json_len(&rest)
+    });
+    let mut shaped = finish(
         p,
         result,
         items,
@@ -121,7 +135,41 @@ pub async fn tool_result(
         label,
         count,
     )
-    .await
+    .await;
+    // Claude Code and Codex give the model `structuredContent` when a result has one: a copy of
+    // the text there would undo the pruning for them.
+    let after: Vec<Option<String>> = shaped
+        .result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|v| v.get("text").and_then(Value::as_str).map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(sc) = shaped.result.get_mut("structuredContent") {
+        for (old, new) in originals.iter().zip(&after) {
+            if let (Some(old), Some(new)) = (old, new)
+                && old != new
+            {
+                replace_strings(sc, old, new);
+            }
+        }
+    }
+    shaped
+}
+
+/// Replaces every string of `value` (at any depth, object keys aside) equal to `old` by `new`.
+fn replace_strings(value: &mut Value, old: &str, new: &str) {
+    match value {
+        Value::String(s) if s == old => *s = new.to_owned(),
+        Value::Array(items) => items.iter_mut().for_each(|v| replace_strings(v, old, new)),
+        Value::Object(members) => members
+            .values_mut()
+            .for_each(|v| replace_strings(v, old, new)),
+        _ => {}
+    }
 }
 
 /// A `resources/read` result: its text contents budgeted (no question).
