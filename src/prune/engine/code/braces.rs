@@ -84,7 +84,7 @@ impl Braces<'_> {
                         continue;
                     } else if is_declaration(t) && t.ends_with(';') {
                         o.roles[i] = Role::Sig;
-                    } else if is_expression_definition(t) {
+                    } else if is_expression_definition(&self.statement_head(i, hi)) {
                         i = self.expression_unit(o, i, lo, hi, d);
                         continue;
                     }
@@ -145,6 +145,27 @@ impl Braces<'_> {
             }
             i = end;
         }
+    }
+
+    /// The first lines of the statement starting on line `i`, joined: through the first that
+    /// holds `=>` or ends it (`;`, `{`), at most [`MAX_SIG_LINES`] lines, never past a blank one
+    /// (a C# member's parameters over several lines before its `=>`).
+    fn statement_head(&self, i: usize, hi: usize) -> String {
+        let mut head = String::new();
+        for line in &self.lines[i..hi.min(i + MAX_SIG_LINES)] {
+            let t = trimmed(line);
+            if t.is_empty() {
+                break;
+            }
+            if !head.is_empty() {
+                head.push(' ');
+            }
+            head.push_str(t);
+            if t.contains("=>") || t.ends_with([';', '{']) {
+                break;
+            }
+        }
+        head
     }
 
     /// Outlines the definition written as one expression that starts on line `i` (see

@@ -320,7 +320,8 @@ const MODIFIERS: &[&str] = &[
 
 /// The first word of a declaration after visibility and other modifiers.
 pub(super) fn first_keyword(line: &str) -> &str {
-    let mut rest = line.trim_start();
+    // A byte order mark before the first line's first word is no part of it.
+    let mut rest = line.trim_start().trim_start_matches('\u{feff}');
     loop {
         if let Some(r) = rest.strip_prefix("pub(") {
             rest = r
@@ -581,6 +582,7 @@ pub(super) fn is_attribute(t: &str) -> bool {
 pub(super) fn is_import(t: &str) -> bool {
     // The keyword is a statement's (`from x import y`), not a name (`from: Option<PathBuf>,`, a
     // parameter called `use` or `package`): a space follows it.
+    let t = t.trim_start_matches('\u{feff}');
     let keyword = first_keyword(t);
     let spaced = t
         .find(keyword)
@@ -783,7 +785,7 @@ def c():
 
     #[test]
     fn expression_bodied_functions_are_definitions() {
-        let src = "package a\n\n/** Doc. */\nfun f(x: Int): Int =\n    x + 1\n\noverride fun toString() = name\nclass C {\n    public int Count() => items.Count;\n    list.ForEach(x => x.Go());\n    onWarn?: (w: W) => void\n}\n";
+        let src = "package a\n\n/** Doc. */\nfun f(x: Int): Int =\n    x + 1\n\noverride fun toString() = name\nclass C {\n    public int Count() => items.Count;\n    list.ForEach(x => x.Go());\n    onWarn?: (w: W) => void\n    public Expression Map(Expression a,\n        Expression b) =>\n        Call(a, b);\n}\n";
         assert_eq!(
             roles(src),
             [
@@ -798,12 +800,19 @@ def c():
                 Sig,
                 Loose,
                 Loose,
+                Sig,
+                Body(3),
+                Body(3),
                 Close
             ]
         );
         let lines: Vec<&str> = src.lines().collect();
         let o = outline(&lines);
-        assert_eq!(o.units.len(), 3);
+        assert_eq!(o.units.len(), 4);
+        assert!(
+            is_import("\u{feff}using System;"),
+            "a byte order mark hides no import"
+        );
         assert_eq!(
             label(naming_line(&lines, &o.units[1].sig)).as_deref(),
             Some("fun toString")
