@@ -11,6 +11,7 @@
 #
 # What it installs:
 #   in this checkout only: interop/.venv, interop/node_modules, interop/conformance/node_modules,
+#     interop/upstreams/node_modules, interop/upstreams/.venv (the proxy tests' upstream servers),
 #     bindings/.venv, bindings/node_modules (pinned versions; delete them to clean up);
 #   system-wide, only as root, only when /usr/bin/chromium is missing: Debian's `chromium` and
 #     `fonts-liberation` (apt-get), for the savings-page check.
@@ -43,7 +44,7 @@ no_system_install="$(yes_no MCP_PRUNER_NO_SYSTEM_INSTALL)"
 if [ "$skip_interop" = 1 ]; then
   echo "test.sh: MCP_PRUNER_SKIP_INTEROP=1: the Rust suites only; nothing is installed"
 else
-  echo "test.sh: the interop parts install pinned clients into this checkout (interop/.venv, interop/node_modules, interop/conformance/node_modules, bindings/.venv, bindings/node_modules)"
+  echo "test.sh: the interop parts install pinned clients and servers into this checkout (interop/.venv, interop/node_modules, interop/upstreams/node_modules, interop/upstreams/.venv, interop/conformance/node_modules, bindings/.venv, bindings/node_modules)"
   if [ -x /usr/bin/chromium ] || [ -n "${STATS_PAGE_CHROMIUM:-}" ]; then
     :
   elif [ "$no_system_install" = 1 ]; then
@@ -63,6 +64,10 @@ fi
 # The suites' servers write their savings-ledger rows here, never into the user's data directory.
 MCP_PRUNER_LEDGER="$(mktemp -d)/ledger.sqlite3"
 export MCP_PRUNER_LEDGER
+if [ "$skip_interop" != 1 ]; then
+  # The upstream servers tests/proxy.rs puts the proxy in front of (without them, those tests skip).
+  bash interop/upstreams/install.sh
+fi
 cargo test
 cargo test --benches --no-run --quiet
 if [ "$skip_interop" != 1 ]; then
@@ -70,6 +75,8 @@ if [ "$skip_interop" != 1 ]; then
   case "$target" in /*) ;; *) target="$(pwd)/$target" ;; esac
   export MCP_PRUNER_BIN="${MCP_PRUNER_BIN:-$target/debug/mcp-pruner}"
   bash interop/conformance.sh
+  # The same suite against `mcp-pruner proxy` in front of a fixture server (Python SDK).
+  bash interop/proxy_conformance.sh
   bash interop/run.sh
   bash interop/replicas.sh
   bash bindings/check.sh

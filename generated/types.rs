@@ -334,7 +334,7 @@ pub struct FieldError {
     pub field: ::std::string::String,
     pub message: ::std::string::String,
 }
-///Prune output to this question (cut lines recoverable).
+///Prune to this question.
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
@@ -394,7 +394,7 @@ pub struct GrepInput {
     pub max_matches: ::std::option::Option<::std::num::NonZeroU64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub max_output_bytes: ::std::option::Option<MaxOutputBytes>,
-    ///Files or dirs, relative to cwd. Default: cwd (the root).
+    ///Files or dirs; default cwd.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub paths: ::std::vec::Vec<::std::string::String>,
     ///Regex (Rust syntax).
@@ -728,7 +728,7 @@ pub struct HealthzTime {
     pub started_at: ::std::string::String,
     pub uptime_ms: u64,
 }
-///Body of every non-MCP HTTP error (seed 000): 400, 403, 404, 405, 411, 413, 415, 500.
+///Body of every non-MCP HTTP error (seed 000): 400, 403, 404, 405, 411, 413, 415, 500, 503.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HttpErrorBody {
@@ -776,6 +776,8 @@ pub enum HttpErrorBodyErrorCode {
     UnsupportedMediaType,
     #[serde(rename = "not_acceptable")]
     NotAcceptable,
+    #[serde(rename = "unavailable")]
+    Unavailable,
     #[serde(rename = "internal_error")]
     InternalError,
 }
@@ -791,6 +793,7 @@ impl ::std::fmt::Display for HttpErrorBodyErrorCode {
             Self::PayloadTooLarge => f.write_str("payload_too_large"),
             Self::UnsupportedMediaType => f.write_str("unsupported_media_type"),
             Self::NotAcceptable => f.write_str("not_acceptable"),
+            Self::Unavailable => f.write_str("unavailable"),
             Self::InternalError => f.write_str("internal_error"),
         }
     }
@@ -810,6 +813,7 @@ impl ::std::str::FromStr for HttpErrorBodyErrorCode {
             "payload_too_large" => Ok(Self::PayloadTooLarge),
             "unsupported_media_type" => Ok(Self::UnsupportedMediaType),
             "not_acceptable" => Ok(Self::NotAcceptable),
+            "unavailable" => Ok(Self::Unavailable),
             "internal_error" => Ok(Self::InternalError),
             _ => Err("invalid value".into()),
         }
@@ -1549,7 +1553,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ReadResultTool {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RecoverTextInput {
-    ///Instead of ranges: unshown lines for this question.
+    ///Unshown lines for this question.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub context_focus_question: ::std::option::Option<FocusQuestion>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]

@@ -38,6 +38,9 @@ pub enum Command {
     Stdio(ServerArgs),
     /// Start the HTTP server, run an agent command with its URL in the environment, stop it after.
     Run(RunArgs),
+    /// Put budgets, pruning and recovery in front of another MCP server's tools:
+    /// `proxy [options] -- CMD ARGS…` (stdio upstream) or `proxy --upstream URL` (Streamable HTTP).
+    Proxy(crate::proxy::options::ProxyArgs),
     /// Print the Claude Code or Codex configuration that registers this server.
     Config(ConfigArgs),
     /// Check the setup a client needs (binary, root, client configs, tokenizer, store, pruner
@@ -66,6 +69,7 @@ pub fn main(cli: Cli) -> ExitCode {
         Command::Serve(args) => with_config(&args, Sink::Stdout, serve),
         Command::Stdio(args) => with_config(&args, Sink::Stderr, stdio),
         Command::Run(args) => crate::runner::main(args),
+        Command::Proxy(args) => proxy(&args),
         Command::Config(args) => crate::client_config::main(&args),
         Command::Doctor(args) => crate::doctor::main(&args),
         Command::Stats(args) => crate::stats::main(&args),
@@ -92,10 +96,18 @@ pub fn main(cli: Cli) -> ExitCode {
 }
 
 fn with_config(args: &ServerArgs, sink: Sink, f: fn(Config) -> ExitCode) -> ExitCode {
+    match load_config(args, sink) {
+        Ok(cfg) => f(cfg),
+        Err(code) => code,
+    }
+}
+
+/// The validated configuration with logging started, or the exit code of an invalid one.
+fn load_config(args: &ServerArgs, sink: Sink) -> Result<Config, ExitCode> {
     match Config::from_args(args) {
         Ok(cfg) => {
             logging::init(cfg.log_format, cfg.log_level, sink);
-            f(cfg)
+            Ok(cfg)
         }
         Err(e) => {
             logging::init(
@@ -105,7 +117,7 @@ fn with_config(args: &ServerArgs, sink: Sink, f: fn(Config) -> ExitCode) -> Exit
             );
             crate::events::config_invalid(e.code, &e.field, &e.message);
             eprintln!("mcp-pruner: {e}");
-            ExitCode::from(EXIT_CONFIG)
+            Err(ExitCode::from(EXIT_CONFIG))
         }
     }
 }
@@ -118,34 +130,42 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 fn serve(cfg: Config) -> ExitCode {
-    runtime().block_on(async move {
-        let addr = std::net::SocketAddr::new(cfg.host, cfg.port);
-        let listener = match tokio::net::TcpListener::bind(addr).await {
-            Ok(l) => l,
-            Err(e) => {
-                crate::events::start_failed(&format!("cannot listen on {addr}: {e}"));
-                eprintln!("mcp-pruner: cannot listen on {addr}: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let bound = listener.local_addr().expect("bound socket has an address");
-        let app = App::new(cfg);
-        crate::events::ready(
-            &bound.ip().to_string(),
-            bound.port(),
-            &app.config.root.to_string_lossy(),
-        );
-        let served = crate::transport::http::serve(app.clone(), listener, shutdown_signal()).await;
-        // Rows still queued are written before the process ends.
-        app.ledger.close();
-        match served {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("mcp-pruner: {e}");
-                ExitCode::FAILURE
-            }
+    match runtime().block_on(serve_http(cfg, None)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-pruner: {e}");
+            ExitCode::FAILURE
         }
-    })
+    }
+}
+
+/// Serves HTTP until SIGINT or SIGTERM (`serve`, and `proxy --listen http` with its proxy).
+async fn serve_http(
+    cfg: Config,
+    proxy: Option<std::sync::Arc<crate::proxy::Proxy>>,
+) -> Result<(), String> {
+    let addr = std::net::SocketAddr::new(cfg.host, cfg.port);
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            crate::events::start_failed(&format!("cannot listen on {addr}: {e}"));
+            return Err(format!("cannot listen on {addr}: {e}"));
+        }
+    };
+    let bound = listener.local_addr().expect("bound socket has an address");
+    let app = match proxy {
+        Some(p) => App::with_proxy(cfg, p),
+        None => App::new(cfg),
+    };
+    crate::events::ready(
+        &bound.ip().to_string(),
+        bound.port(),
+        &app.config.root.to_string_lossy(),
+    );
+    let served = crate::transport::http::serve(app.clone(), listener, shutdown_signal()).await;
+    // Rows still queued are written before the process ends.
+    app.ledger.close();
+    served.map_err(|e| e.to_string())
 }
 
 fn stdio(cfg: Config) -> ExitCode {
@@ -157,6 +177,59 @@ fn stdio(cfg: Config) -> ExitCode {
             .await
             .unwrap_or_else(|e| Err(std::io::Error::other(e)));
         app.ledger.close();
+        match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("mcp-pruner: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+/// `mcp-pruner proxy`: the server flags and the proxy's own, the upstream started and
+/// initialized, then served downstream over stdio or HTTP; the upstream is stopped on the way out.
+fn proxy(args: &crate::proxy::options::ProxyArgs) -> ExitCode {
+    use crate::proxy::options::{Listen, ProxyOptions};
+    let opts = match ProxyOptions::from_args(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("mcp-pruner: {e}");
+            return ExitCode::from(EXIT_CONFIG);
+        }
+    };
+    let sink = match opts.listen {
+        Listen::Stdio => Sink::Stderr,
+        Listen::Http => Sink::Stdout,
+    };
+    let mut cfg = match load_config(&args.server, sink) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    // Only recover_text of the built-in tools: the upstream's tools are the point.
+    cfg.tools = Some(vec!["recover_text".into()]);
+    runtime().block_on(async move {
+        let proxy = match crate::proxy::Proxy::start(opts, cfg.kill_grace).await {
+            Ok(p) => p,
+            Err(e) => {
+                crate::events::start_failed(&format!("proxy: {e}"));
+                eprintln!("mcp-pruner: proxy: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let listen = proxy.opts().listen;
+        let served = match listen {
+            Listen::Stdio => {
+                let app = App::with_proxy(cfg, proxy.clone());
+                let served = tokio::spawn(crate::transport::stdio::serve(app.clone()))
+                    .await
+                    .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+                app.ledger.close();
+                served.map_err(|e| e.to_string())
+            }
+            Listen::Http => serve_http(cfg, Some(proxy.clone())).await,
+        };
+        proxy.shutdown().await;
         match served {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

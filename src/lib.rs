@@ -22,6 +22,7 @@ pub mod ledger;
 pub mod logging;
 pub mod metrics;
 pub mod process;
+pub mod proxy;
 pub mod prune;
 pub mod rpc;
 pub mod runner;

@@ -511,6 +511,51 @@ fn stalled_bodies_are_dropped_in_time() {
     flood_is_dropped(&s, head);
 }
 
+/// Bodies being read hold a bounded share of memory together: past two bodies of the largest
+/// size (64 MiB at least), a new request is refused with 503 and `Retry-After` instead of getting
+/// a buffer, and the shares come back when the slow clients go.
+#[test]
+fn slow_bodies_share_a_bounded_amount_of_memory() {
+    use std::io::Write;
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &[]);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: {}\r\n\r\n[",
+        (16 << 20) - 1
+    );
+    // Four bodies of 16 MiB fill the 64 MiB: each is read, none finishes.
+    let mut slow = Vec::new();
+    for _ in 0..4 {
+        let mut c = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        c.write_all(head.as_bytes()).unwrap();
+        slow.push(c);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let mut fifth = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    fifth.write_all(head.as_bytes()).unwrap();
+    let (closed, got) = closed_within(&mut fifth, Duration::from_secs(5));
+    let got = String::from_utf8_lossy(&got);
+    assert!(closed, "the fifth body was not refused: {got}");
+    assert!(got.starts_with("HTTP/1.1 503"), "{got}");
+    assert!(got.to_ascii_lowercase().contains("retry-after: 1"), "{got}");
+    assert!(got.contains("\"code\":\"unavailable\""), "{got}");
+    // The slow clients go; their shares come back.
+    drop(slow);
+    std::thread::sleep(Duration::from_millis(500));
+    let mut again = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    again.write_all(head.as_bytes()).unwrap();
+    again
+        .set_read_timeout(Some(Duration::from_millis(800)))
+        .unwrap();
+    let mut buf = [0u8; 64];
+    let read = std::io::Read::read(&mut again, &mut buf);
+    assert!(
+        matches!(&read, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut),
+        "a body after the slow ones left is read, not refused: {read:?} {:?}",
+        String::from_utf8_lossy(&buf)
+    );
+}
+
 /// A connection with a small receive buffer, so that a response that the client does not read
 /// fills it quickly.
 fn small_window_connect(port: u16) -> std::net::TcpStream {

@@ -192,3 +192,59 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
     assert!(bad.to_string().contains("/arguments/cursor"), "{bad}");
 }
+
+/// `resources/read` of `prune://<id>?question=…` answers like `recover_text` with the question:
+/// the lines the earlier result did not show that serve it, numbered as in the file, and they
+/// count as shown (asked again, none comes back). A query other than one question names `/uri`.
+#[test]
+fn a_resource_read_with_a_question_returns_what_was_not_shown() {
+    let root = fixture_root();
+    let src = source();
+    std::fs::write(root.path().join("util.rs"), &src).unwrap();
+    let raw: Vec<&str> = src.lines().collect();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let first = c.call(
+        "read",
+        json!({"path": "util.rs", "context_focus_question": "how does parse_escape handle the limit?"}),
+    );
+    let shown = text(&first["result"]).to_string();
+    assert!(!shown.contains("pub fn verify_token("), "{shown}");
+    let id = structured(&first["result"])["pruning"]["prune_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let uri = format!("prune://{id}?question=what%20does+verify_token+return%3F");
+    let read = c.request("resources/read", json!({ "uri": uri }));
+    let contents = &read["result"]["contents"][0];
+    assert_eq!(contents["uri"], uri.as_str(), "{read}");
+    let rows = numbered(contents["text"].as_str().unwrap());
+    assert!(
+        rows.iter()
+            .any(|(_, l)| l.starts_with("pub fn verify_token(")),
+        "{read}"
+    );
+    for (n, line) in &rows {
+        assert_eq!(raw[n - 1], line, "line {n} is the file's line {n}");
+        assert!(
+            !line.starts_with("pub fn parse_escape("),
+            "parse_escape was shown before"
+        );
+    }
+    let again = c.request("resources/read", json!({ "uri": uri }));
+    let second: HashSet<usize> = numbered(again["result"]["contents"][0]["text"].as_str().unwrap())
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    for (n, _) in &rows {
+        assert!(!second.contains(n), "line {n} returned twice");
+    }
+    let bad = c.request(
+        "resources/read",
+        json!({ "uri": format!("prune://{id}?q=x") }),
+    );
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    assert!(bad.to_string().contains("/uri"), "{bad}");
+    let templates = c.request("resources/templates/list", json!({}));
+    assert!(templates.to_string().contains("{?question}"), "{templates}");
+}

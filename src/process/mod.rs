@@ -9,6 +9,7 @@
 //! double-forked daemon whose parent already died is still in the tree when a call times out or
 //! is cancelled. Owns spawning and signals; never interprets the output.
 
+pub mod service;
 pub mod shepherd;
 
 use std::io;

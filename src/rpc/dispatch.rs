@@ -48,7 +48,20 @@ pub async fn handle(
         }
         Incoming::Request { id, method, params } => {
             let header_version = headers.and_then(|h| h.protocol_version.as_deref());
-            let result = if era::is_modern(&method, &params, header_version) {
+            let modern = era::is_modern(&method, &params, header_version);
+            if let Some(proxy) = app.proxy.as_ref()
+                && !modern
+                && super::proxied::routes(app, proxy, &method, &params)
+            {
+                let out =
+                    super::proxied::request(app, proxy, session, &id, &method, params, notify)
+                        .await;
+                return Some(match out {
+                    Ok(v) => message::result_response(id, v),
+                    Err(e) => json!({ "jsonrpc": "2.0", "id": id, "error": e.into_value() }),
+                });
+            }
+            let result = if modern {
                 modern_request(app, session, &id, &method, params, notify, headers).await
             } else {
                 request(app, session, &id, &method, params, notify).await
@@ -90,7 +103,7 @@ async fn request(
         return Err(message::invalid_field("/", "params must be an object"));
     }
     match method {
-        "initialize" => initialize(session, &params),
+        "initialize" => initialize(app, session, &params),
         "ping" => Ok(json!({})),
         "tools/list" => Ok(tools_list(app)),
         "tools/call" => tools_call(app, session, id, params, notify).await,
@@ -137,8 +150,13 @@ async fn modern_request(
         return Err(era::removed(method));
     }
     let session = Arc::new(Session::for_request(&connection.id, &envelope));
-    let result = match method {
-        "server/discover" => discover(),
+    let result = match (method, app.proxy.as_ref()) {
+        ("server/discover", _) => discover(app),
+        (_, Some(proxy)) if super::proxied::routes(app, proxy, method, &params) => {
+            super::proxied::request(app, proxy, &session, id, method, params, notify)
+                .await
+                .map_err(proxied_error)?
+        }
         _ => request(app, &session, id, method, params, notify).await?,
     };
     Ok(era::finish(method, result, server_info()))
@@ -149,8 +167,28 @@ fn server_info() -> Value {
     json!({ "name": SERVER_NAME, "version": TOOLING_VERSION })
 }
 
-/// What the server offers, in `initialize` and `server/discover` alike.
-fn capabilities() -> Value {
+/// An upstream's error in a 2026-07-28 response (whose error codes are the contract's): its
+/// code when the contract knows it, else -32603, and its message.
+fn proxied_error(e: crate::proxy::ProxyError) -> crate::contract::types::RpcError {
+    match e {
+        crate::proxy::ProxyError::Ours(e) => e,
+        crate::proxy::ProxyError::Upstream(v) => message::rpc_error(
+            v["code"].as_i64().unwrap_or(message::INTERNAL_ERROR),
+            v["message"]
+                .as_str()
+                .unwrap_or("upstream error")
+                .to_string(),
+            None,
+        ),
+    }
+}
+
+/// What the server offers, in `initialize` and `server/discover` alike (a proxy: what its
+/// upstream offers).
+fn capabilities(app: &App) -> Value {
+    if let Some(proxy) = app.proxy.as_ref() {
+        return proxy.capabilities();
+    }
     json!({
         "tools": { "listChanged": false },
         "logging": {},
@@ -164,15 +202,29 @@ const INSTRUCTIONS: &str = "Add context_focus_question to read/bash/grep to get 
 
 /// `server/discover` (2026-07-28): every version served (the modern ones first), capabilities and
 /// instructions; the server's identity and the cache hints are added by [`era::finish`].
-fn discover() -> Value {
+fn discover(app: &App) -> Value {
     json!({
         "supportedVersions": era::supported_versions(),
-        "capabilities": capabilities(),
-        "instructions": INSTRUCTIONS,
+        "capabilities": capabilities(app),
+        "instructions": instructions(app),
     })
 }
 
-fn initialize(session: &Session, params: &Value) -> RpcResult {
+/// Guidance for a proxy's clients: what the tools gained.
+const PROXY_INSTRUCTIONS: &str = "Every tool takes an optional context_focus_question (returns only what it needs; removed blocks show as [… lines a-b: what they hide]) and max_output_bytes. recover_text with the prune_id a result names returns the removed lines: by ranges, or pass context_focus_question to get what the result did not show for it.";
+
+/// The instructions sent: ours, after the upstream's for a proxy.
+fn instructions(app: &App) -> String {
+    match app.proxy.as_ref() {
+        None => INSTRUCTIONS.to_string(),
+        Some(proxy) => match proxy.instructions() {
+            Some(up) => format!("{up}\n\n{PROXY_INSTRUCTIONS}"),
+            None => PROXY_INSTRUCTIONS.to_string(),
+        },
+    }
+}
+
+fn initialize(app: &App, session: &Session, params: &Value) -> RpcResult {
     let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
         return Err(message::invalid_field(
             "/protocolVersion",
@@ -203,8 +255,8 @@ fn initialize(session: &Session, params: &Value) -> RpcResult {
     Ok(json!({
         "protocolVersion": version,
         "serverInfo": server_info(),
-        "capabilities": capabilities(),
-        "instructions": INSTRUCTIONS,
+        "capabilities": capabilities(app),
+        "instructions": instructions(app),
         "jeeves": { "schemaVersion": 1 }
     }))
 }

@@ -8,6 +8,7 @@ pub mod era;
 pub mod inflight;
 pub mod message;
 pub mod progress;
+pub mod proxied;
 pub mod session;
 
 pub use dispatch::handle;

@@ -3,6 +3,7 @@
 //! streams stay recoverable. Owns argument checks and result shaping; spawning is
 //! [`crate::process`].
 
+use super::result::Pipeline;
 use super::{Failure, ToolCtx, ToolOutput, beneath, ms_since, paths};
 use crate::budget;
 use crate::contract::types::{
@@ -10,10 +11,9 @@ use crate::contract::types::{
     ToolName,
 };
 use crate::process::{self, Ending, Spec};
-use crate::prune::Job;
 use crate::rpc::message;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Default `timeout_ms` (seed 000).
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -29,7 +29,7 @@ const SCRUBBED_ENV: &[&str] = &["MCP_PRUNER_AUTH_TOKEN"];
 
 /// Runs `bash`.
 pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
-    let start = Instant::now();
+    let p = Pipeline::new(ctx, "bash", input.max_output_bytes.as_ref().map(|m| m.0));
     let cfg = &ctx.app.config;
     let root = &cfg.root;
     if input.cmd.contains('\0') {
@@ -61,7 +61,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         .as_ref()
         .map(|t| t.0 as u64)
         .unwrap_or(DEFAULT_TIMEOUT_MS);
-    let budget = budget::for_call(cfg, input.max_output_bytes.as_ref().map(|m| m.0));
+    let budget = p.budget;
 
     // Opened beneath the root, and entered by that handle (fchdir): a directory swapped for a
     // link out of the root after this check cannot move the command there.
@@ -70,38 +70,28 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let (cwd_dir, cwd) = match beneath::open_dir(root, &cwd_lex) {
         Ok(opened) => opened,
         Err(beneath::OpenError::NotRegular { .. }) => {
-            return Ok(fail(
-                ctx,
-                invalid_cwd(format!(
-                    "cwd {} is not a directory",
-                    paths::display(root, &cwd_lex)
-                )),
-                start,
-            ));
+            return Ok(p.fail(invalid_cwd(format!(
+                "cwd {} is not a directory",
+                paths::display(root, &cwd_lex)
+            ))));
         }
         Err(beneath::OpenError::OutsideRoot) => {
-            return Ok(fail(
-                ctx,
-                invalid_cwd("cwd resolves outside the root through a symlink".to_string()),
-                start,
-            ));
+            return Ok(p.fail(invalid_cwd(
+                "cwd resolves outside the root through a symlink".to_string(),
+            )));
         }
         Err(beneath::OpenError::NotFound) => {
             let shown = input.cwd.clone().unwrap_or_default();
-            return Ok(fail(
-                ctx,
+            return Ok(p.fail(
                 invalid_cwd(format!("cwd {shown:?} does not exist under the root"))
                     .hint("create it first or pass an existing directory"),
-                start,
             ));
         }
         Err(e) => {
             let shown = input.cwd.clone().unwrap_or_default();
-            return Ok(fail(
-                ctx,
-                invalid_cwd(format!("cwd {shown:?} cannot be opened: {e:?}")),
-                start,
-            ));
+            return Ok(p.fail(invalid_cwd(format!(
+                "cwd {shown:?} cannot be opened: {e:?}"
+            ))));
         }
     };
     for name in SCRUBBED_ENV {
@@ -128,8 +118,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let outcome = match process::run(spec, &ctx.cancel, on_output).await {
         Ok(o) => o,
         Err(e) => {
-            return Ok(fail(
-                ctx,
+            return Ok(p.fail(
                 Failure::new(
                     ToolName::Bash,
                     ErrorReason::SpawnError,
@@ -137,7 +126,6 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                     0,
                 )
                 .hint("is bash installed and on PATH?"),
-                start,
             ));
         }
     };
@@ -153,8 +141,8 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     }
     let capture_cut = outcome.capture_truncated();
     let (stdout, stderr) = (
-        Stream::take(ctx, "stdout", outcome.stdout, budget).await,
-        Stream::take(ctx, "stderr", outcome.stderr, budget).await,
+        Stream::take(&p, "stdout", outcome.stdout, budget).await,
+        Stream::take(&p, "stderr", outcome.stderr, budget).await,
     );
     let cwd_shown = paths::display(root, &cwd);
     let label = budget::summary(&input.cmd);
@@ -192,7 +180,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         crate::events::exec_ok(
             &ctx.request_id,
             "bash",
-            ms_since(start),
+            ms_since(p.start),
             outcome.stdout_total + outcome.stderr_total,
         );
     }
@@ -201,16 +189,15 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let question = input.context_focus_question.as_deref().map(String::as_str);
     let prunable = matches!(outcome.ending, Ending::Exited(_) | Ending::Signaled(_));
     let (out_view, err_view, pruning) = prune_streams(
-        ctx,
+        &p,
         stdout,
         stderr,
         if prunable { question } else { None },
         &label,
-        budget::for_pruned_text(budget, cfg.output_schemas),
     )
     .await;
 
-    let duration_ms = ms_since(start);
+    let duration_ms = ms_since(p.start);
     let head = |reason: Option<ErrorReason>| match reason {
         None => format!("[exit 0 · {duration_ms} ms]"),
         Some(ErrorReason::Timeout) => format!("[timed out after {timeout_ms} ms]"),
@@ -299,7 +286,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         }
     };
 
-    let out = fit(ctx, budget, &out_view, &err_view, &build);
+    let out = fit(&p, &out_view, &err_view, &build);
     if let Some(r) = reason {
         crate::events::exec_failed(
             &ctx.request_id,
@@ -308,15 +295,9 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             &message,
             (exit_code >= 0).then_some(exit_code),
         );
-    } else {
-        crate::events::respond_ok(
-            &ctx.request_id,
-            "bash",
-            if pruning.applied { "pruned" } else { "raw" },
-            out.text.len() as u64,
-        );
+        return Ok(out);
     }
-    Ok(out)
+    Ok(p.respond(out, pruning.applied))
 }
 
 /// One captured stream as text: whole, or (past [`STREAM_MEMORY_MAX`]) already in the store with
@@ -338,7 +319,7 @@ impl Stream {
     /// line-indexed in chunks, off the runtime) as it is read, keeping at each end the lines a
     /// page of `budget` bytes can show.
     async fn take(
-        ctx: &ToolCtx,
+        p: &Pipeline<'_>,
         label: &'static str,
         captured: process::Captured,
         budget: usize,
@@ -355,10 +336,7 @@ impl Stream {
         let copied = tokio::task::spawn_blocking(move || copy_spilled(file, len, budget)).await;
         match copied {
             Ok(Ok((written, excerpt))) => {
-                let id = ctx
-                    .app
-                    .store
-                    .put_written(&ctx.session.id, "bash", label, written);
+                let id = p.store_written(label, written);
                 Stream::Stored { excerpt, id }
             }
             // The temp file could not be read back: say so in place of the output.
@@ -453,14 +431,16 @@ struct Refs {
     stderr: Option<String>,
 }
 
+/// Prunes each stream held whole (stderr only when not empty, the budget halved between them)
+/// and merges their metadata.
 async fn prune_streams(
-    ctx: &ToolCtx,
+    p: &Pipeline<'_>,
     stdout: Stream,
     stderr: Stream,
     question: Option<&str>,
     label: &str,
-    budget: usize,
 ) -> (View, View, PruningMetadata) {
+    let budget = p.pruned_budget();
     let both = !stderr.is_empty();
     let too_large = |s: &Stream| match s {
         Stream::Stored { excerpt, .. } => Some(crate::tools::not_attempted(
@@ -470,14 +450,14 @@ async fn prune_streams(
         Stream::Whole(_) => None,
     };
     let half = if both { budget / 2 } else { budget };
-    let out = prune_one(ctx, stdout.whole(), question, label, half).await;
+    let out = prune_one(p, stdout.whole(), question, label, half).await;
     let mut meta = out
         .as_ref()
         .map(|p| p.metadata.clone())
         .or_else(|| too_large(&stdout))
         .expect("a stream is whole or stored");
     let err = if both {
-        let e = prune_one(ctx, stderr.whole(), question, label, budget / 2).await;
+        let e = prune_one(p, stderr.whole(), question, label, budget / 2).await;
         let e_meta = e
             .as_ref()
             .map(|p| p.metadata.clone())
@@ -518,33 +498,25 @@ async fn prune_streams(
 
 /// One stream through the pruner (logs, with the question), when it is held whole.
 async fn prune_one(
-    ctx: &ToolCtx,
+    p: &Pipeline<'_>,
     text: Option<&str>,
     question: Option<&str>,
     label: &str,
     budget: usize,
 ) -> Option<crate::prune::Pruned> {
-    let job = Job {
-        tool: "bash",
-        text: text?,
-        question,
-        source: SourceType::Logs,
-        label,
-        budget: Some(budget),
-    };
-    Some(ctx.app.pruner.apply(ctx, job).await)
+    Some(
+        p.prune_within(text?, question, SourceType::Logs, label, budget)
+            .await,
+    )
 }
 
 /// Shows as many head/tail lines of both streams as the budget allows; stores what is cut.
 fn fit(
-    ctx: &ToolCtx,
-    budget: usize,
+    p: &Pipeline<'_>,
     out: &View,
     err: &View,
     build: &dyn Fn(&str, &str, bool, &Refs) -> ToolOutput,
 ) -> ToolOutput {
-    let schemas = ctx.app.config.output_schemas;
-    let limit = budget;
     let mut refs = Refs {
         stdout: out.stored.clone(),
         stderr: err.stored.clone(),
@@ -552,7 +524,7 @@ fn fit(
     let held = out.excerpt.is_none() && err.excerpt.is_none();
     if held {
         let whole = build(&out.text, &err.text, false, &refs);
-        if whole.model_bytes(schemas) <= limit
+        if p.fits(&whole)
             && !out
                 .text
                 .lines()
@@ -564,18 +536,10 @@ fn fit(
     }
     // Store the raw streams so every byte stays recoverable.
     if refs.stdout.is_none() && !out.raw.is_empty() {
-        refs.stdout = Some(
-            ctx.app
-                .store
-                .put(&ctx.session.id, "bash", "stdout", out.raw.clone()),
-        );
+        refs.stdout = Some(p.store("stdout", out.raw.clone()));
     }
     if refs.stderr.is_none() && !err.raw.is_empty() {
-        refs.stderr = Some(
-            ctx.app
-                .store
-                .put(&ctx.session.id, "bash", "stderr", err.raw.clone()),
-        );
+        refs.stderr = Some(p.store("stderr", err.raw.clone()));
     }
     // Each stream's lines, indexed once for every size tried.
     let (out_lines, err_lines) = (
@@ -602,18 +566,5 @@ fn fit(
         None => whole.showable(),
     };
     let max_lines = showable(out, &out_lines).max(showable(err, &err_lines));
-    let k = budget::largest_fitting(max_lines, |k| cut(k).model_bytes(schemas) <= limit);
-    cut(k)
-}
-
-fn fail(ctx: &ToolCtx, mut f: Failure, start: Instant) -> ToolOutput {
-    f.body.duration_ms = Some(ms_since(start));
-    crate::events::exec_failed(
-        &ctx.request_id,
-        "bash",
-        &f.body.error.reason.to_string(),
-        &f.body.error.message,
-        None,
-    );
-    f.output()
+    cut(p.largest(max_lines, cut))
 }

@@ -10,12 +10,12 @@
 //! artifact through a [`SpillWriter`] (spilled past [`crate::store::SPILL_THRESHOLD`]) while
 //! keeping only the requested page's matches. Must never collect every match in memory.
 
+use super::result::Pipeline;
 use super::{Failure, ToolCtx, ToolOutput, beneath, ms_since, paths};
 use crate::budget;
 use crate::contract::types::{
     ErrorReason, GrepInput, GrepMatch, GrepResult, GrepResultTool, RpcError, SourceType, ToolName,
 };
-use crate::prune::Job;
 use crate::rpc::message;
 use crate::store::{SpillWriter, anonymous_file};
 use grep_matcher::Matcher;
@@ -36,7 +36,8 @@ pub const FLUSH_BYTES: usize = 1024 * 1024;
 
 /// Runs `grep`.
 pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
-    let start = Instant::now();
+    let p = Pipeline::new(ctx, "grep", input.max_output_bytes.as_ref().map(|m| m.0));
+    let start = p.start;
     let cfg = &ctx.app.config;
     let root = cfg.root.clone();
     let cwd_lex = match &input.cwd {
@@ -76,21 +77,16 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
             .map(|t| t.0 as u64)
             .unwrap_or(crate::tools::bash::DEFAULT_TIMEOUT_MS),
     );
-    let budget = budget::for_call(cfg, input.max_output_bytes.as_ref().map(|m| m.0));
     let fail = |reason, msg: String| Failure::new(ToolName::Grep, reason, msg, 0);
 
     if let Some(c) = &input.cwd {
         match paths::resolve(&root, &cwd_lex) {
             Ok(p) if p.is_dir() => {}
             _ => {
-                return Ok(done(
-                    ctx,
-                    fail(
-                        ErrorReason::InvalidPath,
-                        format!("cwd {c:?} is not a directory under the root"),
-                    ),
-                    start,
-                ));
+                return Ok(p.fail(fail(
+                    ErrorReason::InvalidPath,
+                    format!("cwd {c:?} is not a directory under the root"),
+                )));
             }
         }
     }
@@ -99,31 +95,19 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
         match paths::resolve(&root, lex) {
             Ok(p) => resolved.push(p),
             Err(paths::ResolveError::NotFound) => {
-                return Ok(done(
-                    ctx,
-                    fail(
-                        ErrorReason::NotFound,
-                        format!("no such file or directory: {raw}"),
-                    ),
-                    start,
-                ));
+                return Ok(p.fail(fail(
+                    ErrorReason::NotFound,
+                    format!("no such file or directory: {raw}"),
+                )));
             }
             Err(paths::ResolveError::OutsideRoot) => {
-                return Ok(done(
-                    ctx,
-                    fail(
-                        ErrorReason::InvalidPath,
-                        format!("{raw} resolves outside the root through a symlink"),
-                    ),
-                    start,
-                ));
+                return Ok(p.fail(fail(
+                    ErrorReason::InvalidPath,
+                    format!("{raw} resolves outside the root through a symlink"),
+                )));
             }
             Err(e) => {
-                return Ok(done(
-                    ctx,
-                    fail(ErrorReason::IoError, format!("{raw}: {e:?}")),
-                    start,
-                ));
+                return Ok(p.fail(fail(ErrorReason::IoError, format!("{raw}: {e:?}"))));
             }
         }
     }
@@ -137,12 +121,10 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
             .build(&input.pattern)
         {
             Ok(m) => m,
-            Err(e) => return Ok(done(
-                ctx,
+            Err(e) => return Ok(p.fail(
                 fail(ErrorReason::RgError, format!("invalid pattern: {e}")).hint(
                     "the pattern is a Rust regex; pass fixed_string=true to search it literally",
                 ),
-                start,
             )),
         };
 
@@ -168,7 +150,7 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
                 raw_page,
                 artifact: Artifact::Stored(id.to_string()),
             };
-            return Ok(respond(ctx, &input, searched, skip, fingerprint, budget, start).await);
+            return Ok(respond(&p, &input, searched, skip, fingerprint).await);
         }
     }
 
@@ -186,21 +168,16 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
     let (found, sorted) = match search.await {
         Ok(Ok(f)) => f,
         Ok(Err(e)) => {
-            return Ok(done(
-                ctx,
-                fail(
-                    ErrorReason::IoError,
-                    format!("writing matches to a temp file: {e}"),
-                ),
-                start,
-            ));
+            return Ok(p.fail(fail(
+                ErrorReason::IoError,
+                format!("writing matches to a temp file: {e}"),
+            )));
         }
         Err(e) => {
-            return Ok(done(
-                ctx,
-                fail(ErrorReason::Internal, format!("search task failed: {e}")),
-                start,
-            ));
+            return Ok(p.fail(fail(
+                ErrorReason::Internal,
+                format!("search task failed: {e}"),
+            )));
         }
     };
     if found.stopped == Some(ErrorReason::Timeout) {
@@ -216,15 +193,14 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
         )
         .hint("raise timeout_ms or search fewer paths");
         f.body.error.timeout_ms = Some(timeout.as_millis() as u64);
-        return Ok(done(ctx, f, start));
+        return Ok(p.fail(f));
     }
     if found.stopped == Some(ErrorReason::Cancelled) {
         crate::events::cancelled(&ctx.request_id, "grep");
-        return Ok(done(
-            ctx,
-            fail(ErrorReason::Cancelled, "cancelled by the client".into()),
-            start,
-        ));
+        return Ok(p.fail(fail(
+            ErrorReason::Cancelled,
+            "cancelled by the client".into(),
+        )));
     }
     let (raw_page, all) = sorted.expect("assembled when not stopped");
     crate::events::exec_ok(&ctx.request_id, "grep", ms_since(start), found.total as u64);
@@ -242,7 +218,7 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
                 .collect(),
         ),
     };
-    Ok(respond(ctx, &input, searched, skip, fingerprint, budget, start).await)
+    Ok(respond(&p, &input, searched, skip, fingerprint).await)
 }
 
 /// What a search (or the stored matches of an earlier one) gives a page.
@@ -268,15 +244,13 @@ enum Artifact {
 
 /// The page of `searched` that starts at match `skip`, pruned, fitted to the budget.
 async fn respond(
-    ctx: &ToolCtx,
+    p: &Pipeline<'_>,
     input: &GrepInput,
     searched: Searched,
     skip: usize,
     fingerprint: [u8; 32],
-    budget: usize,
-    start: Instant,
 ) -> ToolOutput {
-    let cfg = &ctx.app.config;
+    let budget = p.budget;
     let Searched {
         total,
         files,
@@ -289,20 +263,8 @@ async fn respond(
     let page: Vec<GrepMatch> = raw_page.iter().map(clip_line).collect();
     let rendered: String = page.iter().map(render_line).collect();
     let question = input.context_focus_question.as_deref().map(String::as_str);
-    let pruned = ctx
-        .app
-        .pruner
-        .apply(
-            ctx,
-            Job {
-                tool: "grep",
-                text: &rendered,
-                question,
-                source: SourceType::Logs,
-                label: &input.pattern,
-                budget: Some(budget::for_pruned_text(budget, cfg.output_schemas)),
-            },
-        )
+    let pruned = p
+        .prune(&rendered, question, SourceType::Logs, &input.pattern)
         .await;
     let shown: Vec<GrepMatch> = match &pruned.keep {
         Some(keep) => page
@@ -327,10 +289,7 @@ async fn respond(
     let artifact = match artifact {
         Artifact::Stored(id) => Some(id),
         Artifact::New(all, per_file) => needs_artifact.then(|| {
-            let id = ctx
-                .app
-                .store
-                .put_written(&ctx.session.id, "grep", &input.pattern, all);
+            let id = p.store_written(&input.pattern, all);
             remember_index(
                 &id,
                 StoredIndex {
@@ -344,7 +303,7 @@ async fn respond(
         }),
     };
 
-    let duration_ms = ms_since(start);
+    let duration_ms = ms_since(p.start);
     let build = |k: usize| -> ToolOutput {
         let visible = &shown[..k];
         // Next page starts after the last match of the page that was considered.
@@ -398,20 +357,8 @@ async fn respond(
         };
         ToolOutput::ok(text, &r)
     };
-    let schemas = ctx.app.config.output_schemas;
-    let k = budget::largest_fitting(shown.len(), |k| build(k).model_bytes(schemas) <= budget);
-    let out = build(k);
-    crate::events::respond_ok(
-        &ctx.request_id,
-        "grep",
-        if pruned.metadata.applied {
-            "pruned"
-        } else {
-            "raw"
-        },
-        out.text.len() as u64,
-    );
-    out
+    let out = build(p.largest(shown.len(), build));
+    p.respond(out, pruned.metadata.applied)
 }
 
 /// How many page entries precede the `k`-th shown match (so the cursor resumes right after the
@@ -877,16 +824,4 @@ fn stored_page(
         at += 1;
     }
     Ok(page)
-}
-
-fn done(ctx: &ToolCtx, mut f: Failure, start: Instant) -> ToolOutput {
-    f.body.duration_ms = Some(ms_since(start));
-    crate::events::exec_failed(
-        &ctx.request_id,
-        "grep",
-        &f.body.error.reason.to_string(),
-        &f.body.error.message,
-        None,
-    );
-    f.output()
 }

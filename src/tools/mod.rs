@@ -11,6 +11,7 @@ pub mod prune_text;
 pub mod read;
 pub mod recover_text;
 pub mod resources;
+pub mod result;
 
 use crate::app::App;
 use crate::contract::types::{
@@ -215,7 +216,7 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
     match run(name, arguments, ctx).await {
         Ok((mut out, returned)) => {
             say_what_was_not_stored(&mut out, ctx);
-            ledger_row(ctx, name, Some(&out), returned, started);
+            ledger_row(ctx, tool_name(name), Some(&out), returned, started);
             count_call(name, Some(&out), returned, started);
             if let Some(id) = recovering
                 && !out.is_error
@@ -225,7 +226,7 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
             Ok(out.into_result(ctx.app.config.output_schemas))
         }
         Err(e) => {
-            ledger_row(ctx, name, None, 0, started);
+            ledger_row(ctx, tool_name(name), None, 0, started);
             count_call(name, None, 0, started);
             Err(e)
         }
@@ -339,7 +340,7 @@ fn count_call(tool: &str, out: Option<&ToolOutput>, returned: u64, started: std:
 /// no lock once the session knows its client id).
 fn ledger_row(
     ctx: &ToolCtx,
-    tool: &str,
+    tool: &'static str,
     out: Option<&ToolOutput>,
     returned: u64,
     started: std::time::Instant,
@@ -362,7 +363,7 @@ fn ledger_row(
     ledger.record(crate::ledger::Record {
         ts_ms,
         client: ctx.session.ledger_client(ledger),
-        tool: tool_name(tool),
+        tool,
         tokens_raw,
         tokens_read: returned,
         pruning_applied: applied,
@@ -380,6 +381,30 @@ fn ledger_row(
             ""
         }),
     });
+}
+
+/// Queues the ledger row of a call `mcp-pruner proxy` forwarded, under `tool` (`UPSTREAM/TOOL`):
+/// its pruning, the tokens the model reads, whether it failed.
+pub fn ledger_proxied(
+    ctx: &ToolCtx,
+    tool: &'static str,
+    pruning: &PruningMetadata,
+    returned: u64,
+    is_error: bool,
+    started: std::time::Instant,
+) {
+    if let Some(before) = pruning.tokens_before {
+        ctx.app
+            .tokens_saved
+            .fetch_add(before.saturating_sub(returned), Ordering::Relaxed);
+    }
+    let out = ToolOutput {
+        text: String::new(),
+        structured: json!({ "pruning": pruning }),
+        is_error,
+        text_is_json: false,
+    };
+    ledger_row(ctx, tool, Some(&out), returned, started);
 }
 
 /// Runs the tool; the output and the o200k tokens of what the model reads.

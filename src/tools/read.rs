@@ -13,17 +13,16 @@
 //! streaming pass, so that its recovered lines match the page's replacement characters.
 //! Must never read a file over [`STREAM_ABOVE`] into memory.
 
+use super::result::Pipeline;
 use super::{Failure, ToolCtx, ToolOutput, beneath, ms_since, paths};
 use crate::budget;
 use crate::contract::types::{
     ErrorReason, ReadInput, ReadResult, ReadResultEncoding, ReadResultTool, RpcError, ToolName,
 };
-use crate::prune::Job;
 use crate::rpc::message;
 use crate::store::{FileKey, LineIndex, LossyDecoder, SpillWriter, line_starts};
 use std::io::Read;
 use std::path::Path;
-use std::time::Instant;
 
 /// Files up to this size are read on the calling worker thread: from the page cache that takes
 /// microseconds, less than handing the read to the blocking pool and back.
@@ -36,20 +35,16 @@ pub const SCAN_CHUNK: usize = 256 * 1024;
 
 /// Runs `read`.
 pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
-    let start = Instant::now();
+    let p = Pipeline::new(ctx, "read", input.max_output_bytes.as_ref().map(|m| m.0));
     let cfg = &ctx.app.config;
     let root = &cfg.root;
     let lexical = paths::lexical(root, root, &input.path)
         .map_err(|m| message::invalid_field("/arguments/path", m))?;
-    let budget = budget::for_call(cfg, input.max_output_bytes.as_ref().map(|m| m.0));
+    let budget = p.budget;
     let fail = |reason, msg: String| Failure::new(ToolName::Read, reason, msg, 0);
     // Any I/O failure on the file, named with the path as the client gave it.
     let io_failed = |e: &dyn std::fmt::Display| {
-        done(
-            ctx,
-            fail(ErrorReason::IoError, format!("{}: {e}", input.path)),
-            start,
-        )
+        p.fail(fail(ErrorReason::IoError, format!("{}: {e}", input.path)))
     };
 
     // Opened once, beneath the root (no check-then-open race); every read below goes through this
@@ -59,35 +54,25 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let beneath::Opened { file, meta, real } = match beneath::open_file(root, &lexical) {
         Ok(o) => o,
         Err(beneath::OpenError::NotFound) => {
-            return Ok(done(
-                ctx,
+            return Ok(p.fail(
                 fail(
                     ErrorReason::NotFound,
                     format!("no such file: {}", input.path),
                 )
                 .hint("paths are relative to the root; use grep or bash ls to find the file"),
-                start,
             ));
         }
         Err(beneath::OpenError::OutsideRoot) => {
-            return Ok(done(
-                ctx,
-                fail(
-                    ErrorReason::InvalidPath,
-                    format!("{} resolves outside the root through a symlink", input.path),
-                ),
-                start,
-            ));
+            return Ok(p.fail(fail(
+                ErrorReason::InvalidPath,
+                format!("{} resolves outside the root through a symlink", input.path),
+            )));
         }
         Err(beneath::OpenError::PermissionDenied) => {
-            return Ok(done(
-                ctx,
-                fail(
-                    ErrorReason::PermissionDenied,
-                    format!("permission denied: {}", input.path),
-                ),
-                start,
-            ));
+            return Ok(p.fail(fail(
+                ErrorReason::PermissionDenied,
+                format!("permission denied: {}", input.path),
+            )));
         }
         Err(beneath::OpenError::NotRegular { dir }) => {
             let (what, hint) = if dir {
@@ -98,14 +83,12 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             } else {
                 ("not a regular file", "read only regular files")
             };
-            return Ok(done(
-                ctx,
+            return Ok(p.fail(
                 fail(
                     ErrorReason::InvalidPath,
                     format!("{} is {what}", input.path),
                 )
                 .hint(hint),
-                start,
             ));
         }
         Err(beneath::OpenError::Io(e)) => {
@@ -138,14 +121,10 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let loaded = match loaded {
         Ok(l) => l,
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            return Ok(done(
-                ctx,
-                fail(
-                    ErrorReason::PermissionDenied,
-                    format!("permission denied: {}", input.path),
-                ),
-                start,
-            ));
+            return Ok(p.fail(fail(
+                ErrorReason::PermissionDenied,
+                format!("permission denied: {}", input.path),
+            )));
         }
         Err(e) => {
             return Ok(io_failed(&e));
@@ -162,24 +141,12 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         artifact: source,
     } = loaded;
     let selected = selected.as_str();
-    crate::events::exec_ok(&ctx.request_id, "read", ms_since(start), file_bytes);
+    crate::events::exec_ok(&ctx.request_id, "read", ms_since(p.start), file_bytes);
 
     let display_path = paths::display(root, &real);
     let source_type = crate::prune::detect_source(selected, Some(&display_path));
-    let mut pruned = ctx
-        .app
-        .pruner
-        .apply(
-            ctx,
-            Job {
-                tool: "read",
-                text: selected,
-                question,
-                source: source_type,
-                label: &display_path,
-                budget: Some(budget::for_pruned_text(budget, cfg.output_schemas)),
-            },
-        )
+    let mut pruned = p
+        .prune(selected, question, source_type, &display_path)
         .await;
     if window_bytes > selected.len() as u64 {
         // The window was clipped to what the page can use: report its real size.
@@ -242,10 +209,8 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         ));
         ToolOutput::ok(text, result)
     };
-    let schemas = cfg.output_schemas;
-    let limit_bytes = budget;
     let full = render(body, pruned_note(&result), &mut result.clone());
-    let out = if full.model_bytes(schemas) <= limit_bytes {
+    let out = if p.fits(&full) {
         full
     } else {
         result.truncated = true;
@@ -256,7 +221,7 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             applied,
         ) {
             (Some(id), true) => id.clone(),
-            _ => match store_artifact(ctx, &display_path, &real, source).await {
+            _ => match store_artifact(&p, &display_path, &real, source).await {
                 Ok(id) => id,
                 Err(e) => {
                     return Ok(io_failed(&e));
@@ -289,10 +254,9 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 )
             }
         };
-        let k = budget::largest_fitting(body_starts.len(), |k| {
+        let k = p.largest(body_starts.len(), |k| {
             let end = body_starts.get(k).copied().unwrap_or(body.len());
-            render(&body[..end], Some(note_for(k, false)), &mut result.clone()).model_bytes(schemas)
-                <= limit_bytes
+            render(&body[..end], Some(note_for(k, false)), &mut result.clone())
         });
         if k > 0 {
             let end = body_starts.get(k).copied().unwrap_or(body.len());
@@ -302,14 +266,12 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             render(&body[..end], Some(note_for(k, false)), &mut result)
         } else {
             let first_line_end = body_starts.get(1).copied().unwrap_or(body.len());
-            let n = budget::largest_fitting(first_line_end, |n| {
+            let n = p.largest(first_line_end, |n| {
                 render(
                     budget::clip_utf8(body, n),
                     Some(note_for(1, true)),
                     &mut result.clone(),
                 )
-                .model_bytes(schemas)
-                    <= limit_bytes
             });
             result.end_line = first as u64;
             render(
@@ -319,7 +281,7 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             )
         }
     };
-    Ok(finish(ctx, out, start, applied))
+    Ok(finish(&p, out, applied))
 }
 
 /// Lines in `text` (a last line without a newline counts).
@@ -483,14 +445,15 @@ fn scan(file: std::fs::File, offset: usize, limit: usize, cap: usize) -> std::io
 /// Stores the artifact of a cut raw page and returns its id: the whole text of a small file, the
 /// file itself for a large valid one, a decoded copy (spilled) for a large invalid one.
 async fn store_artifact(
-    ctx: &ToolCtx,
+    p: &Pipeline<'_>,
     label: &str,
     path: &Path,
     source: Source,
 ) -> std::io::Result<String> {
+    let ctx = p.ctx;
     let store = &ctx.app.store;
     match source {
-        Source::Text(text) => Ok(store.put(&ctx.session.id, "read", label, text)),
+        Source::Text(text) => Ok(p.store(label, text)),
         Source::Scanned {
             key,
             index: Some(index),
@@ -526,7 +489,7 @@ async fn store_artifact(
             })
             .await
             .map_err(std::io::Error::other)??;
-            Ok(store.put_written(&ctx.session.id, "read", label, written))
+            Ok(p.store_written(label, written))
         }
     }
 }
@@ -539,27 +502,7 @@ fn pruned_note(result: &ReadResult) -> Option<String> {
 }
 
 /// Sets `duration_ms` in a finished output and logs the response.
-fn finish(ctx: &ToolCtx, mut out: ToolOutput, start: Instant, applied: bool) -> ToolOutput {
-    let ms = ms_since(start);
-    out.structured["duration_ms"] = ms.into();
-    crate::events::respond_ok(
-        &ctx.request_id,
-        "read",
-        if applied { "pruned" } else { "raw" },
-        out.text.len() as u64,
-    );
-    out
-}
-
-/// Logs and finishes a failure.
-fn done(ctx: &ToolCtx, mut failure: Failure, start: Instant) -> ToolOutput {
-    failure.body.duration_ms = Some(ms_since(start));
-    crate::events::exec_failed(
-        &ctx.request_id,
-        "read",
-        &failure.body.error.reason.to_string(),
-        &failure.body.error.message,
-        None,
-    );
-    failure.output()
+fn finish(p: &Pipeline, mut out: ToolOutput, applied: bool) -> ToolOutput {
+    out.structured["duration_ms"] = ms_since(p.start).into();
+    p.respond(out, applied)
 }

@@ -16,6 +16,7 @@
 //! answer counts as shown.
 
 use super::{ToolCtx, ToolOutput};
+use crate::app::App;
 use crate::budget;
 use crate::contract::types::{
     FieldError, LineRange, RecoverTextInput, RecoverTextResult, RecoverTextResultMetadata,
@@ -104,7 +105,7 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
     }
     if let Some(question) = input.context_focus_question.as_deref() {
         let within = (!input.ranges.is_empty()).then_some(ranges.as_slice());
-        return by_question(&input, question, &entry, within, ctx);
+        return by_question(&input, question, &entry, within, &ctx.app);
     }
     let numbered = input.include_line_numbers.unwrap_or(true);
     let fp = fingerprint(&input.prune_id, &ranges, numbered);
@@ -204,12 +205,12 @@ const QUESTION_OVERHEAD: usize = 512;
 /// checked 1-based `within` ranges, if given) that the earlier result did not show, best for the
 /// question first, fitted to the call's budget as the JSON result the model reads; markers name
 /// what stays out. The lines returned count as shown from then on.
-fn by_question(
+pub(crate) fn by_question(
     input: &RecoverTextInput,
     question: &str,
     entry: &Entry,
     within: Option<&[(usize, usize)]>,
-    ctx: &ToolCtx,
+    app: &App,
 ) -> Result<ToolOutput, RpcError> {
     if input.cursor.is_some() {
         return Err(message::invalid_field(
@@ -217,7 +218,7 @@ fn by_question(
             "not used with context_focus_question: a recovery by question returns one page (ask again for more, or recover by ranges)",
         ));
     }
-    let cap = ctx.app.config.max_prune_input_bytes;
+    let cap = app.config.max_prune_input_bytes;
     let text = entry
         .text_up_to(cap)
         .map_err(|e| read_error(&input.prune_id, e))?
@@ -248,10 +249,7 @@ fn by_question(
     let path = (entry.origin == "read").then_some(entry.label.as_str());
     let source = pipeline::detect_source(&text, path);
     let numbered = input.include_line_numbers.unwrap_or(true);
-    let budget = budget::for_call(
-        &ctx.app.config,
-        input.max_output_bytes.as_ref().map(|m| m.0),
-    );
+    let budget = budget::for_call(&app.config, input.max_output_bytes.as_ref().map(|m| m.0));
     let total = lines.len();
     let build = |plan: &engine::Plan| -> ToolOutput {
         let rendered = render::render(

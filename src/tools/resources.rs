@@ -1,10 +1,13 @@
 //! MCP resources over the recovery store: every stored output is `prune://<prune_id>`, listed by
-//! `resources/list` and readable in full by `resources/read` (seed 002's artifact references).
-//! Read-only. A text over [`READ_MAX`] (a spilled or referenced artifact) is not returned whole:
-//! the error says to page it with `recover_text`.
+//! `resources/list` and readable in full by `resources/read` (seed 002's artifact references), or
+//! for a question, `prune://<prune_id>?question=…`: what `recover_text` with
+//! `context_focus_question` returns, the lines not shown before that serve the question, with
+//! named markers. Read-only. A text over [`READ_MAX`] (a spilled or referenced artifact) is not
+//! returned whole: the error says to page it with `recover_text`.
 
+use super::recover_text;
 use crate::app::App;
-use crate::contract::types::RpcError;
+use crate::contract::types::{RecoverTextInput, RpcError};
 use crate::rpc::message;
 use serde_json::{Value, json};
 
@@ -48,7 +51,10 @@ pub fn list(app: &App, owner: &str, params: &Value) -> Value {
 
 /// `resources/templates/list` entries.
 pub fn templates() -> Value {
-    json!([{ "uriTemplate": format!("{SCHEME}{{prune_id}}"), "name": "stored output", "mimeType": "text/plain" }])
+    json!([
+        { "uriTemplate": format!("{SCHEME}{{prune_id}}"), "name": "stored output", "mimeType": "text/plain" },
+        { "uriTemplate": format!("{SCHEME}{{prune_id}}{{?question}}"), "name": "stored output, the lines not shown yet for a question", "mimeType": "text/plain" }
+    ])
 }
 
 /// `resources/read {uri}`: the whole stored text.
@@ -57,9 +63,13 @@ pub fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
         .get("uri")
         .and_then(Value::as_str)
         .ok_or_else(|| message::invalid_field("/uri", "required string, e.g. prune://prn_…"))?;
-    let id = uri.strip_prefix(SCHEME).ok_or_else(|| {
+    let rest = uri.strip_prefix(SCHEME).ok_or_else(|| {
         message::invalid_field("/uri", format!("expected a {SCHEME}<prune_id> URI"))
     })?;
+    let (id, question) = match rest.split_once('?') {
+        None => (rest, None),
+        Some((id, query)) => (id, Some(question_of(query)?)),
+    };
     // Not found: the error's data names the URI requested (SEP-2164), besides the prune id.
     let not_found = |hint: String| {
         let mut e = message::prune_id_not_found(id, hint);
@@ -72,6 +82,19 @@ pub fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
         .store
         .get(id)
         .map_err(|why| not_found(why.explain().to_string()))?;
+    if let Some(question) = question {
+        let input = RecoverTextInput {
+            prune_id: id.to_string(),
+            context_focus_question: Some(question.clone().into()),
+            cursor: None,
+            include_line_numbers: None,
+            max_output_bytes: None,
+            ranges: Vec::new(),
+        };
+        let out = recover_text::by_question(&input, &question, &entry, None, app)?;
+        let text = out.structured["raw_text"].as_str().unwrap_or_default();
+        return Ok(json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": text }] }));
+    }
     let text = entry
         .text_up_to(READ_MAX)
         .map_err(|e| not_found(e.to_string()))?
@@ -85,4 +108,22 @@ pub fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
             )
         })?;
     Ok(json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": text }] }))
+}
+
+/// The question of a `prune://<prune_id>?question=…` URI's query (percent-decoded, `+` a space):
+/// an error naming `/uri` when the query holds anything else or an empty question.
+fn question_of(query: &str) -> Result<String, RpcError> {
+    let mut question = None;
+    for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
+        if key != "question" || question.is_some() {
+            return Err(message::invalid_field(
+                "/uri",
+                format!("unknown query parameter {key:?}: expected one question=…"),
+            ));
+        }
+        question = Some(value.into_owned());
+    }
+    question
+        .filter(|q| !q.trim().is_empty())
+        .ok_or_else(|| message::invalid_field("/uri", "question=… must not be empty"))
 }

@@ -14,6 +14,7 @@ use futures_util::{Stream, StreamExt};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use warp::Filter;
@@ -32,6 +33,47 @@ struct Ctx {
     app: Arc<App>,
     sessions: Sessions,
     local: SocketAddr,
+    /// Bytes of request bodies being read right now, on every connection: bounded by
+    /// [`body_bytes_in_flight`], so that many slow bodies cannot hold many buffers at once.
+    body_bytes: AtomicUsize,
+}
+
+/// How many bytes of request bodies the server reads at once, all connections together: two
+/// bodies of the largest allowed size, and at least 64 MiB. Past it a request gets 503 with
+/// `Retry-After` instead of a buffer (60 clients each holding back the last byte of a 16 MiB
+/// body made the server hold ~1 GB until their body timeouts).
+fn body_bytes_in_flight(max_body_bytes: usize) -> usize {
+    (2 * max_body_bytes).max(64 << 20)
+}
+
+/// A share of [`Ctx::body_bytes`] held by one body being read, given back when dropped.
+struct BodyShare<'a> {
+    /// The counter the share is taken from.
+    total: &'a AtomicUsize,
+    /// Bytes this body holds.
+    held: usize,
+}
+
+impl BodyShare<'_> {
+    /// Grows the share to `bytes` if the server's bound allows it.
+    fn grow_to(&mut self, bytes: usize, bound: usize) -> bool {
+        if bytes <= self.held {
+            return true;
+        }
+        let more = bytes - self.held;
+        if self.total.fetch_add(more, Ordering::AcqRel) + more > bound {
+            self.total.fetch_sub(more, Ordering::AcqRel);
+            return false;
+        }
+        self.held = bytes;
+        true
+    }
+}
+
+impl Drop for BodyShare<'_> {
+    fn drop(&mut self) {
+        self.total.fetch_sub(self.held, Ordering::AcqRel);
+    }
 }
 
 /// Serves HTTP on `listener` until `shutdown` resolves.
@@ -46,6 +88,7 @@ pub async fn serve(
         app: app.clone(),
         sessions: sessions.clone(),
         local,
+        body_bytes: AtomicUsize::new(0),
     });
     let route = warp::any()
         .and(warp::method())
@@ -539,6 +582,29 @@ async fn read_json_body(
         .and_then(|h| h.to_str().ok())
         .and_then(|s| s.parse::<usize>().ok())
         .unwrap_or(0);
+    let bound = body_bytes_in_flight(limit);
+    let busy = || {
+        let mut r = error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Code::Unavailable,
+            format!(
+                "the server is reading {} MiB of request bodies already; retry",
+                bound >> 20
+            ),
+        );
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        r.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        r
+    };
+    let mut share = BodyShare {
+        total: &ctx.body_bytes,
+        held: 0,
+    };
+    if !share.grow_to(declared.min(limit), bound) {
+        return Err(busy());
+    }
     let mut buf = Vec::with_capacity(declared.min(limit));
     let read = async {
         while let Some(chunk) = body.next().await {
@@ -551,6 +617,9 @@ async fn read_json_body(
             })?;
             if buf.len() + chunk.remaining() > limit {
                 return Err(too_large());
+            }
+            if !share.grow_to(buf.len() + chunk.remaining(), bound) {
+                return Err(busy());
             }
             while chunk.has_remaining() {
                 let c = chunk.chunk();

@@ -287,6 +287,24 @@ pub async fn serve_on(
             drop(slot);
         }
     });
+    // A proxy's upstream notifications outside any request (logging, list changes, resource
+    // updates) share stdout's queue with the rest, dropped while it is full.
+    let relay = app.proxy.as_ref().map(|p| {
+        let (mut events, out) = (p.upstream.subscribe(), out_tx.clone());
+        tokio::spawn(async move {
+            loop {
+                match events.recv().await {
+                    Ok(n) => {
+                        if out.try_send((line_of(&n), None)).is_err() {
+                            tracing::debug!("stdout is not read: a notification was dropped");
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(_) => break,
+                }
+            }
+        })
+    });
     let slots = Arc::new(Semaphore::new(MAX_UNANSWERED));
     let mut tasks = tokio::task::JoinSet::new();
     let mut reader = BufReader::new(input);
@@ -366,6 +384,9 @@ pub async fn serve_on(
     app.inflight.cancel_session(&session.id);
     let grace = app.config.kill_grace + Duration::from_secs(2);
     let _ = tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
+    if let Some(r) = relay {
+        r.abort();
+    }
     drop(out_tx);
     let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
     Ok(())

@@ -123,11 +123,16 @@ impl StdioClient {
     }
 
     pub fn spawn_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> StdioClient {
-        let mut cmd = Command::new(bin());
-        cmd.arg("stdio")
-            .arg("--root")
-            .arg(root)
-            .args(extra)
+        let mut args: Vec<String> = vec!["stdio".into(), "--root".into()];
+        args.push(root.to_string_lossy().into_owned());
+        args.extend(extra.iter().map(|s| s.to_string()));
+        Self::spawn_program(&bin(), &args, env)
+    }
+
+    /// Any program speaking MCP over stdio (the binary's `proxy`, or an upstream server itself).
+    pub fn spawn_program(program: &str, args: &[String], env: &[(&str, &str)]) -> StdioClient {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -10,7 +10,8 @@
 //! stemming, IDF over the lines of this text); a strategy per source type marks lines to remove
 //! (code: keeps the skeleton and the code of the few best-ranked definitions whole, of a very long
 //! one only the paragraphs about the goal, and of their comments those about the goal; removes the
-//! bodies and doc comments of the others; logs: keeps
+//! bodies and doc comments of the others; when no line holds a goal term, nothing ranks, and it
+//! keeps whole the definitions from the top of the file through half its bytes; logs: keeps
 //! alerts (less the warnings beside a failure the goal names), the incidents the goal is about,
 //! the goal's lines, head and tail; docs: keeps headings, the sections and paragraphs about the
 //! goal or holding a phrase it quotes); then NO_PRUNE lines are forced back, blank lines

@@ -1,8 +1,9 @@
 //! Tree-sitter's parse time against the engine's whole code plan, on the same text in the same
-//! run: for each of the five languages, 1 MiB made of the benchmark file's code texts of that
+//! run: for each language with a grammar here that the benchmark file holds, 1 MiB made of the benchmark file's code texts of that
 //! language (concatenated in order, repeated if needed), then best of `ROUNDS` alternating rounds.
 //!
-//! Run: `cargo run --release -- ../../realistic.jsonl` from this directory.
+//! Run: `cargo run --release -- ../../realistic.jsonl` (or `../../multilang.jsonl`) from this
+//! directory.
 
 use mcp_pruner::contract::types::SourceType;
 use mcp_pruner::prune::engine::{self, Limits};
@@ -24,7 +25,7 @@ fn main() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON row"))
         .collect();
-    let grammars: [(&str, tree_sitter::Language); 5] = [
+    let grammars: [(&str, tree_sitter::Language); 12] = [
         ("rust", tree_sitter_rust::LANGUAGE.into()),
         ("python", tree_sitter_python::LANGUAGE.into()),
         ("go", tree_sitter_go::LANGUAGE.into()),
@@ -33,13 +34,25 @@ fn main() {
             "typescript",
             tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         ),
+        ("c", tree_sitter_c::LANGUAGE.into()),
+        ("cpp", tree_sitter_cpp::LANGUAGE.into()),
+        ("java", tree_sitter_java::LANGUAGE.into()),
+        ("csharp", tree_sitter_c_sharp::LANGUAGE.into()),
+        ("kotlin", tree_sitter_kotlin_ng::LANGUAGE.into()),
+        ("ruby", tree_sitter_ruby::LANGUAGE.into()),
+        ("php", tree_sitter_php::LANGUAGE_PHP.into()),
     ];
+    // The languages the benchmark file holds code of.
+    let present = |name: &str| {
+        rows.iter()
+            .any(|r| r["source_type"] == "code" && r["language"] == name)
+    };
     println!("1 MiB per language, best of {ROUNDS} alternating rounds");
     println!(
         "{:<11} {:>14} {:>16} {:>8}",
         "language", "our plan ms", "tree-sitter ms", "ratio"
     );
-    for (name, language) in grammars {
+    for (name, language) in grammars.into_iter().filter(|(n, _)| present(n)) {
         let text = text_of(&rows, name);
         let lines = engine::split_lines(&text);
         let mut parser = tree_sitter::Parser::new();

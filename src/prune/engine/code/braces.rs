@@ -5,8 +5,8 @@
 //! panic on unbalanced braces (a block that never closes runs to the end of its container).
 
 use super::outline::{
-    Kind, MAX_NESTING, MAX_SIG_LINES, Outline, Role, Unit, attach_preamble, classify, is_attribute,
-    is_declaration, is_import,
+    Kind, MAX_NESTING, MAX_SIG_LINES, Outline, Role, Unit, attach_preamble, classify,
+    first_keyword, is_attribute, is_declaration, is_import,
 };
 use super::scan::LineScan;
 use crate::prune::engine::draft::trimmed;
@@ -15,6 +15,35 @@ use crate::prune::engine::draft::trimmed;
 const BIG_BODY: usize = 150;
 /// ...that opens at least this many functions of its own is outlined as a container.
 const MIN_NESTED: usize = 3;
+
+/// A line that defines a function by an expression instead of a block: Kotlin's `fun f(x: Int) =
+/// x + 1` (also over several lines, and `fun f(...)` whose body opens on a later line) and C#'s
+/// expression-bodied members (`public int Count() => items.Count;`).
+fn is_expression_definition(t: &str) -> bool {
+    let keyword = first_keyword(t);
+    if keyword == "fun" {
+        return true;
+    }
+    // `) =>` after a member's type, name and parameters (`int Count() =>`): not a lambda passed
+    // as an argument, nor a TypeScript function type (`onWarn?: (w: W) => void`).
+    t.find(") =>").is_some_and(|k| {
+        let head = &t[..k];
+        let before_params = head.split('(').next().unwrap_or("");
+        head.contains('(')
+            && !head.contains('=')
+            && !before_params.contains([':', '?'])
+            && before_params.split_whitespace().count() >= 2
+            && keyword != "return"
+    })
+}
+
+/// Leading whitespace width of `line` (a tab counts 4).
+fn indentation(line: &str) -> usize {
+    line.bytes()
+        .take_while(|c| *c == b' ' || *c == b'\t')
+        .map(|c| if c == b'\t' { 4 } else { 1 })
+        .sum()
+}
 
 /// Outline of brace languages.
 pub(super) struct Braces<'a> {
@@ -55,6 +84,9 @@ impl Braces<'_> {
                         continue;
                     } else if is_declaration(t) && t.ends_with(';') {
                         o.roles[i] = Role::Sig;
+                    } else if is_expression_definition(&self.statement_head(i, hi)) {
+                        i = self.expression_unit(o, i, lo, hi, d);
+                        continue;
                     }
                 }
                 i += 1;
@@ -113,6 +145,67 @@ impl Braces<'_> {
             }
             i = end;
         }
+    }
+
+    /// The first lines of the statement starting on line `i`, joined: through the first that
+    /// holds `=>` or ends it (`;`, `{`), at most [`MAX_SIG_LINES`] lines, never past a blank one
+    /// (a C# member's parameters over several lines before its `=>`).
+    fn statement_head(&self, i: usize, hi: usize) -> String {
+        let mut head = String::new();
+        for line in &self.lines[i..hi.min(i + MAX_SIG_LINES)] {
+            let t = trimmed(line);
+            if t.is_empty() {
+                break;
+            }
+            if !head.is_empty() {
+                head.push(' ');
+            }
+            head.push_str(t);
+            if t.contains("=>") || t.ends_with([';', '{']) {
+                break;
+            }
+        }
+        head
+    }
+
+    /// Outlines the definition written as one expression that starts on line `i` (see
+    /// [`is_expression_definition`]) as a unit: its first line the signature, the lines that
+    /// continue the expression its body (those indented deeper than the first, those opening with
+    /// a closing bracket or an operator, and any block they open). Returns the line after it.
+    fn expression_unit(&self, o: &mut Outline, i: usize, lo: usize, hi: usize, d: i32) -> usize {
+        let indent = indentation(self.lines[i]);
+        let mut end = i + 1;
+        while end < hi && o.roles[end] == Role::Loose {
+            let s = self.s[end];
+            let line = self.lines[end];
+            let t = trimmed(line);
+            let continues = s.before > d
+                || (!s.comment
+                    && (indentation(line) > indent
+                        || t.starts_with([')', ']', '.', '?', ':', '=', '+', '-', '*', '|', '&'])));
+            if !continues {
+                break;
+            }
+            end += 1;
+        }
+        let id = o.units.len() as u32;
+        let pre = attach_preamble(
+            self.lines,
+            |k| self.s[k].comment,
+            &mut o.roles,
+            i,
+            lo,
+            Some(id),
+        );
+        o.roles[i] = Role::Sig;
+        o.roles[i + 1..end].fill(Role::Body(id));
+        o.units.push(Unit {
+            pre: pre..i,
+            sig: i..i + 1,
+            body: i + 1..end,
+            close: None,
+        });
+        end
     }
 
     /// True when the body `lo..hi` (at depth `d`) is long and defines functions of its own (a

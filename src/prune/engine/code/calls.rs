@@ -6,7 +6,7 @@
 //! definition of the file). It must never change the score of a definition the best ones neither
 //! call nor are called by, and never lower a score.
 
-use super::outline::{Unit, defined_name};
+use super::outline::{Unit, defined_name, naming_line};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The best-scoring definitions whose calls are followed.
@@ -25,7 +25,7 @@ pub(super) fn spread(lines: &[&str], units: &[Unit], scores: &mut [f32], share: 
     }
     let names: Vec<Option<&str>> = units
         .iter()
-        .map(|u| defined_name(lines[u.sig.start]).filter(|n| n.len() >= MIN_NAME))
+        .map(|u| defined_name(naming_line(lines, &u.sig)).filter(|n| n.len() >= MIN_NAME))
         .collect();
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::default();
     for (u, name) in names.iter().enumerate() {

@@ -90,7 +90,7 @@ fn dump_unit_features() {
                 .count();
             let evidence = pointed[u.pre.start..u.body.end].contains(&true);
             let best_line = code.best_line(span);
-            let name = defined_name(lines[u.sig.start]).unwrap_or("");
+            let name = defined_name(naming_line(&lines, &u.sig)).unwrap_or("");
             writeln!(
                 f,
                 "U\t{case}\t{k}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{bm25}\t{sig}\t{}\t{coverage}\t{terms}\t{depth}\t{}\t{}\t{}\t{best_line}\t{name}",

@@ -46,6 +46,13 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
                 .take_while(|c| **c == b' ' || **c == b'\t')
                 .map(|c| if *c == b'\t' { 4 } else { 1 })
                 .sum();
+            if triple.is_none() && starts_definition(line) {
+                // No bracket is open across a definition: one left open before it was a
+                // bracket the scan misread (inside a Ruby regex literal, `/(?:;#/`, whose `#`
+                // reads as a comment), and would make the rest of the file one statement.
+                brackets = 0;
+                backslash = false;
+            }
             let mut out = PyLine {
                 indent,
                 cont: brackets > 0 || backslash,
@@ -113,6 +120,16 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
         .collect()
 }
 
+/// The line starts a `def`, `class` or `module` (a decorator's target, a Ruby method): no
+/// expression continues into it.
+fn starts_definition(line: &str) -> bool {
+    let t = trimmed_start(line);
+    let t = t.strip_prefix("async ").unwrap_or(t);
+    ["def ", "class ", "module "]
+        .iter()
+        .any(|k| t.starts_with(k))
+}
+
 /// Index of the quote closing the one-line string opened at `i` (end of line if unclosed).
 fn close_quote(b: &[u8], i: usize, q: u8) -> usize {
     let mut k = i + 1;
@@ -142,6 +159,21 @@ mod tests {
         assert!(!s[0].colon && s[1].cont && s[1].colon);
         assert!(!s[2].colon && !s[2].cont);
         assert_eq!(s[3].indent, 4);
+    }
+
+    #[test]
+    fn a_definition_continues_no_bracket_left_open() {
+        // sinatra's base.rb: a regex literal's `#` cut its line before the parens it closed.
+        let lines = [
+            "  HEADER_VALUE = /(?:(?:\\w+|\\*)\\/(?:\\w+)*)\\s*(?:;#/",
+            "  def accept",
+            "    @env['x']",
+            "  end",
+        ];
+        let s = scan(&lines);
+        assert!(!s[1].cont && !s[2].cont);
+        let python = ["x = f(", "    def_value,", ")"];
+        assert!(scan(&python)[1].cont);
     }
 
     #[test]

@@ -320,7 +320,8 @@ const MODIFIERS: &[&str] = &[
 
 /// The first word of a declaration after visibility and other modifiers.
 pub(super) fn first_keyword(line: &str) -> &str {
-    let mut rest = line.trim_start();
+    // A byte order mark before the first line's first word is no part of it.
+    let mut rest = line.trim_start().trim_start_matches('\u{feff}');
     loop {
         if let Some(r) = rest.strip_prefix("pub(") {
             rest = r
@@ -352,6 +353,26 @@ pub(super) fn first_keyword(line: &str) -> &str {
     }
 }
 
+/// The line of a definition's signature that names it: the first, unless that line names nothing
+/// by itself and a later one of the signature does (C's return type on a line of its own, `int`
+/// above `cmd_join_pane_exec(struct cmd *self)`; C++'s `template <typename T>` above the
+/// function): then the first later line that opens a parameter list.
+pub(crate) fn naming_line<'a>(lines: &[&'a str], sig: &Range<usize>) -> &'a str {
+    let Some(&first) = lines.get(sig.start) else {
+        return "";
+    };
+    let t = first.trim();
+    let names_nothing = first_keyword(t) == "template"
+        || !(t.contains('(') || t.contains('{') || label(t).is_some());
+    if sig.len() > 1 && names_nothing {
+        let end = sig.end.min(lines.len());
+        if let Some(&line) = lines[sig.start + 1..end].iter().find(|l| l.contains('(')) {
+            return line;
+        }
+    }
+    first
+}
+
 /// The name a definition's first signature line defines: the word after its keyword (`fn`,
 /// `def`, `func` past a Go receiver, `class`, `struct`, `type`, ...), else the last identifier
 /// before the first `(`, `<`, `=`, `:` or `{` (JavaScript methods and assigned functions:
@@ -369,6 +390,7 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
         keyword,
         "fn" | "def"
             | "func"
+            | "fun"
             | "function"
             | "class"
             | "struct"
@@ -387,6 +409,15 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
         let mut rest = t[at..].trim_start();
         if keyword == "func" && rest.starts_with('(') {
             rest = rest.split_once(')').map_or("", |(_, r)| r).trim_start();
+        }
+        if rest.starts_with('<') {
+            // Kotlin's type parameters before the name: `fun <T> parse(`.
+            rest = skip_generics(rest).trim_start();
+        }
+        if keyword == "fun" {
+            // An extension function is named after its receiver: `fun String.trimEnd(`.
+            let cut = rest.find(['(', '=', ':', '{']).unwrap_or(rest.len());
+            return trailing_ident(&rest[..cut]);
         }
         rest = rest.trim_start_matches(['*', '&']);
         if let Some(end) = ident(rest) {
@@ -551,6 +582,7 @@ pub(super) fn is_attribute(t: &str) -> bool {
 pub(super) fn is_import(t: &str) -> bool {
     // The keyword is a statement's (`from x import y`), not a name (`from: Option<PathBuf>,`, a
     // parameter called `use` or `package`): a space follows it.
+    let t = t.trim_start_matches('\u{feff}');
     let keyword = first_keyword(t);
     let spaced = t
         .find(keyword)
@@ -752,6 +784,76 @@ def c():
     }
 
     #[test]
+    fn expression_bodied_functions_are_definitions() {
+        let src = "package a\n\n/** Doc. */\nfun f(x: Int): Int =\n    x + 1\n\noverride fun toString() = name\nclass C {\n    public int Count() => items.Count;\n    list.ForEach(x => x.Go());\n    onWarn?: (w: W) => void\n    public Expression Map(Expression a,\n        Expression b) =>\n        Call(a, b);\n}\n";
+        assert_eq!(
+            roles(src),
+            [
+                Import,
+                Blank,
+                Pre(0),
+                Sig,
+                Body(0),
+                Blank,
+                Sig,
+                Sig,
+                Sig,
+                Loose,
+                Loose,
+                Sig,
+                Body(3),
+                Body(3),
+                Close
+            ]
+        );
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.units.len(), 4);
+        assert!(
+            is_import("\u{feff}using System;"),
+            "a byte order mark hides no import"
+        );
+        assert_eq!(
+            label(naming_line(&lines, &o.units[1].sig)).as_deref(),
+            Some("fun toString")
+        );
+    }
+
+    #[test]
+    fn swift_types_members_and_extensions() {
+        let src = "import Foundation\n\n/// A queue.\npublic final class Queue<T> {\n    private var items: [T] = []\n\n    public init(items: [T]) {\n        self.items = items\n    }\n\n    @discardableResult\n    public func pop() -> T? {\n        return items.popLast()\n    }\n\n    var count: Int {\n        items.count\n    }\n}\n\nextension Queue: CustomStringConvertible {\n    public var description: String { \"Queue(\\(count))\" }\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        let labels: Vec<Option<String>> = o
+            .units
+            .iter()
+            .map(|u| label(naming_line(&lines, &u.sig)))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                Some("init()".to_owned()),
+                Some("func pop".to_owned()),
+                Some("var count".to_owned())
+            ]
+        );
+        assert_eq!(o.containers.len(), 2);
+        assert_eq!(
+            label(lines[o.containers[0].start]).as_deref(),
+            Some("class Queue")
+        );
+        assert_eq!(
+            label(lines[o.containers[1].start]).as_deref(),
+            Some("extension Queue")
+        );
+        assert_eq!(
+            o.roles[10],
+            Role::Pre(1),
+            "the attribute goes with its function"
+        );
+    }
+
+    #[test]
     fn keywords_after_modifiers() {
         assert_eq!(first_keyword("pub(crate) async fn x()"), "fn");
         assert_eq!(first_keyword("pub unsafe impl<T> Send for X {"), "impl");
@@ -818,6 +920,30 @@ def c():
         // A brace language with a `class ... end`-looking line stays a brace language.
         let js = roles("class A {\n  m() {\n    x();\n  }\n}\n");
         assert_eq!(js[1], Sig);
+    }
+
+    #[test]
+    fn a_signature_is_named_by_its_line_that_names_something() {
+        let c = ["static int", "cmd_join_pane_exec(struct cmd *self)", "{"];
+        assert_eq!(naming_line(&c, &(0..3)), c[1]);
+        assert_eq!(
+            label(naming_line(&c, &(0..3))).as_deref(),
+            Some("cmd_join_pane_exec()")
+        );
+        let cpp = ["template <typename T>", "void format_to(T out, int n) {"];
+        assert_eq!(defined_name(naming_line(&cpp, &(0..2))), Some("format_to"));
+        let rust = ["pub fn parse(", "    line: &str,", ") -> X {"];
+        assert_eq!(naming_line(&rust, &(0..3)), rust[0]);
+        assert_eq!(naming_line(&["int"], &(0..1)), "int");
+        assert_eq!(defined_name("fun <T> parse(x: T): T {"), Some("parse"));
+        assert_eq!(
+            defined_name("fun String.trimEnd(): String ="),
+            Some("trimEnd")
+        );
+        assert_eq!(
+            defined_name("override fun toString() = name"),
+            Some("toString")
+        );
     }
 
     #[test]

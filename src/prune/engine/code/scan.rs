@@ -82,7 +82,7 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
 /// With `SKIP`, what cannot change the count is skipped ([`next_telling`]); without, every byte is
 /// looked at (the reference the tests compare with).
 fn single_quotes_pair<const SKIP: bool>(b: &[u8], start: State) -> bool {
-    if memchr::memchr(b'\'', b).is_none() {
+    if memchr::memchr(b'\'', b).is_none() || quoted_strings_close(b, start) {
         return true;
     }
     let mut state = start;
@@ -120,6 +120,38 @@ fn single_quotes_pair<const SKIP: bool>(b: &[u8], start: State) -> bool {
         i += 1;
     }
     count % 2 == 0
+}
+
+/// Whether reading every `'` of this line (outside double-quoted strings and comments) as
+/// opening a string that the next unescaped `'` closes leaves none open: then they are strings
+/// whatever they hold, a URL's `//` (`'file://'`) or a media range's `/*` (`'*/*'`) included,
+/// which the pair count alone reads as a comment that hides the quote closing the string.
+fn quoted_strings_close(b: &[u8], start: State) -> bool {
+    let mut state = start;
+    let mut i = 0;
+    while i < b.len() {
+        match state {
+            State::Code => match b[i] {
+                b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => return true,
+                b'"' => state = string_start(b, i),
+                b'`' => state = State::Template,
+                b'\'' => match char_literal_end(b, i) {
+                    Some(end) => i = end,
+                    None => {
+                        let end = skip_single_quoted(b, i);
+                        if end == i {
+                            return false;
+                        }
+                        i = end;
+                    }
+                },
+                _ => {}
+            },
+            _ => state = step_literal(b, &mut i, state),
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Scans one line from `state`, updating `depth` and `low`; returns the state at the line's end.
@@ -297,6 +329,28 @@ mod tests {
     fn depths(src: &str) -> Vec<(i32, i32)> {
         let lines: Vec<&str> = src.lines().collect();
         scan(&lines).iter().map(|s| (s.before, s.after)).collect()
+    }
+
+    #[test]
+    fn comment_openers_inside_single_quoted_strings_are_the_strings() {
+        // composer's Url.php: `'file://'` once hid the brace of its `if`, and every definition
+        // after it was read one level too deep.
+        let src = "function f($u) {\n    if (0 === strpos($u, 'file://')) {\n        return 1;\n    }\n    $h = ['Accept' => '*/*'];\n}\nfunction g() {\n}\n";
+        assert_eq!(
+            depths(src),
+            [
+                (0, 1),
+                (1, 2),
+                (2, 2),
+                (2, 1),
+                (1, 1),
+                (1, 0),
+                (0, 1),
+                (1, 0)
+            ]
+        );
+        // A lifetime beside an apostrophe in a comment is still no string.
+        assert_eq!(depths("impl<'a> X<'a> { // don't\n}\n"), [(0, 1), (1, 0)]);
     }
 
     #[test]

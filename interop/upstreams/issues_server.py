@@ -1,0 +1,109 @@
+"""A small MCP server written with the official Python SDK (`mcp`, PyPI), the upstream of the
+proxy tests (tests/proxy.rs): long JSON and log results, progress, a slow tool to cancel, a tool
+that fails, one that kills its own process, one that defines `context_focus_question` itself, one that tells its pid,
+a resource and a prompt. Deterministic: the same bytes on every run.
+
+    python issues_server.py            # stdio
+"""
+
+import asyncio
+import json
+import os
+
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer("issues", instructions="A fake issue tracker for the proxy tests.")
+
+COMPONENTS = ["parser", "scheduler", "websocket", "storage", "auth", "ui", "cli", "metrics"]
+
+
+def issue(n: int) -> dict:
+    comp = COMPONENTS[n % len(COMPONENTS)]
+    title = f"{comp}: slow responses #{n} under load"
+    body = f"Seen on build {1000 + n}. Steps: start the {comp} service, run the soak test, wait."
+    if n == 137:
+        title = "websocket: memory leak in reconnect loop after TLS handshake timeout"
+        body = "Each reconnect after a TLS handshake timeout keeps the old buffer alive; RSS grows 40 MB/hour."
+    return {
+        "id": n,
+        "title": title,
+        "state": "open" if n % 3 else "closed",
+        "labels": [comp, "bug" if n % 2 else "flaky"],
+        "assignee": f"dev{n % 17}",
+        "body": body,
+    }
+
+
+@server.tool(structured_output=False)
+def list_issues(state: str = "all") -> str:
+    """All issues of the tracker as a JSON array (200 records)."""
+    items = [issue(n) for n in range(1, 201) if state == "all" or issue(n)["state"] == state]
+    return json.dumps(items, indent=2)
+
+
+@server.tool(structured_output=False)
+def build_log() -> str:
+    """The log of the last CI build (3,000 lines)."""
+    lines = []
+    for i in range(1, 3001):
+        if i == 2412:
+            lines.append(f"[{i:05d}] ERROR linker: undefined reference to `ws_reconnect_backoff' in websocket/client.o")
+        else:
+            lines.append(f"[{i:05d}] INFO compiling module_{i % 97}.c ({i * 7 % 1000} ms)")
+    return "\n".join(lines) + "\n"
+
+
+@server.tool(structured_output=False)
+async def slow(seconds: float, ctx: Context, marker: str = "") -> str:
+    """Reports progress every 100 ms for `seconds` seconds; writes `marker` if cancelled."""
+    steps = max(1, int(seconds * 10))
+    try:
+        for i in range(steps):
+            await ctx.report_progress(i + 1, steps, f"step {i + 1} of {steps}")
+            await asyncio.sleep(0.1)
+    except BaseException:
+        if marker:
+            with open(marker, "w") as f:
+                f.write("cancelled")
+        raise
+    return f"slept {seconds} s"
+
+
+@server.tool(structured_output=False)
+def fail() -> str:
+    """Always fails (an isError result)."""
+    raise ValueError("the tracker is read-only today " + "x" * 50)
+
+
+@server.tool(structured_output=False)
+def crash() -> str:
+    """Kills this server's process."""
+    os._exit(3)
+
+
+@server.tool(structured_output=False)
+def pid() -> str:
+    """This server's process id."""
+    return str(os.getpid())
+
+
+@server.tool(structured_output=False)
+def own_question(context_focus_question: str) -> str:
+    """Defines context_focus_question itself: the proxy must forward it."""
+    return f"the upstream got: {context_focus_question}"
+
+
+@server.resource("issues://readme", mime_type="text/markdown")
+def readme() -> str:
+    """The tracker's README."""
+    return "# Tracker\n\n" + "\n".join(f"- rule {i}: be kind to issue {i}" for i in range(1, 401)) + "\n"
+
+
+@server.prompt()
+def triage(issue_id: str) -> str:
+    """Asks for a triage of one issue."""
+    return f"Triage issue {issue_id}: component, severity, owner."
+
+
+if __name__ == "__main__":
+    server.run()

@@ -1,0 +1,356 @@
+//! How messages travel to and from the upstream: a child's stdin/stdout (one JSON-RPC message a
+//! line, the child started by [`crate::process::service`]) or Streamable HTTP (a POST per
+//! message, answered with JSON or an SSE stream, the `Mcp-Session-Id` kept). Every message
+//! received goes to one channel, in order. Owns framing and the transport's failures; never
+//! matches answers to requests (that is [`super::upstream`]).
+
+use super::upstream::Conn;
+use crate::process::service::{self, Service};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Largest message accepted from an upstream.
+const MAX_MESSAGE: usize = 256 * 1024 * 1024;
+
+/// Key of the marker message a link sends in place of an answer it could not get.
+pub const FAILED_KEY: &str = "mcp-pruner/failed";
+
+/// An upstream's answer to one request.
+pub enum Reply {
+    /// `result`.
+    Result(Value),
+    /// `error`, as sent.
+    Error(Value),
+    /// No answer could be had (the transport failed), and why.
+    Failed(String),
+}
+
+/// A link to the upstream.
+pub enum Link {
+    /// A child process.
+    Stdio(Arc<StdioLink>),
+    /// An HTTP endpoint.
+    Http(Arc<HttpLink>),
+}
+
+/// A child's pipes.
+pub struct StdioLink {
+    /// Lines for its stdin.
+    to_child: mpsc::UnboundedSender<Vec<u8>>,
+    /// The child, until stopped.
+    service: tokio::sync::Mutex<Option<Service>>,
+    /// Cancelled when its stdout closes.
+    eof: CancellationToken,
+}
+
+/// A Streamable HTTP endpoint.
+pub struct HttpLink {
+    client: reqwest::Client,
+    url: url::Url,
+    /// `Mcp-Session-Id` the upstream gave.
+    session: Mutex<Option<String>>,
+    /// The negotiated protocol version, sent as `MCP-Protocol-Version`.
+    version: Mutex<Option<String>>,
+    /// Where received messages go.
+    received: mpsc::UnboundedSender<Value>,
+    /// The connection, marked down when the upstream forgets its session (HTTP 404).
+    conn: Mutex<Option<Weak<Conn>>>,
+}
+
+impl Link {
+    /// Starts `cmd` and pumps its stdout into `received`.
+    pub fn stdio(
+        cmd: &[String],
+        grace: Duration,
+        received: mpsc::UnboundedSender<Value>,
+    ) -> Result<Link, String> {
+        let mut svc = service::spawn(&cmd[0], &cmd[1..], &[], grace)
+            .map_err(|e| format!("cannot start {:?}: {e}", cmd[0]))?;
+        let mut stdin = svc.child.stdin.take().expect("piped");
+        let stdout = svc.child.stdout.take().expect("piped");
+        let (to_child, mut lines) = mpsc::unbounded_channel::<Vec<u8>>();
+        tokio::spawn(async move {
+            while let Some(line) = lines.recv().await {
+                if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+        let eof = CancellationToken::new();
+        let at_eof = eof.clone();
+        tokio::spawn(async move {
+            let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match reader.read_until(b'\n', &mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if buf.len() > MAX_MESSAGE => {
+                        tracing::warn!(
+                            event = "proxy.upstream_message_too_large",
+                            bytes = buf.len()
+                        );
+                    }
+                    Ok(_) => match serde_json::from_slice::<Value>(buf.trim_ascii()) {
+                        Ok(v) => {
+                            if received.send(v).is_err() {
+                                break;
+                            }
+                        }
+                        Err(_) if buf.trim_ascii().is_empty() => {}
+                        Err(e) => tracing::warn!(event = "proxy.upstream_not_json", error = %e),
+                    },
+                }
+            }
+            at_eof.cancel();
+        });
+        Ok(Link::Stdio(Arc::new(StdioLink {
+            to_child,
+            service: tokio::sync::Mutex::new(Some(svc)),
+            eof,
+        })))
+    }
+
+    /// A Streamable HTTP link to `url`.
+    pub fn http(url: url::Url, received: mpsc::UnboundedSender<Value>) -> Result<Link, String> {
+        let client = crate::http_client::builder()
+            .build()
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        Ok(Link::Http(Arc::new(HttpLink {
+            client,
+            url,
+            session: Mutex::new(None),
+            version: Mutex::new(None),
+            received,
+            conn: Mutex::new(None),
+        })))
+    }
+
+    /// Sends one message; failures surface as the connection going down (stdio) or as a
+    /// [`FAILED_KEY`] marker for the request (HTTP).
+    pub fn send(&self, msg: Value) {
+        match self {
+            Link::Stdio(s) => {
+                let mut line = serde_json::to_vec(&msg).expect("JSON values serialize");
+                line.push(b'\n');
+                let _ = s.to_child.send(line);
+            }
+            Link::Http(h) => {
+                let h = h.clone();
+                tokio::spawn(async move { h.post(msg).await });
+            }
+        }
+    }
+
+    /// Marks `conn` down when the child's stdout closes (with its exit status), or when an HTTP
+    /// upstream no longer knows the session (so that the restart policy starts a new one).
+    pub fn watch(&self, conn: Weak<Conn>) {
+        let s = match self {
+            Link::Stdio(s) => s,
+            Link::Http(h) => {
+                *h.conn.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn);
+                return;
+            }
+        };
+        let s = s.clone();
+        tokio::spawn(async move {
+            s.eof.cancelled().await;
+            let mut status = None;
+            for _ in 0..50 {
+                if let Some(svc) = s.service.lock().await.as_mut() {
+                    status = svc.child.try_wait().ok().flatten();
+                }
+                if status.is_some() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            let why = match status {
+                Some(st) => format!("the upstream process exited ({st})"),
+                None => "the upstream process closed its stdout".to_string(),
+            };
+            if let Some(c) = conn.upgrade() {
+                c.mark_down(why);
+            }
+        });
+    }
+
+    /// Records the negotiated protocol version (sent on every later HTTP request).
+    pub fn set_version(&self, version: &str) {
+        if let Link::Http(h) = self {
+            *h.version.lock().unwrap_or_else(|e| e.into_inner()) = Some(version.to_string());
+        }
+    }
+
+    /// Stops the child (its whole tree) or ends the HTTP session.
+    pub async fn stop(&self) {
+        match self {
+            Link::Stdio(s) => {
+                if let Some(svc) = s.service.lock().await.take() {
+                    svc.stop().await;
+                }
+            }
+            Link::Http(h) => h.delete().await,
+        }
+    }
+}
+
+impl HttpLink {
+    fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
+        let mut rb = self.client.request(method, self.url.clone());
+        if let Some(s) = self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            rb = rb.header("mcp-session-id", s);
+        }
+        if let Some(v) = self
+            .version
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            rb = rb.header("mcp-protocol-version", v);
+        }
+        rb
+    }
+
+    /// POSTs one message and forwards what comes back (JSON or SSE events).
+    async fn post(&self, msg: Value) {
+        let id = msg.get("method").and(msg.get("id")).cloned();
+        if let Err(why) = self.exchange(&msg).await
+            && let Some(id) = id
+        {
+            let _ = self.received.send(json!({ "id": id, FAILED_KEY: why }));
+        }
+    }
+
+    async fn exchange(&self, msg: &Value) -> Result<(), String> {
+        let resp = self
+            .request(reqwest::Method::POST)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(serde_json::to_vec(msg).expect("JSON values serialize"))
+            .send()
+            .await
+            .map_err(|e| format!("POST {} failed: {e}", self.url))?;
+        if let Some(s) = resp
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        {
+            *self.session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.to_string());
+        }
+        let status = resp.status();
+        let had_session = self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some();
+        if !status.is_success() {
+            let body = resp.text().await.unwrap_or_default();
+            // The spec's answer to a forgotten session is 404; some servers (server-everything)
+            // answer 400 naming the session.
+            let forgotten = status == reqwest::StatusCode::NOT_FOUND
+                || (status == reqwest::StatusCode::BAD_REQUEST
+                    && body.to_ascii_lowercase().contains("session"));
+            if had_session && forgotten {
+                let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                if let Some(c) = conn.and_then(|c| c.upgrade()) {
+                    c.mark_down(format!(
+                        "the upstream no longer knows the session (HTTP {status})"
+                    ));
+                }
+            }
+            return Err(format!(
+                "POST {} answered HTTP {status}: {}",
+                self.url,
+                crate::budget::summary(&body)
+            ));
+        }
+        let sse = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|c| c.starts_with("text/event-stream"));
+        if !sse {
+            let bytes = resp.bytes().await.map_err(|e| e.to_string())?;
+            if bytes.trim_ascii().is_empty() {
+                return Ok(());
+            }
+            let v: Value = serde_json::from_slice(&bytes)
+                .map_err(|e| format!("the upstream's answer is not JSON: {e}"))?;
+            match v {
+                Value::Array(items) => items.into_iter().for_each(|m| {
+                    let _ = self.received.send(m);
+                }),
+                m => {
+                    let _ = self.received.send(m);
+                }
+            }
+            return Ok(());
+        }
+        let mut resp = resp;
+        let mut buf: Vec<u8> = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| e.to_string())? {
+            buf.extend_from_slice(&chunk);
+            while let Some(end) = event_end(&buf) {
+                let event: Vec<u8> = buf.drain(..end.1).collect();
+                self.event(&event[..end.0]);
+            }
+        }
+        if !buf.is_empty() {
+            self.event(&buf);
+        }
+        Ok(())
+    }
+
+    /// One SSE event: its `data:` lines, joined, are a JSON-RPC message.
+    fn event(&self, raw: &[u8]) {
+        let text = String::from_utf8_lossy(raw);
+        let data: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(|d| d.strip_prefix(' ').unwrap_or(d))
+            .collect();
+        if data.is_empty() {
+            return;
+        }
+        if let Ok(v) = serde_json::from_str::<Value>(&data.join("\n")) {
+            let _ = self.received.send(v);
+        }
+    }
+
+    async fn delete(&self) {
+        if self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+        {
+            let _ = self.request(reqwest::Method::DELETE).send().await;
+        }
+    }
+}
+
+/// Where the first SSE event in `buf` ends: (end of its text, end with its blank line).
+fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
+    let lf = buf
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .map(|i| (i, i + 2));
+    let crlf = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|i| (i, i + 4));
+    match (lf, crlf) {
+        (Some(a), Some(b)) => Some(if a.0 < b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    }
+}

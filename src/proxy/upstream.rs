@@ -1,0 +1,444 @@
+//! The connection to the upstream MCP server: the `initialize` handshake, requests matched to
+//! their answers by id, cancellation and timeouts forwarded upstream, progress routed back to
+//! the downstream request that asked for it, every other notification handed to whoever
+//! subscribed, and the restart policy when the upstream dies or stops answering. Owns the
+//! upstream's life and its ids; never looks inside results (that is [`super::shape`]).
+
+use super::link::{Link, Reply};
+use super::options::{ProxyOptions, Target};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+/// The protocol version the proxy asks the upstream for (the upstream may answer an older one).
+pub const UPSTREAM_VERSION: &str = "2025-11-25";
+
+/// Longest wait for the upstream's `initialize` answer.
+const INIT_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long a ping may take after a timed-out call before the upstream is declared hung.
+const HUNG_PING: Duration = Duration::from_secs(3);
+
+/// Why an upstream request did not produce a result.
+#[derive(Debug)]
+pub enum UpstreamError {
+    /// The upstream's JSON-RPC error object, exactly as it sent it.
+    Rpc(Value),
+    /// The upstream is gone or unreachable, and why.
+    Down(String),
+    /// No answer within the timeout.
+    Timeout(Duration),
+    /// The downstream caller cancelled; the upstream was told.
+    Cancelled,
+}
+
+impl UpstreamError {
+    /// A one-line explanation for the downstream client.
+    pub fn describe(&self, name: &str) -> String {
+        match self {
+            UpstreamError::Rpc(e) => format!("upstream {name} answered with an error: {e}"),
+            UpstreamError::Down(why) => format!("upstream {name} is unavailable: {why}"),
+            UpstreamError::Timeout(t) => format!(
+                "upstream {name} did not answer within {} ms (--upstream-timeout-ms); the call was cancelled upstream",
+                t.as_millis()
+            ),
+            UpstreamError::Cancelled => {
+                "cancelled by the client; the upstream call was cancelled".into()
+            }
+        }
+    }
+}
+
+/// One live connection (a started process or an HTTP session).
+pub struct Conn {
+    /// How messages reach the upstream.
+    link: Link,
+    /// Requests waiting for their answer, by upstream id.
+    pending: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
+    /// Cancelled when the connection is dead.
+    down: CancellationToken,
+    /// Why it died.
+    why: Mutex<String>,
+    /// The upstream's `initialize` result.
+    pub init: Mutex<Value>,
+}
+
+impl Conn {
+    /// Marks the connection dead and fails every waiting request.
+    pub fn mark_down(&self, why: String) {
+        {
+            let mut w = self.why.lock().unwrap_or_else(|e| e.into_inner());
+            if w.is_empty() {
+                *w = why;
+            }
+        }
+        self.down.cancel();
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    fn why(&self) -> String {
+        self.why.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Whether the connection died.
+    pub fn is_down(&self) -> bool {
+        self.down.is_cancelled()
+    }
+}
+
+/// A downstream request's progress token and where its notifications go.
+type ProgressRoute = (Value, mpsc::UnboundedSender<Value>);
+
+/// The upstream, across restarts.
+pub struct Upstream {
+    /// The proxy's options.
+    pub opts: ProxyOptions,
+    /// The current connection.
+    current: tokio::sync::Mutex<Option<Arc<Conn>>>,
+    /// Restarts so far.
+    restarts: AtomicU32,
+    /// Next upstream request id (never reused across restarts).
+    next_id: AtomicU64,
+    /// Notifications not tied to a request (logging, list changes, resource updates).
+    events: broadcast::Sender<Value>,
+    /// Upstream progress tokens -> the downstream request's token and channel.
+    progress: Mutex<HashMap<String, ProgressRoute>>,
+    /// Grace between SIGTERM and SIGKILL for a stdio upstream.
+    grace: Duration,
+    /// The latest `initialize` result.
+    last_init: Mutex<Value>,
+    /// Downstream channels of the calls in flight (by upstream id), newest last: an upstream
+    /// notification outside any request goes to the newest, so that a client over HTTP gets the
+    /// log lines a call causes on that call's stream.
+    active: Mutex<Vec<(u64, mpsc::UnboundedSender<Value>)>>,
+}
+
+impl Upstream {
+    /// Starts the upstream and completes its handshake; an upstream that cannot start is an error.
+    pub async fn start(opts: ProxyOptions, grace: Duration) -> Result<Arc<Upstream>, String> {
+        let up = Arc::new(Upstream {
+            opts,
+            current: tokio::sync::Mutex::new(None),
+            restarts: AtomicU32::new(0),
+            next_id: AtomicU64::new(1),
+            events: broadcast::channel(256).0,
+            progress: Mutex::new(HashMap::new()),
+            grace,
+            last_init: Mutex::new(Value::Null),
+            active: Mutex::new(Vec::new()),
+        });
+        up.conn().await.map_err(|e| e.describe(&up.opts.name))?;
+        Ok(up)
+    }
+
+    /// Notifications the upstream sent outside any request, for a downstream transport.
+    pub fn subscribe(&self) -> broadcast::Receiver<Value> {
+        self.events.subscribe()
+    }
+
+    /// The upstream's latest `initialize` result (capabilities, serverInfo, instructions).
+    pub fn init(&self) -> Value {
+        self.last_init
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The live connection: the current one, or a new one when the policy allows a restart.
+    async fn conn(self: &Arc<Self>) -> Result<Arc<Conn>, UpstreamError> {
+        let mut current = self.current.lock().await;
+        if let Some(c) = current.as_ref() {
+            if !c.is_down() {
+                return Ok(c.clone());
+            }
+            let why = c.why();
+            let done = self.restarts.load(Ordering::Relaxed);
+            if !self.opts.restart {
+                return Err(UpstreamError::Down(format!(
+                    "{why}; not restarted (--restart never)"
+                )));
+            }
+            if done >= self.opts.max_restarts {
+                return Err(UpstreamError::Down(format!(
+                    "{why}; restarted {done} times already (--max-restarts {})",
+                    self.opts.max_restarts
+                )));
+            }
+            self.restarts.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(event = "proxy.upstream_restart", upstream = %self.opts.name, reason = %why, restart = done + 1);
+        }
+        let conn = self.connect().await?;
+        *current = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// Opens a link and runs the handshake.
+    async fn connect(self: &Arc<Self>) -> Result<Arc<Conn>, UpstreamError> {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
+        let link = match &self.opts.target {
+            Target::Command(cmd) => Link::stdio(cmd, self.grace, tx.clone()),
+            Target::Url(url) => Link::http(url.clone(), tx.clone()),
+        }
+        .map_err(UpstreamError::Down)?;
+        let conn = Arc::new(Conn {
+            link,
+            pending: Mutex::new(HashMap::new()),
+            down: CancellationToken::new(),
+            why: Mutex::new(String::new()),
+            init: Mutex::new(Value::Null),
+        });
+        // Every message from the upstream, in order.
+        let (me, c) = (Arc::downgrade(self), Arc::downgrade(&conn));
+        tokio::spawn(async move {
+            while let Some(msg) = rx.recv().await {
+                let (Some(me), Some(c)) = (me.upgrade(), c.upgrade()) else {
+                    break;
+                };
+                me.incoming(&c, msg);
+            }
+        });
+        conn.link.watch(Arc::downgrade(&conn));
+        let params = json!({
+            "protocolVersion": UPSTREAM_VERSION,
+            "capabilities": {},
+            "clientInfo": { "name": "mcp-pruner-proxy", "version": env!("CARGO_PKG_VERSION") },
+        });
+        let never = CancellationToken::new();
+        let timeout = self.opts.timeout.min(INIT_TIMEOUT);
+        let init = self
+            .send(&conn, "initialize", params, &never, timeout)
+            .await
+            .map_err(|e| match e {
+                UpstreamError::Rpc(e) => {
+                    UpstreamError::Down(format!("initialize was refused: {e}"))
+                }
+                other => other,
+            })?;
+        if let Some(v) = init.get("protocolVersion").and_then(Value::as_str) {
+            conn.link.set_version(v);
+        }
+        *self.last_init.lock().unwrap_or_else(|e| e.into_inner()) = init.clone();
+        *conn.init.lock().unwrap_or_else(|e| e.into_inner()) = init;
+        conn.link
+            .send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        Ok(conn)
+    }
+
+    /// Routes one message from the upstream.
+    fn incoming(&self, conn: &Conn, msg: Value) {
+        let method = msg.get("method").and_then(Value::as_str);
+        let id = msg.get("id");
+        match (method, id) {
+            (None, Some(id)) => {
+                let Some(n) = id.as_u64() else { return };
+                let waiting = conn
+                    .pending
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&n);
+                if let Some(tx) = waiting {
+                    let reply = match (msg.get("result"), msg.get("error")) {
+                        (_, Some(e)) => Reply::Error(e.clone()),
+                        (Some(r), _) => Reply::Result(r.clone()),
+                        _ => Reply::Failed(
+                            msg.get(super::link::FAILED_KEY)
+                                .and_then(Value::as_str)
+                                .unwrap_or("an answer with neither result nor error")
+                                .to_string(),
+                        ),
+                    };
+                    let _ = tx.send(reply);
+                }
+            }
+            (Some(m), Some(id)) => {
+                // A request from the upstream: ping is answered; sampling, elicitation and roots
+                // are not offered (the proxy announces no client capabilities).
+                let answer = if m == "ping" {
+                    json!({ "jsonrpc": "2.0", "id": id, "result": {} })
+                } else {
+                    json!({ "jsonrpc": "2.0", "id": id, "error": {
+                        "code": -32601,
+                        "message": format!("mcp-pruner proxy does not forward {m} to its client")
+                    }})
+                };
+                conn.link.send(answer);
+            }
+            (Some("notifications/progress"), None) => self.progress_back(msg),
+            (Some(_), None) => {
+                let newest = self
+                    .active
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .last()
+                    .map(|(_, tx)| tx.clone());
+                match newest {
+                    Some(tx) if !tx.is_closed() => {
+                        let _ = tx.send(msg);
+                    }
+                    _ => {
+                        let _ = self.events.send(msg);
+                    }
+                }
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// An upstream progress notification, sent to the downstream request with its own token.
+    fn progress_back(&self, mut msg: Value) {
+        let key = msg["params"]["progressToken"].to_string();
+        let route = self
+            .progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .cloned();
+        if let Some((token, out)) = route {
+            msg["params"]["progressToken"] = token;
+            let _ = out.send(msg);
+        }
+    }
+
+    /// Sends `method` with `params` and waits for the answer, the timeout or `cancel`.
+    async fn send(
+        &self,
+        conn: &Arc<Conn>,
+        method: &str,
+        params: Value,
+        cancel: &CancellationToken,
+        timeout: Duration,
+    ) -> Result<Value, UpstreamError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        conn.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, tx);
+        if conn.is_down() {
+            return Err(UpstreamError::Down(conn.why()));
+        }
+        conn.link
+            .send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        let forget = || {
+            conn.pending
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id);
+        };
+        let cancel_upstream = |reason: &str| {
+            conn.link.send(
+                json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": { "requestId": id, "reason": reason } }),
+            );
+        };
+        tokio::select! {
+            r = rx => match r {
+                Ok(Reply::Result(v)) => Ok(v),
+                Ok(Reply::Error(e)) => Err(UpstreamError::Rpc(e)),
+                Ok(Reply::Failed(why)) => Err(UpstreamError::Down(why)),
+                Err(_) => Err(UpstreamError::Down(conn.why())),
+            },
+            _ = conn.down.cancelled() => Err(UpstreamError::Down(conn.why())),
+            _ = cancel.cancelled() => {
+                forget();
+                cancel_upstream("cancelled by the downstream client");
+                Err(UpstreamError::Cancelled)
+            }
+            _ = tokio::time::sleep(timeout) => {
+                forget();
+                cancel_upstream("timed out in mcp-pruner proxy");
+                Err(UpstreamError::Timeout(timeout))
+            }
+        }
+    }
+
+    /// A request to the upstream on the live connection (restarting it when allowed).
+    /// `progress` routes the upstream's progress for this request back to the caller.
+    /// `notify`, when given, receives the upstream's other notifications while this is the newest
+    /// call in flight.
+    pub async fn request(
+        self: &Arc<Self>,
+        method: &str,
+        params: Value,
+        cancel: &CancellationToken,
+        progress: Option<ProgressRoute>,
+        notify: Option<mpsc::UnboundedSender<Value>>,
+    ) -> Result<Value, UpstreamError> {
+        let conn = self.conn().await?;
+        let call = self.next_id.fetch_add(1, Ordering::Relaxed);
+        if let Some(tx) = notify {
+            self.active
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((call, tx));
+        }
+        let mut params = params;
+        let key = progress.map(|route| {
+            let token = format!("mcpp-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
+            params["_meta"]["progressToken"] = Value::String(token.clone());
+            let key = Value::String(token).to_string();
+            self.progress
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key.clone(), route);
+            key
+        });
+        let out = self
+            .send(&conn, method, params, cancel, self.opts.timeout)
+            .await;
+        if let Some(key) = key {
+            self.progress
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&key);
+        }
+        self.active
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(id, _)| *id != call);
+        if matches!(out, Err(UpstreamError::Timeout(_))) {
+            self.check_hung(conn);
+        }
+        out
+    }
+
+    /// After a timeout: an upstream that does not answer a ping either is hung, and is stopped
+    /// so that the restart policy applies to the next request.
+    fn check_hung(self: &Arc<Self>, conn: Arc<Conn>) {
+        let me = self.clone();
+        tokio::spawn(async move {
+            let never = CancellationToken::new();
+            if let Err(UpstreamError::Timeout(_)) =
+                me.send(&conn, "ping", json!({}), &never, HUNG_PING).await
+            {
+                conn.mark_down(
+                    "it stopped answering (no answer to ping after a timed-out call)".into(),
+                );
+                conn.link.stop().await;
+            }
+        });
+    }
+
+    /// A notification to the upstream (cancellations travel with [`Upstream::request`]).
+    pub async fn notify(self: &Arc<Self>, method: &str, params: Value) {
+        if let Some(c) = self.current.lock().await.as_ref().filter(|c| !c.is_down()) {
+            c.link
+                .send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+        }
+    }
+
+    /// Stops the upstream (the proxy is exiting).
+    pub async fn shutdown(&self) {
+        if let Some(c) = self.current.lock().await.take() {
+            c.mark_down("the proxy is shutting down".into());
+            c.link.stop().await;
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! The one result pipeline of every tool whose output can be bulky (`read`, `bash`, `grep`, and
+//! the tools `mcp-pruner proxy` forwards): the call's budget, pruning with the question, storing
+//! raw text under a `prune_id`, fitting what the model reads to the budget, and the closing log
+//! events. A tool only produces its raw output, its source kind, its label and its own notes;
+//! the sequence and the arithmetic live here, once. The `_meta` split, `tokens_after` and the
+//! ledger row are added to every result by [`super::call`].
+//!
+//! Owns the order of the steps; never reads files, runs commands or decides what a line is worth
+//! (that is [`crate::prune`]).
+
+use super::{Failure, ToolCtx, ToolOutput, ms_since};
+use crate::budget;
+use crate::contract::types::{PruningMetadata, SourceType};
+use crate::prune::{Job, Pruned};
+use crate::store::line_starts;
+use std::time::Instant;
+
+/// One call's pass through the pipeline: which tool, its budget, when it started.
+pub struct Pipeline<'a> {
+    /// The call's context.
+    pub ctx: &'a ToolCtx,
+    /// Tool name, for the store, the pruner and the log events.
+    pub tool: &'a str,
+    /// Bytes the model may read for this call.
+    pub budget: usize,
+    /// When the call started.
+    pub start: Instant,
+}
+
+impl<'a> Pipeline<'a> {
+    /// Starts a call of `tool` with the per-call `max_output_bytes`, if the caller gave one.
+    pub fn new(ctx: &'a ToolCtx, tool: &'a str, max_output_bytes: Option<i64>) -> Pipeline<'a> {
+        Pipeline {
+            ctx,
+            tool,
+            budget: budget::for_call(&ctx.app.config, max_output_bytes),
+            start: Instant::now(),
+        }
+    }
+
+    /// The same pipeline with its start moved to `start` (a call timed from before its checks).
+    pub fn started(mut self, start: Instant) -> Pipeline<'a> {
+        self.start = start;
+        self
+    }
+
+    /// Whether results carry `structuredContent` (the budget counts its JSON).
+    pub fn schemas(&self) -> bool {
+        self.ctx.app.config.output_schemas
+    }
+
+    /// Bytes a pruned text may take within `budget` (the tool's notes get the rest).
+    pub fn pruned_budget_of(&self, budget: usize) -> usize {
+        budget::for_pruned_text(budget, self.schemas())
+    }
+
+    /// Bytes a pruned text may take within the call's budget.
+    pub fn pruned_budget(&self) -> usize {
+        self.pruned_budget_of(self.budget)
+    }
+
+    /// Prunes `text` for `question` within `budget` bytes of pruned text; the raw text is stored
+    /// under the `prune_id` the metadata names whenever pruning is attempted.
+    pub async fn prune_within(
+        &self,
+        text: &str,
+        question: Option<&str>,
+        source: SourceType,
+        label: &str,
+        budget: usize,
+    ) -> Pruned {
+        let job = Job {
+            tool: self.tool,
+            text,
+            question,
+            source,
+            label,
+            budget: Some(budget),
+        };
+        self.ctx.app.pruner.apply(self.ctx, job).await
+    }
+
+    /// Prunes `text` for `question` within the call's pruned-text budget.
+    pub async fn prune(
+        &self,
+        text: &str,
+        question: Option<&str>,
+        source: SourceType,
+        label: &str,
+    ) -> Pruned {
+        self.prune_within(text, question, source, label, self.pruned_budget())
+            .await
+    }
+
+    /// Whether `out` fits the call's budget (what the model reads, counted as it is sent).
+    pub fn fits(&self, out: &ToolOutput) -> bool {
+        out.model_bytes(self.schemas()) <= self.budget
+    }
+
+    /// The largest `k` in `0..=max` whose `build(k)` fits the budget (`build` grows with `k`).
+    pub fn largest(&self, max: usize, build: impl Fn(usize) -> ToolOutput) -> usize {
+        budget::largest_fitting(max, |k| self.fits(&build(k)))
+    }
+
+    /// Stores a raw text the result cuts; its `prune_id`.
+    pub fn store(&self, label: &str, text: String) -> String {
+        self.ctx
+            .app
+            .store
+            .put(&self.ctx.session.id, self.tool, label, text)
+    }
+
+    /// Stores a raw text already written out (spilled); its `prune_id`.
+    pub fn store_written(&self, label: &str, written: crate::store::Written) -> String {
+        self.ctx
+            .app
+            .store
+            .put_written(&self.ctx.session.id, self.tool, label, written)
+    }
+
+    /// Closes a successful call: logs its response (pruned or raw, bytes read).
+    pub fn respond(&self, out: ToolOutput, applied: bool) -> ToolOutput {
+        crate::events::respond_ok(
+            &self.ctx.request_id,
+            self.tool,
+            if applied { "pruned" } else { "raw" },
+            out.text.len() as u64,
+        );
+        out
+    }
+
+    /// Closes a failed call: its duration, the failure event, and the failure's output.
+    pub fn fail(&self, mut failure: Failure) -> ToolOutput {
+        failure.body.duration_ms = Some(ms_since(self.start));
+        crate::events::exec_failed(
+            &self.ctx.request_id,
+            self.tool,
+            &failure.body.error.reason.to_string(),
+            &failure.body.error.message,
+            None,
+        );
+        failure.output()
+    }
+}
+
+/// A text fitted to its share of a budget by [`Pipeline::fit_text`].
+pub struct Fitted {
+    /// What the model reads: the text, pruned and/or cut, with the notes naming its `prune_id`.
+    pub text: String,
+    /// What pruning did (its `prune_id` holds the raw text when pruning applied).
+    pub pruning: PruningMetadata,
+    /// The `prune_id` holding the raw text when the text was cut or pruned.
+    pub artifact: Option<String>,
+}
+
+impl Pipeline<'_> {
+    /// One text of a result (a proxied tool's text content, a resource's text) through the
+    /// pipeline: pruned for `question` when there is one, then, if it still exceeds `budget`
+    /// bytes, cut to its first lines with a note naming the `prune_id` that holds every byte.
+    /// A text that fits and has no question comes back unchanged.
+    pub async fn fit_text(
+        &self,
+        raw: &str,
+        question: Option<&str>,
+        source: SourceType,
+        label: &str,
+        budget: usize,
+    ) -> Fitted {
+        let pruned = self
+            .prune_within(raw, question, source, label, self.pruned_budget_of(budget))
+            .await;
+        let mut pruning = pruned.metadata;
+        let (mut body, mut applied) = match (pruned.text, pruning.prune_id.as_deref()) {
+            (Some(t), Some(id)) if pruning.applied => {
+                let sep = if t.ends_with('\n') { "" } else { "\n" };
+                let note = crate::prune::render::compact_note("", id);
+                (format!("{t}{sep}{note}"), true)
+            }
+            _ => (raw.to_string(), false),
+        };
+        if applied && raw.len() <= budget && body.len() >= raw.len() {
+            // With its note the pruned text is no shorter: the raw text, which fits, is better.
+            (body, applied) = (raw.to_string(), false);
+            pruning.applied = false;
+            pruning.pruned_bytes = None;
+            pruning.reason = Some(crate::contract::types::PruningMetadataReason::NoSavings);
+        }
+        if body.len() <= budget {
+            let artifact = applied.then(|| pruning.prune_id.clone()).flatten();
+            return Fitted {
+                text: body,
+                pruning,
+                artifact,
+            };
+        }
+        let id = match pruning.prune_id.clone().filter(|_| applied) {
+            Some(id) => id,
+            None => self.store(label, raw.to_string()),
+        };
+        let not_stored = self.ctx.app.store.not_stored(&id);
+        let starts = line_starts(&body);
+        let total = line_starts(raw).len();
+        let note = |k: usize| -> String {
+            let where_ = match not_stored {
+                None => format!("recover_text prune_id={id}"),
+                Some(why) => format!(
+                    "not stored: {}",
+                    why.not_stored(self.ctx.app.store.limits().0)
+                ),
+            };
+            if applied {
+                format!(
+                    "[truncated: pruned output cut after {k} lines to fit {}; raw lines: {where_}]",
+                    budget::human_bytes(budget as u64)
+                )
+            } else {
+                format!(
+                    "[truncated: showing lines 1-{k} of {total} ({} of {}); every byte: {where_}]",
+                    budget::human_bytes(starts.get(k).copied().unwrap_or(body.len()) as u64),
+                    budget::human_bytes(raw.len() as u64)
+                )
+            }
+        };
+        let end = |k: usize| starts.get(k).copied().unwrap_or(body.len());
+        let with_note = |shown: &str, k: usize| {
+            let sep = if shown.is_empty() || shown.ends_with('\n') {
+                ""
+            } else {
+                "\n"
+            };
+            format!("{shown}{sep}{}", note(k))
+        };
+        let k = budget::largest_fitting(starts.len(), |k| {
+            with_note(&body[..end(k)], k).len() <= budget
+        });
+        let text = if k > 0 {
+            with_note(&body[..end(k)], k)
+        } else {
+            // Not even one line fits: its first bytes.
+            let room = budget.saturating_sub(note(1).len() + 1);
+            with_note(budget::clip_utf8(&body, room.min(end(1))), 1)
+        };
+        if applied {
+            pruning.pruned_bytes = Some(text.len() as u64);
+        }
+        Fitted {
+            text,
+            pruning,
+            artifact: not_stored.is_none().then_some(id),
+        }
+    }
+}
+
+impl Pipeline<'_> {
+    /// Closes a successful call whose result is already an MCP result (a proxied one) with
+    /// `bytes` of text.
+    pub fn respond_value(
+        &self,
+        result: serde_json::Value,
+        applied: bool,
+        bytes: usize,
+    ) -> serde_json::Value {
+        crate::events::respond_ok(
+            &self.ctx.request_id,
+            self.tool,
+            if applied { "pruned" } else { "raw" },
+            bytes as u64,
+        );
+        result
+    }
+}
