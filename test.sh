@@ -15,11 +15,14 @@
 #     bindings/.venv, bindings/node_modules (pinned versions; delete them to clean up);
 #   system-wide, only as root, only when /usr/bin/chromium is missing: Debian's `chromium` and
 #     `fonts-liberation` (apt-get), for the savings-page check.
+#   system-wide, only as root, only when neither valkey-server nor redis-server is on PATH:
+#     Debian's `redis-server` (apt-get), for the replicas suite (interop/replicas.sh).
 #
 # Switches (yes/no: 1, true, yes, on or 0, false, no, off; anything else exits 2):
 #   MCP_PRUNER_SKIP_INTEROP=1        the Rust suites only: nothing is installed
 #   MCP_PRUNER_NO_SYSTEM_INSTALL=1   never install system-wide: without Chromium the savings-page
-#                                    check is skipped, saying so
+#                                    check is skipped, and without a Valkey/Redis server the
+#                                    replicas suite, each saying so
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -49,6 +52,13 @@ else
   else
     echo "test.sh: /usr/bin/chromium is missing: the savings-page check installs Debian's chromium and fonts-liberation system-wide with apt-get when run as root (MCP_PRUNER_NO_SYSTEM_INSTALL=1 skips it)"
   fi
+  if command -v valkey-server >/dev/null || command -v redis-server >/dev/null; then
+    :
+  elif [ "$no_system_install" = 1 ]; then
+    echo "test.sh: MCP_PRUNER_NO_SYSTEM_INSTALL=1: no system-wide install; the replicas suite will be skipped (no valkey-server or redis-server)"
+  else
+    echo "test.sh: no valkey-server or redis-server: the replicas suite installs Debian's redis-server system-wide with apt-get when run as root (MCP_PRUNER_NO_SYSTEM_INSTALL=1 skips it)"
+  fi
 fi
 
 # The suites' servers write their savings-ledger rows here, never into the user's data directory.
@@ -68,6 +78,7 @@ if [ "$skip_interop" != 1 ]; then
   # The same suite against `mcp-pruner proxy` in front of a fixture server (Python SDK).
   bash interop/proxy_conformance.sh
   bash interop/run.sh
+  bash interop/replicas.sh
   bash bindings/check.sh
   if [ "$no_system_install" = 1 ] && [ ! -x "${STATS_PAGE_CHROMIUM:-/usr/bin/chromium}" ]; then
     echo "stats page: skipped: no Chromium at ${STATS_PAGE_CHROMIUM:-/usr/bin/chromium}, and MCP_PRUNER_NO_SYSTEM_INSTALL=1 forbids installing it system-wide"

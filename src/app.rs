@@ -47,16 +47,21 @@ impl App {
 
     fn build(config: Config, proxy: Option<Arc<crate::proxy::Proxy>>) -> Arc<App> {
         let config = Arc::new(config);
+        let store = store(&config);
+        // Replicas on a shared store seal cursors with the key stored there, so that any of
+        // them continues a page another began.
+        let mut mine = [0u8; 32];
+        crate::secret::fill_random(&mut mine)
+            .expect("the kernel's random source (getrandom) is unavailable");
+        if let Some(key) = store.shared_cursor_key(mine) {
+            crate::secret::init_with(&key);
+        }
         // The cursor key, from the kernel's random source: a server without one does not start.
         crate::secret::init().expect("the kernel's random source (getrandom) is unavailable");
         // Every result reports tokens: build the o200k encoder now, not on the first call.
         crate::tokens::warm_up();
         Arc::new(App {
-            store: Store::new(
-                config.store_max_bytes,
-                config.store_max_entries,
-                config.prune_id_ttl,
-            ),
+            store,
             pruner: Pruner::new(&config),
             inflight: InFlight::default(),
             started_at: chrono::Utc::now(),
@@ -78,8 +83,39 @@ impl App {
         format!("req_{}", self.next_request.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// The `/metrics` text: this process's counters and the store's figures.
+    pub fn metrics(&self) -> String {
+        let stats = self.store.stats();
+        crate::metrics::render(&crate::metrics::StoreFigures {
+            backend: if self.store.shared_server().is_some() {
+                "redis"
+            } else {
+                "memory"
+            },
+            entries: stats.entries,
+            bytes: stats.bytes,
+            evictions: self.store.evictions(),
+            refused: self.store.refused_total(),
+        })
+    }
+
     /// Milliseconds since start.
     pub fn uptime_ms(&self) -> u64 {
         self.started.elapsed().as_millis() as u64
+    }
+}
+
+/// The recovery store `config` names: this process's memory, or a shared Valkey/Redis server
+/// (which need not be up yet: calls say so until it is).
+fn store(config: &Config) -> Store {
+    let (bytes, entries, ttl) = (
+        config.store_max_bytes,
+        config.store_max_entries,
+        config.prune_id_ttl,
+    );
+    match &config.store {
+        None => Store::new(bytes, entries, ttl),
+        Some(t) => Store::shared(t.clone(), bytes, entries, ttl)
+            .expect("the TLS configuration of the shared store (the platform's roots)"),
     }
 }

@@ -110,6 +110,9 @@ pub struct ServerArgs {
     /// Recovery store entry cap (LRU eviction) [env: MCP_PRUNER_STORE_MAX_ENTRIES; default 1000]
     #[arg(long, value_name = "N")]
     pub store_max_entries: Option<String>,
+    /// Where recovery entries live: memory, or redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (rediss:// for TLS) shared by every replica on it [env: MCP_PRUNER_STORE; default memory]
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
     /// Per-stream memory cap for command output [env: MCP_PRUNER_CAPTURE_MAX_BYTES; default 67108864]
     #[arg(long, value_name = "BYTES")]
     pub capture_max_bytes: Option<String>,
@@ -184,6 +187,8 @@ pub struct Config {
     pub store_max_bytes: usize,
     /// Entry cap of the recovery store.
     pub store_max_entries: usize,
+    /// The Valkey/Redis server of a shared recovery store; `None`: this process's memory.
+    pub store: Option<crate::store::target::Target>,
     /// Per-stream cap on captured command output.
     pub capture_max_bytes: usize,
     /// Grace between SIGTERM and SIGKILL.
@@ -929,6 +934,22 @@ fn ledger(
     }
 }
 
+/// `--store URL` or `MCP_PRUNER_STORE`: memory (default) or a Valkey/Redis server.
+fn store(
+    args: &ServerArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<crate::store::target::Target>, ConfigError> {
+    let src = pick("--store", &args.store, &["MCP_PRUNER_STORE"], env);
+    let Some(raw) = &src.value else {
+        return Ok(None);
+    };
+    crate::store::target::parse(raw).map_err(|message| ConfigError {
+        code: "invalid_store",
+        field: src.origin.clone(),
+        message,
+    })
+}
+
 impl Config {
     /// Builds the configuration from flags and the process environment. The bearer token, once
     /// read, is wiped from what `/proc/PID/environ` and `/proc/PID/cmdline` show and removed from
@@ -991,6 +1012,7 @@ impl Config {
             output_schemas,
         } = listing(args, env)?;
         let ledger = ledger(args, env)?;
+        let store = store(args, env)?;
         Ok(Config {
             host,
             port,
@@ -1010,6 +1032,7 @@ impl Config {
             prune_id_ttl,
             store_max_bytes,
             store_max_entries,
+            store,
             capture_max_bytes,
             kill_grace,
             max_body_bytes,

@@ -20,6 +20,7 @@ pub mod events;
 pub mod http_client;
 pub mod ledger;
 pub mod logging;
+pub mod metrics;
 pub mod process;
 pub mod proxy;
 pub mod prune;

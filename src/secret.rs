@@ -50,6 +50,12 @@ fn cursor_key() -> &'static ring::hmac::Key {
     })
 }
 
+/// Uses `key` as the cursor key (the one every replica on a shared store uses, so a cursor one
+/// of them made opens on the others), unless a key was already made.
+pub fn init_with(key: &[u8; 32]) {
+    let _ = CURSOR_KEY.set(ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key));
+}
+
 /// Makes the cursor key now, or says why it cannot.
 pub fn init() -> std::io::Result<()> {
     if CURSOR_KEY.get().is_none() {

@@ -122,6 +122,14 @@ impl Pruner {
         let prune_id = app
             .store
             .put(&ctx.session.id, job.tool, job.label, job.text.to_string());
+        if let Some(why) = app.store.not_stored(&prune_id) {
+            let why = why.not_stored(app.store.limits().0);
+            return Pruned {
+                text: None,
+                keep: None,
+                metadata: crate::tools::not_stored(raw_bytes, why),
+            };
+        }
         let endpoint = self
             .endpoint
             .as_ref()

@@ -145,6 +145,7 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
         prune_id_ttl_s,
         store_max_bytes,
         store_max_entries,
+        store,
         capture_max_bytes,
         kill_grace_ms,
         max_body_bytes,
@@ -191,6 +192,7 @@ fn server_argv(args: &ServerArgs, cfg: &Config) -> Vec<String> {
     opt("--prune-id-ttl-s", prune_id_ttl_s);
     opt("--store-max-bytes", store_max_bytes);
     opt("--store-max-entries", store_max_entries);
+    opt("--store", store);
     opt("--capture-max-bytes", capture_max_bytes);
     opt("--kill-grace-ms", kill_grace_ms);
     opt("--max-body-bytes", max_body_bytes);

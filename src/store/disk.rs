@@ -142,6 +142,8 @@ pub struct DiskText {
 pub enum ReadError {
     /// The referenced file changed since it was read (or is gone).
     Changed(PathBuf),
+    /// A shared store's text went missing while it was read (evicted, expired, lost).
+    Gone(String),
     /// An I/O error.
     Io(io::Error),
 }
@@ -154,6 +156,7 @@ impl std::fmt::Display for ReadError {
                 "{} changed since it was read (its artifact is the file itself); read it again",
                 p.display()
             ),
+            ReadError::Gone(why) => f.write_str(why),
             ReadError::Io(e) => write!(f, "reading the stored text: {e}"),
         }
     }
@@ -161,7 +164,13 @@ impl std::fmt::Display for ReadError {
 
 impl From<io::Error> for ReadError {
     fn from(e: io::Error) -> ReadError {
-        ReadError::Io(e)
+        match e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<super::shared::TextGone>())
+        {
+            Some(g) => ReadError::Gone(g.0.clone()),
+            None => ReadError::Io(e),
+        }
     }
 }
 

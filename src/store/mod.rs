@@ -13,8 +13,16 @@
 //! Memory is bounded as a whole, not only per text: in-memory texts (with their line index) take
 //! at most [`MEMORY_MAX`] together; a text that would go past it is spilled to an unlinked temp
 //! file like a large one.
+//!
+//! With `--store redis://…` ([`target`]) every entry lives in a Valkey/Redis server instead
+//! ([`shared`]), so that replicas share their ids; the API is the same, and an entry read from
+//! there is fetched by range as it is read. An output the server cannot take is refused like an
+//! oversized one ([`Store::refused`], [`Store::not_stored`]).
 
 mod disk;
+mod resp;
+pub mod shared;
+pub mod target;
 
 pub use disk::{
     DiskText, FileKey, INDEX_STEP, LineIndex, LossyDecoder, ReadError, SPILL_THRESHOLD,
@@ -38,6 +46,8 @@ enum Body {
     },
     /// On disk (a spill file or a referenced file).
     Disk(DiskText),
+    /// In the shared store (Valkey/Redis), read by range.
+    Shared(shared::SharedText),
 }
 
 /// How a new output is recognised as one already stored (so its id is re-issued).
@@ -72,13 +82,25 @@ impl Entry {
     /// Records which lines a pruned result showed (`keep`, one flag per line), replacing what an
     /// earlier result of the same text recorded.
     pub fn set_shown(&self, keep: &[bool]) {
-        *self.shown.lock().unwrap_or_else(|e| e.into_inner()) = runs_of(keep);
+        let runs = runs_of(keep);
+        if let Body::Shared(s) = &self.body {
+            // Best effort: without the record a recovery by question counts every line unshown.
+            if let Err(e) = s.set_shown(&runs) {
+                tracing::warn!(prune_id = %self.id, error = %e, "store.shown_not_recorded");
+            }
+            return;
+        }
+        *self.shown.lock().unwrap_or_else(|e| e.into_inner()) = runs;
     }
 
     /// One flag per line of the text: `true` where the last pruned result showed it.
     pub fn shown(&self) -> Vec<bool> {
         let mut out = vec![false; self.line_count()];
-        for r in self.shown.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        let runs = match &self.body {
+            Body::Shared(s) => s.shown(),
+            _ => self.shown.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        };
+        for r in runs.iter() {
             let end = r.end.min(out.len());
             if r.start < end {
                 out[r.start..end].fill(true);
@@ -92,6 +114,7 @@ impl Entry {
         match &self.body {
             Body::Memory { line_starts, .. } => line_starts.len(),
             Body::Disk(d) => d.lines(),
+            Body::Shared(s) => s.lines(),
         }
     }
 
@@ -100,6 +123,7 @@ impl Entry {
         match &self.body {
             Body::Memory { text, .. } => text.len() as u64,
             Body::Disk(d) => d.len(),
+            Body::Shared(s) => s.len(),
         }
     }
 
@@ -118,6 +142,7 @@ impl Entry {
         match &self.body {
             Body::Memory { text, .. } => text.len(),
             Body::Disk(d) => d.cost(),
+            Body::Shared(_) => 0,
         }
     }
 
@@ -125,7 +150,7 @@ impl Entry {
     fn memory(&self) -> usize {
         match &self.body {
             Body::Memory { text, line_starts } => memory_cost(text, line_starts),
-            Body::Disk(_) => 0,
+            Body::Disk(_) | Body::Shared(_) => 0,
         }
     }
 
@@ -141,6 +166,7 @@ impl Entry {
                 Ok(Box::new(&text.as_bytes()[from..]))
             }
             Body::Disk(d) => d.reader_at(line),
+            Body::Shared(s) => Ok(s.reader_at(line)?),
         }
     }
 
@@ -151,10 +177,12 @@ impl Entry {
         }
         match &self.body {
             Body::Memory { text, .. } => Ok(Some(text.clone())),
-            Body::Disk(d) => {
-                let mut out = String::new();
-                d.reader_at(1)?.read_to_string(&mut out)?;
-                Ok(Some(out))
+            Body::Disk(_) | Body::Shared(_) => {
+                let mut out = Vec::new();
+                self.reader_at(1)?.read_to_end(&mut out)?;
+                Ok(Some(String::from_utf8(out).unwrap_or_else(|e| {
+                    String::from_utf8_lossy(e.as_bytes()).into_owned()
+                })))
             }
         }
     }
@@ -242,6 +270,12 @@ pub enum Missing {
     Gone,
     /// Never stored: the output alone was larger than the byte cap.
     TooLarge,
+    /// Not in the shared store: it expired, or was never issued.
+    Absent,
+    /// The shared store lost its data (restarted or flushed) within this id's lifetime.
+    Lost,
+    /// The shared store could not be reached (to store the output, or to find it).
+    Unavailable,
 }
 
 impl Missing {
@@ -263,6 +297,27 @@ impl Missing {
             Missing::TooLarge => {
                 "prune_id never stored: the output was larger than the recovery store's byte cap (--store-max-bytes); raise the cap or narrow the call"
             }
+            Missing::Absent => {
+                "prune_id not in the shared recovery store: it expired (MCP_PRUNER_PRUNE_ID_TTL_S) or was never issued; re-run the tool call"
+            }
+            Missing::Lost => {
+                "prune_id not in the shared recovery store, which lost its data (restarted or flushed) since ids like it were issued; re-run the tool call"
+            }
+            Missing::Unavailable => {
+                "the shared recovery store (--store) is unreachable, so this prune_id cannot be read now; retry later or re-run the tool call"
+            }
+        }
+    }
+
+    /// Why an output was not stored, for the result that carries its id.
+    pub fn not_stored(self, max_bytes: usize) -> String {
+        match self {
+            Missing::Unavailable => {
+                "the recovery store (--store) could not be reached to store it".to_string()
+            }
+            _ => format!(
+                "it is larger than the recovery store's cap (--store-max-bytes {max_bytes})"
+            ),
         }
     }
 }
@@ -315,9 +370,16 @@ pub struct Store {
     ttl: Duration,
     clock: AtomicU64,
     next_id: AtomicU64,
+    /// Entries evicted to stay within the caps.
+    evicted: AtomicU64,
+    /// Outputs not stored (too large, or the shared store unreachable).
+    refused: AtomicU64,
     /// Secret key of this process's id tags (SipHash, seeded from the OS's randomness): an id
     /// cannot be guessed from another, and one from another process or run does not verify.
     tag_key: std::hash::RandomState,
+    /// The shared store, when entries live in Valkey/Redis (`inner` then only remembers the ids
+    /// this process could not store, and why).
+    shared: Option<shared::Shared>,
 }
 
 /// Whether `a` and `b` are equal, in a time that depends on their lengths only (a tag compared
@@ -345,8 +407,109 @@ impl Store {
             ttl,
             clock: AtomicU64::new(0),
             next_id: AtomicU64::new(1),
+            evicted: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
             tag_key: std::hash::RandomState::new(),
+            shared: None,
         }
+    }
+
+    /// A store whose entries live in the Valkey/Redis server `target`, shared with every
+    /// process using it, under the same caps and TTL (enforced for all of them together).
+    pub fn shared(
+        target: target::Target,
+        max_bytes: usize,
+        max_entries: usize,
+        ttl: Duration,
+    ) -> std::io::Result<Store> {
+        let mut s = Store::new(max_bytes, max_entries, ttl);
+        s.shared = Some(shared::Shared::new(target, max_bytes, max_entries, ttl)?);
+        Ok(s)
+    }
+
+    /// The shared store's server (no credentials), when there is one.
+    pub fn shared_server(&self) -> Option<String> {
+        self.shared.as_ref().map(shared::Shared::describe)
+    }
+
+    /// The paging-cursor key shared by every process on the shared store (`mine` if it is the
+    /// first); `None` for a store in memory or a shared store that cannot be reached.
+    pub fn shared_cursor_key(&self, mine: [u8; 32]) -> Option<[u8; 32]> {
+        let s = self.shared.as_ref()?;
+        match s.cursor_key(mine) {
+            Ok(k) => Some(k),
+            Err(e) => {
+                tracing::warn!(server = %s.describe(), error = %e, "store.cursor_key_unavailable");
+                None
+            }
+        }
+    }
+
+    /// Outputs this process could not store (too large, or the shared store unreachable).
+    pub fn refused_total(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
+    }
+
+    /// Entries this process evicted to stay within the caps.
+    pub fn evictions(&self) -> u64 {
+        match &self.shared {
+            Some(s) => s.evictions.load(Ordering::Relaxed),
+            None => self.evicted.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Stores `content` in the shared store and returns its id; an id that could not be stored
+    /// is remembered as refused (too large, or the server unreachable).
+    fn put_shared(
+        &self,
+        s: &shared::Shared,
+        owner: &str,
+        origin: &str,
+        label: &str,
+        content: shared::Content<'_>,
+    ) -> String {
+        let mut fresh = None;
+        let new_id = || {
+            let id = self.new_id(self.next_id.fetch_add(1, Ordering::Relaxed));
+            fresh = Some(id.clone());
+            id
+        };
+        let (id, why) = match s.put(owner, origin, label, content, new_id) {
+            Ok(shared::Put::Stored(id)) => return id,
+            Ok(shared::Put::TooLarge) => {
+                let id = fresh
+                    .unwrap_or_else(|| self.new_id(self.next_id.fetch_add(1, Ordering::Relaxed)));
+                s.refused_too_large(&id);
+                (id, Missing::TooLarge)
+            }
+            Err(e) => {
+                tracing::warn!(server = %s.describe(), error = %e, "store.put_failed");
+                let id = fresh
+                    .unwrap_or_else(|| self.new_id(self.next_id.fetch_add(1, Ordering::Relaxed)));
+                (id, Missing::Unavailable)
+            }
+        };
+        self.refused.fetch_add(1, Ordering::Relaxed);
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        remember_gone(&mut inner, &id, why);
+        id
+    }
+
+    /// An entry read from the shared store.
+    fn shared_entry(
+        id: &str,
+        origin: String,
+        label: String,
+        text: shared::SharedText,
+    ) -> Arc<Entry> {
+        Arc::new(Entry {
+            id: id.to_string(),
+            origin,
+            label,
+            body: Body::Shared(text),
+            check: Check::Text,
+            shown: Mutex::new(Vec::new()),
+        })
     }
 
     /// Caps and TTL, for `health`.
@@ -359,6 +522,9 @@ impl Store {
     /// the store never exceeds its caps. Its id is still issued and answers
     /// [`Missing::TooLarge`]; [`Store::refused`] tells the tool, which says so in its result.
     pub fn put(&self, owner: &str, origin: &str, label: &str, text: String) -> String {
+        if let Some(s) = &self.shared {
+            return self.put_shared(s, owner, origin, label, shared::Content::Text(&text));
+        }
         let content = content_key(&(origin, label, &text));
         let same = |e: &Entry| matches!(&e.body, Body::Memory { text: t, .. } if *t == text);
         if let Some(id) = self.reissue(content, owner, origin, same) {
@@ -402,6 +568,10 @@ impl Store {
     pub fn put_written(&self, owner: &str, origin: &str, label: &str, written: Written) -> String {
         match written {
             Written::Memory(text) => self.put(owner, origin, label, text),
+            Written::Disk(disk, _) if self.shared.is_some() => {
+                let s = self.shared.as_ref().expect("checked");
+                self.put_shared(s, owner, origin, label, shared::Content::Disk(&disk))
+            }
             Written::Disk(disk, hash) => {
                 let check = Check::Hash(hash, disk.len());
                 let content = content_key(&(origin, label, "spill", hash));
@@ -421,6 +591,10 @@ impl Store {
         label: &str,
         key: FileKey,
     ) -> Option<String> {
+        if self.shared.is_some() {
+            // The shared store holds a copy, recognised by its content when stored again.
+            return None;
+        }
         let content = content_key(&(origin, label, "file", key));
         self.reissue(content, owner, origin, |e| e.check == Check::File(key))
     }
@@ -436,6 +610,11 @@ impl Store {
         key: FileKey,
         index: LineIndex,
     ) -> String {
+        if let Some(s) = &self.shared {
+            // Other replicas cannot open this file: the store keeps a copy of its text.
+            let disk = DiskText::referenced(path, key, index);
+            return self.put_shared(s, owner, origin, label, shared::Content::Disk(&disk));
+        }
         if let Some(id) = self.reissue_file(owner, origin, label, key) {
             return id;
         }
@@ -498,6 +677,7 @@ impl Store {
         if size > self.max_bytes {
             // Dropping the entry frees its text (a spilled one's file is deleted with it).
             remember_gone(&mut inner, &id, Missing::TooLarge);
+            self.refused.fetch_add(1, Ordering::Relaxed);
             return id;
         }
         while !inner.slots.is_empty()
@@ -510,6 +690,7 @@ impl Store {
                 .map(|(k, _)| k.clone())
                 .expect("non-empty");
             self.remove(&mut inner, &oldest, Missing::Evicted);
+            self.evicted.fetch_add(1, Ordering::Relaxed);
         }
         inner.bytes += size;
         inner.memory += entry.memory();
@@ -529,6 +710,29 @@ impl Store {
 
     /// The entry for `id`, refreshing its recency; or why it is missing.
     pub fn get(&self, id: &str) -> Result<Arc<Entry>, Missing> {
+        if let Some(s) = &self.shared {
+            if let Some(why) = self
+                .inner
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .gone
+                .get(id)
+            {
+                return Err(*why);
+            }
+            return match s.get(id) {
+                Ok((origin, label, text)) => Ok(Store::shared_entry(id, origin, label, text)),
+                Err(shared::SharedMiss::Evicted) => Err(Missing::Evicted),
+                Err(shared::SharedMiss::TooLarge) => Err(Missing::TooLarge),
+                Err(shared::SharedMiss::Lost) => Err(Missing::Lost),
+                Err(shared::SharedMiss::Unavailable) => Err(Missing::Unavailable),
+                Err(shared::SharedMiss::Absent) => Err(if self.issued_here(id) {
+                    Missing::Gone
+                } else {
+                    Missing::Absent
+                }),
+            };
+        }
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         self.expire(&mut inner);
@@ -574,6 +778,13 @@ impl Store {
 
     /// Live entries issued to session `owner`, most recent first (for `resources/list`).
     pub fn list(&self, owner: &str) -> Vec<Arc<Entry>> {
+        if let Some(s) = &self.shared {
+            return s
+                .list(owner)
+                .into_iter()
+                .map(|(id, origin, label, text)| Store::shared_entry(&id, origin, label, text))
+                .collect();
+        }
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         self.expire(&mut inner);
         let mut slots: Vec<_> = inner
@@ -588,6 +799,14 @@ impl Store {
 
     /// Counters.
     pub fn stats(&self) -> Stats {
+        if let Some(s) = &self.shared {
+            let (entries, bytes) = s.stats().unwrap_or_default();
+            return Stats {
+                entries,
+                bytes,
+                memory: 0,
+            };
+        }
         let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         Stats {
             entries: inner.slots.len(),
@@ -621,8 +840,18 @@ impl Store {
 
     /// Whether `id` was issued for an output too large to store (the result must say so).
     pub fn refused(&self, id: &str) -> bool {
+        self.not_stored(id).is_some()
+    }
+
+    /// Why `id` was issued without its output being stored (too large, or the shared store
+    /// unreachable), if it was.
+    pub fn not_stored(&self, id: &str) -> Option<Missing> {
         let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.gone.get(id) == Some(&Missing::TooLarge)
+        inner
+            .gone
+            .get(id)
+            .copied()
+            .filter(|w| matches!(w, Missing::TooLarge | Missing::Unavailable))
     }
 }
 

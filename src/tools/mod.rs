@@ -217,6 +217,7 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
         Ok((mut out, returned)) => {
             say_what_was_not_stored(&mut out, ctx);
             ledger_row(ctx, tool_name(name), Some(&out), returned, started);
+            count_call(name, Some(&out), returned, started);
             if let Some(id) = recovering
                 && !out.is_error
             {
@@ -226,12 +227,14 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
         }
         Err(e) => {
             ledger_row(ctx, tool_name(name), None, 0, started);
+            count_call(name, None, 0, started);
             Err(e)
         }
     }
 }
 
-/// Every id in a result that the store refused (an output larger than its byte cap) is named in
+/// Every id in a result that the store refused (an output larger than its byte cap, or a shared
+/// store that could not be reached) is named in
 /// the text the model reads, so no one is sent to `recover_text` for bytes that were never kept.
 fn say_what_was_not_stored(out: &mut ToolOutput, ctx: &ToolCtx) {
     fn ids<'a>(v: &'a Value, found: &mut Vec<&'a str>) {
@@ -244,19 +247,19 @@ fn say_what_was_not_stored(out: &mut ToolOutput, ctx: &ToolCtx) {
     }
     let mut found = Vec::new();
     ids(&out.structured, &mut found);
-    let mut refused: Vec<String> = found
+    let mut refused: Vec<(String, crate::store::Missing)> = found
         .into_iter()
-        .filter(|id| ctx.app.store.refused(id))
-        .map(str::to_string)
+        .filter_map(|id| Some((id.to_string(), ctx.app.store.not_stored(id)?)))
         .collect();
     refused.dedup();
-    if refused.is_empty() {
+    let Some(&(_, why)) = refused.first() else {
         return;
-    }
+    };
+    let ids: Vec<&str> = refused.iter().map(|(id, _)| id.as_str()).collect();
     let note = format!(
-        "not stored: the full output behind {} is larger than the recovery store's cap (--store-max-bytes {}), so recover_text cannot return it; what is shown is all there is",
-        refused.join(", "),
-        ctx.app.store.limits().0
+        "not stored: the full output behind {} was not kept ({}), so recover_text cannot return it; what is shown is all there is",
+        ids.join(", "),
+        why.not_stored(ctx.app.store.limits().0)
     );
     if out.text_is_json {
         // The text is the result's JSON: the note goes into its warnings (prune_text already
@@ -292,6 +295,47 @@ fn pruning_reason(reason: &str) -> &'static str {
     REASONS.into_iter().find(|r| *r == reason).unwrap_or("")
 }
 
+/// o200k tokens of a result's raw output, and whether pruning applied. Saved = raw - read on
+/// every row: a call pruning did not shorten saved nothing (its `tokens_before` counts the output
+/// alone, without the header and notes read with it). prune_text reports its own counts in
+/// `stats` and pruned when it kept fewer lines.
+fn raw_tokens(tool: &str, s: &Value, returned: u64) -> (u64, bool) {
+    let u = |v: &Value| v.as_u64();
+    let (raw, applied) = if tool == "prune_text" {
+        let stats = &s["stats"];
+        let applied = !stats["used_fallback"].as_bool().unwrap_or(true)
+            && u(&stats["pruned_lines"]).unwrap_or(0) > 0;
+        (u(&stats["tokens_est_before"]), applied)
+    } else {
+        let pruning = &s["pruning"];
+        (
+            u(&pruning["tokens_before"]),
+            pruning["applied"].as_bool().unwrap_or(false),
+        )
+    };
+    let raw = if applied {
+        raw.unwrap_or(returned).max(returned)
+    } else {
+        returned
+    };
+    (raw, applied)
+}
+
+/// Counts one call in the `/metrics` counters (a few atomic adds).
+fn count_call(tool: &str, out: Option<&ToolOutput>, returned: u64, started: std::time::Instant) {
+    let s = out.map(|o| &o.structured).unwrap_or(&Value::Null);
+    let (tokens_raw, _) = raw_tokens(tool, s, returned);
+    crate::metrics::record(crate::metrics::Call {
+        tool: tool_name(tool),
+        error: out.is_none_or(|o| o.is_error),
+        elapsed: started.elapsed(),
+        tokens_raw,
+        tokens_read: returned,
+        fallback: s["pruning"]["fallback"].as_bool().unwrap_or(false)
+            || s["stats"]["used_fallback"].as_bool().unwrap_or(false),
+    });
+}
+
 /// Queues the ledger row of one call: counts and names only, a fixed-size record (no allocation,
 /// no lock once the session knows its client id).
 fn ledger_row(
@@ -307,16 +351,11 @@ fn ledger_row(
     }
     let s = out.map(|o| &o.structured).unwrap_or(&Value::Null);
     let pruning = &s["pruning"];
-    let u = |v: &Value| v.as_u64();
-    // prune_text reports its own counts in `stats` and pruned when it kept fewer lines.
-    let (raw, applied, prune_id) = if tool == "prune_text" {
-        let stats = &s["stats"];
-        let applied = !stats["used_fallback"].as_bool().unwrap_or(true)
-            && u(&stats["pruned_lines"]).unwrap_or(0) > 0;
-        (u(&stats["tokens_est_before"]), applied, &s["prune_id"])
+    let (tokens_raw, applied) = raw_tokens(tool, s, returned);
+    let prune_id = if tool == "prune_text" {
+        &s["prune_id"]
     } else {
-        let applied = pruning["applied"].as_bool().unwrap_or(false);
-        (u(&pruning["tokens_before"]), applied, &pruning["prune_id"])
+        &pruning["prune_id"]
     };
     let ts_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -325,13 +364,7 @@ fn ledger_row(
         ts_ms,
         client: ctx.session.ledger_client(ledger),
         tool,
-        // Saved = raw - read on every row: a call pruning did not shorten saved nothing (its
-        // `tokens_before` counts the output alone, without the header and notes read with it).
-        tokens_raw: if applied {
-            raw.unwrap_or(returned).max(returned)
-        } else {
-            returned
-        },
+        tokens_raw,
         tokens_read: returned,
         pruning_applied: applied,
         pruning_reason: if applied {
@@ -546,6 +579,24 @@ pub fn not_attempted(reason: PruningMetadataReason, raw_bytes: u64) -> PruningMe
         prune_id: None,
         tokens_before: None,
         tokens_after: None,
+    }
+}
+
+/// Metadata of an output left unpruned because the store could not keep it (`why`): lines it
+/// removed could not be recovered, so it returns the raw output, as on a pruner failure, and
+/// names no `prune_id`.
+pub fn not_stored(raw_bytes: u64, why: String) -> PruningMetadata {
+    PruningMetadata {
+        attempted: true,
+        fallback: true,
+        reason: Some(PruningMetadataReason::PrunerError),
+        error: Some(crate::contract::types::PrunerError {
+            code: crate::contract::types::PrunerErrorCode::HttpError,
+            message: format!(
+                "not pruned: the raw output was not stored ({why}), so removed lines could not be recovered"
+            ),
+        }),
+        ..not_attempted(PruningMetadataReason::PrunerError, raw_bytes)
     }
 }
 

@@ -53,12 +53,12 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
     );
     let mut warnings = Vec::new();
     let lines_total = engine::split_lines(&input.text).len();
-    let plan: Plan = if ctx.app.store.refused(&prune_id) {
+    let plan: Plan = if let Some(why) = ctx.app.store.not_stored(&prune_id) {
         // Nothing removed can be recovered from an id that was never stored: a no-op.
         warnings.push(format!(
-            "not_stored: the text ({} bytes) is larger than the recovery store's cap (--store-max-bytes {}); returned unpruned",
+            "not_stored: the text ({} bytes) was not kept: {}; returned unpruned",
             input.text.len(),
-            ctx.app.store.limits().0
+            why.not_stored(ctx.app.store.limits().0)
         ));
         no_op(lines_total)
     } else if input.text.chars().count() > ctx.app.config.max_input_chars {

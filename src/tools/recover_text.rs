@@ -319,11 +319,14 @@ pub(crate) fn by_question(
     Ok(out)
 }
 
-/// A store read failure as the client sees it: a referenced file that changed is gone
-/// (-32004 with the reason), anything else is internal.
+/// A store read failure as the client sees it: a referenced file that changed, or a shared
+/// store's text that left while it was read, is gone (-32004 with the reason); anything else is
+/// internal.
 fn read_error(id: &str, e: ReadError) -> RpcError {
     match e {
-        ReadError::Changed(_) => message::prune_id_not_found(id, e.to_string()),
+        ReadError::Changed(_) | ReadError::Gone(_) => {
+            message::prune_id_not_found(id, e.to_string())
+        }
         ReadError::Io(_) => message::rpc_error(
             message::INTERNAL_ERROR,
             "internal error",

@@ -197,17 +197,16 @@ impl Pipeline<'_> {
             Some(id) => id,
             None => self.store(label, raw.to_string()),
         };
-        let stored = !self.ctx.app.store.refused(&id);
+        let not_stored = self.ctx.app.store.not_stored(&id);
         let starts = line_starts(&body);
         let total = line_starts(raw).len();
         let note = |k: usize| -> String {
-            let where_ = if stored {
-                format!("recover_text prune_id={id}")
-            } else {
-                format!(
-                    "not stored: larger than the recovery store's cap (--store-max-bytes {})",
-                    self.ctx.app.store.limits().0
-                )
+            let where_ = match not_stored {
+                None => format!("recover_text prune_id={id}"),
+                Some(why) => format!(
+                    "not stored: {}",
+                    why.not_stored(self.ctx.app.store.limits().0)
+                ),
             };
             if applied {
                 format!(
@@ -247,7 +246,7 @@ impl Pipeline<'_> {
         Fitted {
             text,
             pruning,
-            artifact: stored.then_some(id),
+            artifact: not_stored.is_none().then_some(id),
         }
     }
 }

@@ -386,7 +386,7 @@ async fn handle(
             _ => method_not_allowed("GET", &method, &path),
         };
     }
-    if !matches!(route, "/mcp" | "/rpc" | "/health" | "/prune") {
+    if !matches!(route, "/mcp" | "/rpc" | "/health" | "/prune" | "/metrics") {
         return error(
             StatusCode::NOT_FOUND,
             Code::NotFound,
@@ -402,6 +402,8 @@ async fn handle(
             &serde_json::to_value(crate::tools::health::status(&ctx.app)).expect("serializes"),
         ),
         ("/health", _) => method_not_allowed("GET", &method, &path),
+        ("/metrics", &Method::GET | &Method::HEAD) => metrics_reply(&ctx.app).await,
+        ("/metrics", _) => method_not_allowed("GET", &method, &path),
         ("/prune", &Method::POST) => match read_json_body(&ctx, &headers, body).await {
             Ok(bytes) => prune_endpoint(&ctx, &bytes).await,
             Err(resp) => resp,
@@ -647,6 +649,21 @@ async fn read_json_body(
             Err(r)
         }
     }
+}
+
+/// `GET /metrics`: the Prometheus text exposition (the store's figures read off the request's
+/// thread: a shared store's take a round trip).
+async fn metrics_reply(app: &Arc<App>) -> warp::reply::Response {
+    let app = app.clone();
+    let text = tokio::task::spawn_blocking(move || app.metrics())
+        .await
+        .unwrap_or_default();
+    let mut r = Response::new(text.into_bytes());
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    r.into_response()
 }
 
 fn healthz(app: &App) -> Value {

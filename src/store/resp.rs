@@ -1,0 +1,416 @@
+//! A small blocking client of the Redis protocol (RESP2), enough for the shared store: commands
+//! and pipelines over plain TCP or TLS (rustls with ring and the platform's roots), `AUTH` and
+//! `SELECT` on connect, a pool of idle connections, connect and I/O timeouts. Owns the sockets;
+//! must never retry a command that may have run: the one retry is on a pooled connection found
+//! closed by the server (after a restart), and any other failure goes to the caller.
+
+use super::target::Target;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Connect and per-read/write timeout: a store that does not answer within it is unavailable.
+pub const IO_TIMEOUT: Duration = Duration::from_secs(2);
+/// Idle connections kept for reuse.
+const POOL_MAX: usize = 32;
+
+/// One reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// `$-1` or `*-1`.
+    Nil,
+    /// `:n`.
+    Int(i64),
+    /// `+OK` or a bulk string.
+    Bytes(Vec<u8>),
+    /// `*n`.
+    Array(Vec<Value>),
+    /// `-ERR ...` (a command's error, not the connection's).
+    Error(String),
+}
+
+impl Value {
+    /// The integer of an `Int`, or of a bulk string of digits.
+    pub fn int(&self) -> Option<i64> {
+        match self {
+            Value::Int(n) => Some(*n),
+            Value::Bytes(b) => std::str::from_utf8(b).ok()?.parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// The bytes of a bulk or simple string.
+    pub fn bytes(self) -> Option<Vec<u8>> {
+        match self {
+            Value::Bytes(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The text of a string reply (lossy).
+    pub fn text(self) -> Option<String> {
+        self.bytes()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+}
+
+/// Builds one command's arguments.
+#[derive(Default, Clone)]
+pub struct Cmd(pub Vec<Vec<u8>>, Option<&'static str>);
+
+impl Cmd {
+    /// A command named `name`.
+    pub fn new(name: &str) -> Cmd {
+        Cmd(vec![name.as_bytes().to_vec()], None)
+    }
+
+    /// `EVALSHA` of the Lua `script` (sent whole with `EVAL` only when the server does not
+    /// have it cached yet: first use, or after a restart); the number of keys and the
+    /// arguments follow.
+    pub fn script(script: &'static str) -> Cmd {
+        static SHAS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+        let at = script.as_ptr() as usize;
+        let mut shas = SHAS.lock().unwrap_or_else(|e| e.into_inner());
+        let sha = match shas.iter().find(|(p, _)| *p == at) {
+            Some((_, s)) => s.clone(),
+            None => {
+                let d = ring::digest::digest(
+                    &ring::digest::SHA1_FOR_LEGACY_USE_ONLY,
+                    script.as_bytes(),
+                );
+                let s: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+                shas.push((at, s.clone()));
+                s
+            }
+        };
+        Cmd(vec![b"EVALSHA".to_vec(), sha.into_bytes()], Some(script))
+    }
+
+    /// The same command with the script's text (`EVAL`) instead of its digest.
+    fn with_body(&self) -> Option<Cmd> {
+        let body = self.1?;
+        let mut args = self.0.clone();
+        args[0] = b"EVAL".to_vec();
+        args[1] = body.as_bytes().to_vec();
+        Some(Cmd(args, None))
+    }
+
+    /// Appends an argument.
+    pub fn arg(mut self, a: impl AsRef<[u8]>) -> Cmd {
+        self.0.push(a.as_ref().to_vec());
+        self
+    }
+
+    /// Appends a number argument.
+    pub fn num(self, n: impl std::fmt::Display) -> Cmd {
+        let s = n.to_string();
+        self.arg(s)
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(format!("*{}\r\n", self.0.len()).as_bytes());
+        for a in &self.0 {
+            out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+            out.extend_from_slice(a);
+            out.extend_from_slice(b"\r\n");
+        }
+    }
+}
+
+trait Stream: Read + Write + Send {}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Conn")
+    }
+}
+impl<T: Read + Write + Send> Stream for T {}
+
+/// One open connection.
+struct Conn {
+    io: BufReader<Box<dyn Stream>>,
+}
+
+/// Largest bulk string or array accepted in a reply (a confused peer must not make us allocate
+/// without bound).
+const REPLY_MAX: usize = 1 << 30;
+
+impl Conn {
+    fn open(t: &Target, tls: Option<&Arc<rustls::ClientConfig>>) -> io::Result<Conn> {
+        let addr = (t.host.as_str(), t.port)
+            .to_socket_addrs()?
+            .next()
+            .ok_or_else(|| io::Error::other(format!("{} does not resolve", t.host)))?;
+        let tcp = TcpStream::connect_timeout(&addr, IO_TIMEOUT)?;
+        tcp.set_read_timeout(Some(IO_TIMEOUT))?;
+        tcp.set_write_timeout(Some(IO_TIMEOUT))?;
+        tcp.set_nodelay(true)?;
+        let stream: Box<dyn Stream> = match tls {
+            None => Box::new(tcp),
+            Some(cfg) => {
+                let name = rustls::pki_types::ServerName::try_from(t.host.clone())
+                    .map_err(|e| io::Error::other(format!("TLS server name: {e}")))?;
+                let c =
+                    rustls::ClientConnection::new(cfg.clone(), name).map_err(io::Error::other)?;
+                Box::new(rustls::StreamOwned::new(c, tcp))
+            }
+        };
+        let mut conn = Conn {
+            io: BufReader::with_capacity(64 * 1024, stream),
+        };
+        let mut hello = Vec::new();
+        if let Some(pass) = &t.password {
+            let mut c = Cmd::new("AUTH");
+            if let Some(user) = &t.user {
+                c = c.arg(user);
+            }
+            hello.push(c.arg(pass));
+        }
+        if t.db != 0 {
+            hello.push(Cmd::new("SELECT").num(t.db));
+        }
+        for r in conn.run(&hello)? {
+            if let Value::Error(e) = r {
+                return Err(io::Error::other(format!(
+                    "store refused the connection: {e}"
+                )));
+            }
+        }
+        Ok(conn)
+    }
+
+    /// Sends `cmds` in one write and reads one reply each.
+    fn run(&mut self, cmds: &[Cmd]) -> io::Result<Vec<Value>> {
+        if cmds.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut buf = Vec::new();
+        for c in cmds {
+            c.encode(&mut buf);
+        }
+        let w = self.io.get_mut();
+        w.write_all(&buf)?;
+        w.flush()?;
+        cmds.iter().map(|_| read_value(&mut self.io, 0)).collect()
+    }
+}
+
+/// Whether `e` says the peer had closed the connection.
+fn closed(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::UnexpectedEof
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::ConnectionAborted
+    )
+}
+
+fn bad(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("bad reply: {what}"))
+}
+
+fn read_line(r: &mut impl BufRead) -> io::Result<Vec<u8>> {
+    let mut line = Vec::new();
+    r.take(64 * 1024).read_until(b'\n', &mut line)?;
+    if !line.ends_with(b"\r\n") {
+        return Err(if line.is_empty() {
+            io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the store closed the connection",
+            )
+        } else {
+            bad("unterminated line")
+        });
+    }
+    line.truncate(line.len() - 2);
+    Ok(line)
+}
+
+fn read_value(r: &mut impl BufRead, depth: usize) -> io::Result<Value> {
+    if depth > 8 {
+        return Err(bad("nested too deep"));
+    }
+    let line = read_line(r)?;
+    let (kind, rest) = line.split_first().ok_or_else(|| bad("empty line"))?;
+    let text = std::str::from_utf8(rest).map_err(|_| bad("not UTF-8"))?;
+    let num = || text.parse::<i64>().map_err(|_| bad("not a number"));
+    Ok(match kind {
+        b'+' => Value::Bytes(rest.to_vec()),
+        b'-' => Value::Error(text.to_string()),
+        b':' => Value::Int(num()?),
+        b'$' => {
+            let n = num()?;
+            if n < 0 {
+                return Ok(Value::Nil);
+            }
+            let n = n as usize;
+            if n > REPLY_MAX {
+                return Err(bad("bulk string too large"));
+            }
+            let mut b = vec![0u8; n + 2];
+            r.read_exact(&mut b)?;
+            if !b.ends_with(b"\r\n") {
+                return Err(bad("bulk string not terminated"));
+            }
+            b.truncate(n);
+            Value::Bytes(b)
+        }
+        b'*' => {
+            let n = num()?;
+            if n < 0 {
+                return Ok(Value::Nil);
+            }
+            let n = n as usize;
+            if n > REPLY_MAX / 16 {
+                return Err(bad("array too large"));
+            }
+            let mut items = Vec::with_capacity(n.min(1024));
+            for _ in 0..n {
+                items.push(read_value(r, depth + 1)?);
+            }
+            Value::Array(items)
+        }
+        _ => return Err(bad("unknown type")),
+    })
+}
+
+/// Connections to one server, opened on demand and kept while idle (up to [`POOL_MAX`]).
+#[derive(Debug)]
+pub struct Pool {
+    target: Target,
+    tls: Option<Arc<rustls::ClientConfig>>,
+    idle: Mutex<Vec<Conn>>,
+}
+
+impl Pool {
+    /// A pool for `target` (nothing is opened yet). TLS (`rediss://`) verifies the server with
+    /// the platform's roots (`SSL_CERT_FILE` is honoured).
+    pub fn new(target: Target) -> io::Result<Pool> {
+        let tls = if target.tls {
+            crate::http_client::install_tls_provider();
+            use rustls_platform_verifier::ConfigVerifierExt;
+            Some(Arc::new(
+                rustls::ClientConfig::with_platform_verifier().map_err(io::Error::other)?,
+            ))
+        } else {
+            None
+        };
+        Ok(Pool {
+            target,
+            tls,
+            idle: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The server this pool talks to (without credentials), for messages.
+    pub fn describe(&self) -> String {
+        self.target.to_string()
+    }
+
+    /// Runs `cmds` as one pipeline on one connection; the connection goes back to the pool only
+    /// if every reply was read.
+    ///
+    /// Blocks on the network; on a worker of a multi-threaded tokio runtime it says so first
+    /// (`block_in_place`), so the worker's other tasks move to another thread meanwhile.
+    pub fn run(&self, cmds: &[Cmd]) -> io::Result<Vec<Value>> {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        match Handle::try_current() {
+            Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(|| self.run_here(cmds))
+            }
+            _ => self.run_here(cmds),
+        }
+    }
+
+    fn run_here(&self, cmds: &[Cmd]) -> io::Result<Vec<Value>> {
+        let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let reused = pooled.is_some();
+        let mut conn = match pooled {
+            Some(c) => c,
+            None => Conn::open(&self.target, self.tls.as_ref())?,
+        };
+        let mut out = conn.run(cmds);
+        if reused && out.as_ref().is_err_and(closed) {
+            // An idle connection the server closed (a restart): the commands never reached a
+            // live server. Once more, on a new connection.
+            self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            conn = Conn::open(&self.target, self.tls.as_ref())?;
+            out = conn.run(cmds);
+        }
+        let mut failed = None;
+        if let Ok(replies) = &mut out {
+            // A script the server has not cached (NOSCRIPT) did not run: send its text.
+            for (r, c) in replies.iter_mut().zip(cmds) {
+                if matches!(r, Value::Error(e) if e.starts_with("NOSCRIPT"))
+                    && let Some(eval) = c.with_body()
+                {
+                    match conn.run(std::slice::from_ref(&eval)) {
+                        Ok(mut v) => *r = v.pop().unwrap_or(Value::Nil),
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(e) = failed {
+            out = Err(e);
+        }
+        if out.is_ok() {
+            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+            if idle.len() < POOL_MAX {
+                idle.push(conn);
+            }
+        } else {
+            // A pooled connection may have been closed by a store restart: the pool is stale.
+            self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        }
+        out
+    }
+
+    /// Runs one command; a command error is an `Err` too.
+    pub fn one(&self, cmd: Cmd) -> io::Result<Value> {
+        match self.run(std::slice::from_ref(&cmd))?.pop() {
+            Some(Value::Error(e)) => Err(io::Error::other(format!("store: {e}"))),
+            Some(v) => Ok(v),
+            None => Err(bad("no reply")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_parse() {
+        let mut r: &[u8] =
+            b"+OK\r\n:-3\r\n$3\r\na\r\n\r\n$-1\r\n*2\r\n$1\r\nx\r\n:1\r\n-ERR no\r\n";
+        assert_eq!(read_value(&mut r, 0).unwrap(), Value::Bytes(b"OK".to_vec()));
+        assert_eq!(read_value(&mut r, 0).unwrap(), Value::Int(-3));
+        assert_eq!(
+            read_value(&mut r, 0).unwrap(),
+            Value::Bytes(b"a\r\n".to_vec())
+        );
+        assert_eq!(read_value(&mut r, 0).unwrap(), Value::Nil);
+        assert_eq!(
+            read_value(&mut r, 0).unwrap(),
+            Value::Array(vec![Value::Bytes(b"x".to_vec()), Value::Int(1)])
+        );
+        assert_eq!(
+            read_value(&mut r, 0).unwrap(),
+            Value::Error("ERR no".into())
+        );
+        assert!(read_value(&mut r, 0).is_err(), "end of input");
+    }
+
+    #[test]
+    fn commands_encode_as_bulk_arrays() {
+        let mut b = Vec::new();
+        Cmd::new("GET").arg("k\r\n").encode(&mut b);
+        assert_eq!(b, b"*2\r\n$3\r\nGET\r\n$3\r\nk\r\n\r\n");
+    }
+}

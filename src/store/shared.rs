@@ -1,0 +1,881 @@
+//! The shared store: stored outputs in a Valkey/Redis server, so that every replica on it answers
+//! every `prune_id`. Owns the key layout under [`PREFIX`]; must never return bytes of another
+//! output than the one asked for, never read a whole text for a page, and never let the key space
+//! grow without bound (the caps and TTL are enforced by the server-side admission script; every
+//! key expires).
+//!
+//! Per entry: `e:ID` (hash: origin, label, bytes, lines, shown runs; its life is the entry's),
+//! `t:ID` (the text, read by `GETRANGE`), `x:ID` (the byte offset of every [`STEP`]th line, 8
+//! bytes each, so a page reads one mark and at most [`STEP`] lines before its first). Shared:
+//! `lru` (sorted set: id by last use), `sz` and `bytes` (costs), `c:SHA` (content -> id, so the
+//! same output re-issues its id), `o:OWNER` (ids issued to a session, for `resources/list`),
+//! `g:ID` (why an id left: evicted, too large), `epoch` (changes when the server loses its data).
+//! Calls block on the network (a store round trip is a fraction of a millisecond).
+
+use super::resp::{Cmd, Pool, Value};
+use super::target::Target;
+use super::{DiskText, find_newline};
+use std::io::{self, BufRead, Read};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Prefix of every key.
+pub const PREFIX: &str = "mcp-pruner:";
+/// One line-index mark every this many lines.
+pub const STEP: usize = 64;
+/// How much longer than its entry a text and its index live, so a reader that found the entry
+/// finds its text (eviction deletes all three at once).
+const GRACE_MS: u64 = 60_000;
+/// Upload batch: bytes sent in one pipeline.
+const UPLOAD_BATCH: usize = 4 << 20;
+/// Most ids remembered per session for `resources/list`.
+const LIST_MAX: usize = 1000;
+
+/// Why the shared store has no entry for an id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedMiss {
+    /// Evicted to stay within the caps (recorded by the evicting replica).
+    Evicted,
+    /// Never stored: larger than the byte cap.
+    TooLarge,
+    /// The server lost its data (restart, flush) within an id's lifetime.
+    Lost,
+    /// Not there: expired, or never issued.
+    Absent,
+    /// The server could not be reached.
+    Unavailable,
+}
+
+/// What a put did.
+pub enum Put {
+    /// Stored under a new id, or re-issued (the same output's live id).
+    Stored(String),
+    /// Larger than the byte cap: not stored.
+    TooLarge,
+}
+
+/// A text to store.
+pub enum Content<'a> {
+    /// In memory.
+    Text(&'a str),
+    /// On disk (a spill file or a referenced file), read twice: to hash, then to upload.
+    Disk(&'a DiskText),
+}
+
+impl Content<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            Content::Text(t) => t.len() as u64,
+            Content::Disk(d) => d.len(),
+        }
+    }
+
+    /// Feeds the whole text to `f` in chunks.
+    fn each_chunk(&self, mut f: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        match self {
+            Content::Text(t) => f(t.as_bytes()),
+            Content::Disk(d) => {
+                let mut r = d
+                    .reader_at(1)
+                    .map_err(|e| io::Error::other(e.to_string()))?;
+                loop {
+                    let buf = r.fill_buf()?;
+                    if buf.is_empty() {
+                        return Ok(());
+                    }
+                    let n = buf.len();
+                    f(buf)?;
+                    r.consume(n);
+                }
+            }
+        }
+    }
+}
+
+/// A stored text's size and where to read it.
+#[derive(Debug)]
+pub struct SharedText {
+    pool: std::sync::Arc<Pool>,
+    /// The process's cache of entries' sizes, forgotten for this id when its text is gone.
+    known: std::sync::Arc<Known>,
+    id: String,
+    bytes: u64,
+    lines: usize,
+}
+
+/// A stored text's marker that its bytes went missing while being read (evicted, expired, the
+/// server restarted): [`super::ReadError::Gone`] once converted.
+#[derive(Debug)]
+pub struct TextGone(pub String);
+
+impl std::fmt::Display for TextGone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TextGone {}
+
+fn gone(id: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::NotFound,
+        TextGone(format!(
+            "the text of {id} left the shared recovery store while it was read (evicted, expired, or the store lost its data); re-run the tool call"
+        )),
+    )
+}
+
+/// A store failure while reading a text, reported as the text being unavailable.
+fn unreachable(pool: &Pool, e: io::Error) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::NotFound,
+        TextGone(format!(
+            "the shared recovery store ({}) could not be read: {e}; retry later or re-run the tool call",
+            pool.describe()
+        )),
+    )
+}
+
+fn key(kind: &str, id: &str) -> String {
+    format!("{PREFIX}{kind}:{id}")
+}
+
+impl SharedText {
+    /// The error for a text found gone, saying why as a lookup would; this process forgets the
+    /// entry.
+    fn lost(&self) -> io::Error {
+        self.known.forget(&self.id);
+        let why = match why_missing(&self.pool, &self.known, &self.id) {
+            SharedMiss::Evicted => super::Missing::Evicted,
+            SharedMiss::TooLarge => super::Missing::TooLarge,
+            SharedMiss::Lost => super::Missing::Lost,
+            SharedMiss::Unavailable => super::Missing::Unavailable,
+            SharedMiss::Absent => return gone(&self.id),
+        };
+        io::Error::new(io::ErrorKind::NotFound, TextGone(why.explain().to_string()))
+    }
+
+    /// Bytes of text.
+    pub fn len(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
+    }
+
+    /// Lines of text.
+    pub fn lines(&self) -> usize {
+        self.lines
+    }
+
+    /// A reader from the start of `line` (1-based; past the last: at the end): one index mark
+    /// and the text from there, fetched in growing ranges as they are consumed.
+    pub fn reader_at(&self, line: usize) -> io::Result<Box<dyn BufRead + Send + '_>> {
+        let line = line.max(1);
+        let chunk = 32 * 1024;
+        let (pos, skip, first) = if self.lines == 0 || line > self.lines {
+            (if self.lines == 0 { 0 } else { self.bytes }, 0, Vec::new())
+        } else {
+            // One round trip: the index mark before `line` and the text from there.
+            let k = (line - 1) / STEP;
+            let r = self
+                .pool
+                .one(
+                    Cmd::script(PAGE)
+                        .num(3)
+                        .arg(key("x", &self.id))
+                        .arg(key("t", &self.id))
+                        .arg(format!("{PREFIX}lru"))
+                        .num(k * 8)
+                        .num(chunk)
+                        .num(now_ms())
+                        .arg(&self.id),
+                )
+                .map_err(|e| unreachable(&self.pool, e))?;
+            let Value::Array(mut r) = r else {
+                return Err(self.lost());
+            };
+            let text = r.pop().and_then(Value::bytes).ok_or_else(|| self.lost())?;
+            let mark = r.pop().and_then(|v| v.int()).ok_or_else(|| self.lost())? as u64;
+            if mark > self.bytes || text.len() as u64 != (chunk as u64).min(self.bytes - mark) {
+                return Err(self.lost());
+            }
+            (mark + text.len() as u64, (line - 1) % STEP, text)
+        };
+        let mut r = Ranges {
+            text: self,
+            pos,
+            buf: first,
+            at: 0,
+            chunk: chunk * 2,
+        };
+        for _ in 0..skip {
+            let mut sink = Vec::new();
+            if r.read_until(b'\n', &mut sink)? == 0 {
+                break;
+            }
+        }
+        Ok(Box::new(r))
+    }
+
+    /// Records the shown runs (0-based half-open) if the entry still exists.
+    pub fn set_shown(&self, runs: &[std::ops::Range<usize>]) -> io::Result<()> {
+        let enc: Vec<String> = runs
+            .iter()
+            .map(|r| format!("{}-{}", r.start, r.end))
+            .collect();
+        self.pool.one(
+            Cmd::script(SET_SHOWN)
+                .num(1)
+                .arg(key("e", &self.id))
+                .arg(enc.join(",")),
+        )?;
+        Ok(())
+    }
+
+    /// The shown runs recorded (empty when none, or on any failure).
+    pub fn shown(&self) -> Vec<std::ops::Range<usize>> {
+        let Ok(v) = self
+            .pool
+            .one(Cmd::new("HGET").arg(key("e", &self.id)).arg("s"))
+        else {
+            return Vec::new();
+        };
+        let text = v.text().unwrap_or_default();
+        text.split(',')
+            .filter_map(|r| {
+                let (a, b) = r.split_once('-')?;
+                Some(a.parse().ok()?..b.parse().ok()?)
+            })
+            .collect()
+    }
+}
+
+/// `BufRead` over a stored text from a byte offset, by `GETRANGE`s of growing size.
+struct Ranges<'a> {
+    text: &'a SharedText,
+    pos: u64,
+    buf: Vec<u8>,
+    at: usize,
+    chunk: usize,
+}
+
+impl Read for Ranges<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let buf = self.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Ranges<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at == self.buf.len() && self.pos < self.text.bytes {
+            let end = (self.pos + self.chunk as u64).min(self.text.bytes);
+            let got = self
+                .text
+                .pool
+                .one(
+                    Cmd::new("GETRANGE")
+                        .arg(key("t", &self.text.id))
+                        .num(self.pos)
+                        .num(end - 1),
+                )
+                .map_err(|e| unreachable(&self.text.pool, e))?
+                .bytes()
+                .unwrap_or_default();
+            if got.len() as u64 != end - self.pos {
+                return Err(self.text.lost());
+            }
+            self.pos = end;
+            self.buf = got;
+            self.at = 0;
+            self.chunk = (self.chunk * 2).min(1 << 20);
+        }
+        Ok(&self.buf[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.buf.len());
+    }
+}
+
+/// The index mark `ARGV[1]` (byte offset into `KEYS[1]`: 8 bytes, little-endian) and up to
+/// `ARGV[2]` bytes of the text `KEYS[2]` from there: `{offset, text}`, or nil without the mark;
+/// refreshes entry `ARGV[4]`'s recency in `KEYS[3]` to `ARGV[3]`.
+const PAGE: &str = r#"
+local m = redis.call('GETRANGE', KEYS[1], ARGV[1], tonumber(ARGV[1]) + 7)
+if #m ~= 8 then return false end
+redis.call('ZADD', KEYS[3], 'XX', ARGV[3], ARGV[4])
+local off = 0
+for i = 8, 1, -1 do off = off * 256 + string.byte(m, i) end
+return {off, redis.call('GETRANGE', KEYS[2], off, off + tonumber(ARGV[2]) - 1)}
+"#;
+
+/// Writes `ARGV[1]` as the shown runs of entry `KEYS[1]` if it still exists (never recreates an
+/// expired entry without its TTL).
+const SET_SHOWN: &str = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 's', ARGV[1]) return 1 end return 0";
+
+/// Re-issues the live id of the same output: ARGV = prefix, content key, now (ms), ttl (ms),
+/// owner, origin, label, list max, grace (ms). Returns the id, or nil.
+const REISSUE: &str = r#"
+local p, ckey, now, ttl, owner, origin, label, listmax, grace = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
+local id = redis.call('GET', ckey)
+if not id then return false end
+local e = p .. 'e:' .. id
+local m = redis.call('HMGET', e, 'o', 'l')
+if (not m[1]) or m[1] ~= origin or m[2] ~= label then return false end
+redis.call('PEXPIRE', e, ttl)
+redis.call('PEXPIRE', p .. 't:' .. id, ttl + grace)
+redis.call('PEXPIRE', p .. 'x:' .. id, ttl + grace)
+redis.call('PEXPIRE', ckey, ttl)
+redis.call('ZADD', p .. 'lru', now, id)
+if owner ~= '' then
+  local o = p .. 'o:' .. owner
+  redis.call('ZADD', o, now, id)
+  redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
+  redis.call('PEXPIRE', o, ttl)
+end
+return id
+"#;
+
+/// Admits an uploaded text as entry ARGV[2]: forgets the costs of entries that expired, evicts
+/// the least recently used until the new one fits the caps (recording why in `g:ID`), then
+/// writes its entry, index, content key and owner. ARGV = prefix, id, cost, now (ms), ttl (ms),
+/// max bytes, max entries, owner, content key, origin, label, bytes, lines, index, list max,
+/// grace (ms). Returns the number evicted, or -1 when the uploaded text is gone.
+const ADMIT: &str = r#"
+local p, id, size, now, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local maxb, maxn, owner, ckey = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9]
+local listmax, grace = tonumber(ARGV[15]), tonumber(ARGV[16])
+local lru, sz, tot = p .. 'lru', p .. 'sz', p .. 'bytes'
+local function forget(o)
+  local s = tonumber(redis.call('HGET', sz, o) or '0')
+  redis.call('DECRBY', tot, s)
+  redis.call('HDEL', sz, o)
+  redis.call('ZREM', lru, o)
+end
+for _, o in ipairs(redis.call('ZRANGEBYSCORE', lru, '-inf', now - ttl, 'LIMIT', 0, 256)) do
+  if redis.call('EXISTS', p .. 'e:' .. o) == 0 then
+    forget(o)
+    redis.call('DEL', p .. 't:' .. o, p .. 'x:' .. o)
+  end
+end
+if redis.call('EXISTS', p .. 't:' .. id) == 0 then return -1 end
+local evicted = 0
+while redis.call('ZCARD', lru) > 0 and (redis.call('ZCARD', lru) + 1 > maxn or tonumber(redis.call('GET', tot) or '0') + size > maxb) do
+  local o = redis.call('ZRANGE', lru, 0, 0)[1]
+  forget(o)
+  if redis.call('DEL', p .. 'e:' .. o, p .. 't:' .. o, p .. 'x:' .. o) > 0 then
+    redis.call('SET', p .. 'g:' .. o, 'evicted', 'PX', ttl)
+    evicted = evicted + 1
+  end
+end
+local e = p .. 'e:' .. id
+redis.call('HSET', e, 'o', ARGV[10], 'l', ARGV[11], 'b', ARGV[12], 'n', ARGV[13])
+redis.call('PEXPIRE', e, ttl)
+redis.call('PEXPIRE', p .. 't:' .. id, ttl + grace)
+redis.call('SET', p .. 'x:' .. id, ARGV[14], 'PX', ttl + grace)
+redis.call('ZADD', lru, now, id)
+redis.call('HSET', sz, id, size)
+redis.call('INCRBY', tot, size)
+redis.call('SET', ckey, id, 'PX', ttl)
+if owner ~= '' then
+  local o = p .. 'o:' .. owner
+  redis.call('ZADD', o, now, id)
+  redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
+  redis.call('PEXPIRE', o, ttl)
+end
+return evicted
+"#;
+
+/// Byte offsets of every [`STEP`]th line start, built as the text streams by.
+#[derive(Default)]
+struct Marks {
+    bytes: u64,
+    lines: usize,
+    index: Vec<u8>,
+    mid_line: bool,
+}
+
+impl Marks {
+    fn feed(&mut self, chunk: &[u8]) {
+        let mut from = 0;
+        while from < chunk.len() {
+            if !self.mid_line {
+                if self.lines % STEP == 0 {
+                    self.index
+                        .extend_from_slice(&(self.bytes + from as u64).to_le_bytes());
+                }
+                self.lines += 1;
+                self.mid_line = true;
+            }
+            match find_newline(&chunk[from..]) {
+                Some(i) => {
+                    from += i + 1;
+                    self.mid_line = false;
+                }
+                None => from = chunk.len(),
+            }
+        }
+        self.bytes += chunk.len() as u64;
+    }
+}
+
+/// The owner under which an entry is listed: none for a stateless request's session (`anon-…`,
+/// one request long, which can never list), so those add no key.
+fn listed_owner(owner: &str) -> &str {
+    if owner.starts_with("anon-") {
+        ""
+    } else {
+        owner
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// What this process knows of live entries: origin, label, bytes and lines, which never change
+/// for an id. Lets a page of a known id skip the entry lookup (the page's own read finds out
+/// if the text is gone). Bounded: cleared when full.
+/// Also what this process saw of the server's epoch, so that a page finding its text gone can
+/// say why as a lookup would.
+#[derive(Debug)]
+pub struct Known {
+    entries: Mutex<std::collections::HashMap<String, (String, String, u64, usize)>>,
+    /// The server's `epoch` as this process last saw it, and when it saw it change.
+    epoch: Mutex<(Option<Vec<u8>>, Option<Instant>)>,
+    /// The entries' TTL: a loss seen within it may explain a missing id.
+    ttl: Duration,
+}
+
+/// Entries [`Known`] remembers at most.
+const KNOWN_MAX: usize = 4096;
+
+impl Known {
+    fn new(ttl: Duration) -> Known {
+        Known {
+            entries: Mutex::default(),
+            epoch: Mutex::new((None, None)),
+            ttl,
+        }
+    }
+
+    fn get(&self, id: &str) -> Option<(String, String, u64, usize)> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    fn remember(&self, id: &str, what: (String, String, u64, usize)) {
+        let mut m = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if m.len() >= KNOWN_MAX {
+            m.clear();
+        }
+        m.insert(id.to_string(), what);
+    }
+
+    fn forget(&self, id: &str) {
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+    }
+}
+
+/// The shared store's client side.
+pub struct Shared {
+    pool: std::sync::Arc<Pool>,
+    known: std::sync::Arc<Known>,
+    max_bytes: usize,
+    max_entries: usize,
+    ttl: Duration,
+    /// Entries this process evicted.
+    pub evictions: AtomicU64,
+}
+
+impl Shared {
+    /// A client of `target` with the store's caps. The server is asked for its epoch now; if it
+    /// cannot be reached the first calls report it unavailable until it can.
+    pub fn new(
+        target: Target,
+        max_bytes: usize,
+        max_entries: usize,
+        ttl: Duration,
+    ) -> io::Result<Shared> {
+        let s = Shared {
+            pool: std::sync::Arc::new(Pool::new(target)?),
+            known: std::sync::Arc::new(Known::new(ttl)),
+            max_bytes,
+            max_entries,
+            ttl,
+            evictions: AtomicU64::new(0),
+        };
+        let _ = s.epoch_changed();
+        Ok(s)
+    }
+
+    /// The server, for messages (no credentials).
+    pub fn describe(&self) -> String {
+        self.pool.describe()
+    }
+
+    fn ttl_ms(&self) -> u64 {
+        self.ttl.as_millis().max(1) as u64
+    }
+
+    fn epoch_changed(&self) -> io::Result<bool> {
+        epoch_changed(&self.pool, &self.known)
+    }
+
+    /// The cursor key every replica on this server uses: the one stored there, or `mine`
+    /// stored as it if there is none yet. Never expires.
+    pub fn cursor_key(&self, mine: [u8; 32]) -> io::Result<[u8; 32]> {
+        let k = format!("{PREFIX}cursor-key");
+        let r = self.pool.run(&[
+            Cmd::new("SET").arg(&k).arg(mine).arg("NX"),
+            Cmd::new("GET").arg(&k),
+        ])?;
+        check(r.clone())?;
+        r.into_iter()
+            .nth(1)
+            .and_then(Value::bytes)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| io::Error::other("the store's cursor key is not 32 bytes"))
+    }
+
+    /// Stores `content` for `owner` (or re-issues the id of the same output), under `new_id`
+    /// when it is new.
+    pub fn put(
+        &self,
+        owner: &str,
+        origin: &str,
+        label: &str,
+        content: Content<'_>,
+        new_id: impl FnOnce() -> String,
+    ) -> io::Result<Put> {
+        let label: String = label.chars().take(200).collect();
+        let owner = listed_owner(owner);
+        let bytes = content.len();
+        // The index costs 8 bytes a STEP lines; bounded by the text's own size.
+        if bytes.saturating_add(bytes / 8) > self.max_bytes as u64 {
+            return Ok(Put::TooLarge);
+        }
+        let mut sha = ring::digest::Context::new(&ring::digest::SHA256);
+        for part in [origin.as_bytes(), b"\0", label.as_bytes(), b"\0"] {
+            sha.update(part);
+        }
+        content.each_chunk(|c| {
+            sha.update(c);
+            Ok(())
+        })?;
+        let digest: String = sha
+            .finish()
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let ckey = key("c", &digest);
+        let (now, ttl) = (now_ms(), self.ttl_ms());
+        let again = self.pool.one(
+            Cmd::script(REISSUE)
+                .num(0)
+                .arg(PREFIX)
+                .arg(&ckey)
+                .num(now)
+                .num(ttl)
+                .arg(owner)
+                .arg(origin)
+                .arg(&label)
+                .num(LIST_MAX)
+                .num(GRACE_MS),
+        )?;
+        if let Some(id) = again.text() {
+            return Ok(Put::Stored(id));
+        }
+        let id = new_id();
+        let tk = key("t", &id);
+        let mut marks = Marks::default();
+        let mut batch: Vec<Cmd> = vec![
+            Cmd::new("SET")
+                .arg(&tk)
+                .arg("")
+                .arg("PX")
+                .num(ttl + GRACE_MS),
+        ];
+        let mut pending = 0usize;
+        content.each_chunk(|c| {
+            marks.feed(c);
+            for piece in c.chunks(1 << 20) {
+                batch.push(Cmd::new("APPEND").arg(&tk).arg(piece));
+                pending += piece.len();
+                if pending >= UPLOAD_BATCH {
+                    check(self.pool.run(&std::mem::take(&mut batch))?)?;
+                    pending = 0;
+                }
+            }
+            Ok(())
+        })?;
+        check(self.pool.run(&batch)?)?;
+        if marks.bytes != bytes {
+            let _ = self.pool.one(Cmd::new("DEL").arg(&tk));
+            return Err(io::Error::other("the text changed while it was stored"));
+        }
+        let cost = bytes + marks.index.len() as u64;
+        let evicted = self
+            .pool
+            .one(
+                Cmd::script(ADMIT)
+                    .num(0)
+                    .arg(PREFIX)
+                    .arg(&id)
+                    .num(cost)
+                    .num(now)
+                    .num(ttl)
+                    .num(self.max_bytes)
+                    .num(self.max_entries)
+                    .arg(owner)
+                    .arg(&ckey)
+                    .arg(origin)
+                    .arg(&label)
+                    .num(bytes)
+                    .num(marks.lines)
+                    .arg(&marks.index)
+                    .num(LIST_MAX)
+                    .num(GRACE_MS),
+            )?
+            .int()
+            .unwrap_or(-1);
+        if evicted < 0 {
+            return Err(io::Error::other(
+                "the store lost the text while it was being stored",
+            ));
+        }
+        self.evictions.fetch_add(evicted as u64, Ordering::Relaxed);
+        Ok(Put::Stored(id))
+    }
+
+    /// Records that `id` was refused as too large (so any replica can say why it is missing).
+    pub fn refused_too_large(&self, id: &str) {
+        let _ = self.pool.one(
+            Cmd::new("SET")
+                .arg(key("g", id))
+                .arg("too_large")
+                .arg("PX")
+                .num(self.ttl_ms()),
+        );
+    }
+
+    /// The entry for `id` (origin, label, text), refreshing its recency; or why it is missing.
+    pub fn get(&self, id: &str) -> Result<(String, String, SharedText), SharedMiss> {
+        if !id.starts_with("prn_") || id.len() > 80 {
+            return Err(SharedMiss::Absent);
+        }
+        let text = |bytes, lines| SharedText {
+            pool: self.pool.clone(),
+            known: self.known.clone(),
+            id: id.to_string(),
+            bytes,
+            lines,
+        };
+        if let Some((origin, label, bytes, lines)) = self.known.get(id) {
+            return Ok((origin, label, text(bytes, lines)));
+        }
+        let r = self
+            .pool
+            .run(&[
+                Cmd::new("HMGET")
+                    .arg(key("e", id))
+                    .arg("o")
+                    .arg("l")
+                    .arg("b")
+                    .arg("n"),
+                Cmd::new("ZADD")
+                    .arg(format!("{PREFIX}lru"))
+                    .arg("XX")
+                    .num(now_ms())
+                    .arg(id),
+            ])
+            .map_err(|_| SharedMiss::Unavailable)?;
+        match r.into_iter().next() {
+            Some(Value::Array(f)) if f.len() == 4 && f[0] != Value::Nil => {
+                let mut f = f.into_iter();
+                let origin = f.next().and_then(Value::text).unwrap_or_default();
+                let label = f.next().and_then(Value::text).unwrap_or_default();
+                let bytes = f.next().and_then(|v| v.int()).unwrap_or(0).max(0) as u64;
+                let lines = f.next().and_then(|v| v.int()).unwrap_or(0).max(0) as usize;
+                self.known
+                    .remember(id, (origin.clone(), label.clone(), bytes, lines));
+                Ok((origin, label, text(bytes, lines)))
+            }
+            Some(Value::Array(_)) => Err(self.why_missing(id)),
+            _ => Err(SharedMiss::Unavailable),
+        }
+    }
+
+    fn why_missing(&self, id: &str) -> SharedMiss {
+        why_missing(&self.pool, &self.known, id)
+    }
+
+    /// Live entries issued to `owner`, most recent first.
+    pub fn list(&self, owner: &str) -> Vec<(String, String, String, SharedText)> {
+        if listed_owner(owner).is_empty() {
+            return Vec::new();
+        }
+        let Ok(ids) = self.pool.one(
+            Cmd::new("ZREVRANGE")
+                .arg(key("o", owner))
+                .num(0)
+                .num(LIST_MAX - 1),
+        ) else {
+            return Vec::new();
+        };
+        let Value::Array(ids) = ids else {
+            return Vec::new();
+        };
+        let ids: Vec<String> = ids.into_iter().filter_map(Value::text).collect();
+        let cmds: Vec<Cmd> = ids
+            .iter()
+            .map(|id| {
+                Cmd::new("HMGET")
+                    .arg(key("e", id))
+                    .arg("o")
+                    .arg("l")
+                    .arg("b")
+                    .arg("n")
+            })
+            .collect();
+        let Ok(rows) = self.pool.run(&cmds) else {
+            return Vec::new();
+        };
+        ids.into_iter()
+            .zip(rows)
+            .filter_map(|(id, row)| {
+                let Value::Array(f) = row else { return None };
+                if f.len() != 4 || f[0] == Value::Nil {
+                    return None;
+                }
+                let mut f = f.into_iter();
+                let origin = f.next()?.text()?;
+                let label = f.next()?.text().unwrap_or_default();
+                let bytes = f.next()?.int()?.max(0) as u64;
+                let lines = f.next()?.int()?.max(0) as usize;
+                let text = SharedText {
+                    pool: self.pool.clone(),
+                    known: self.known.clone(),
+                    id: id.clone(),
+                    bytes,
+                    lines,
+                };
+                Some((id, origin, label, text))
+            })
+            .collect()
+    }
+
+    /// Entries and bytes the server holds for the whole fleet; `None` when it cannot be reached.
+    pub fn stats(&self) -> Option<(usize, usize)> {
+        let r = self
+            .pool
+            .run(&[
+                Cmd::new("ZCARD").arg(format!("{PREFIX}lru")),
+                Cmd::new("GET").arg(format!("{PREFIX}bytes")),
+            ])
+            .ok()?;
+        let n = r.first()?.int()?.max(0) as usize;
+        let b = r.get(1)?.int().unwrap_or(0).max(0) as usize;
+        Some((n, b))
+    }
+}
+
+/// Reads the server's epoch (creating it if absent) and says whether it differs from the one
+/// `known` saw before (the server lost its data since). Remembers when it did.
+fn epoch_changed(pool: &Pool, known: &Known) -> io::Result<bool> {
+    let mut fresh = [0u8; 16];
+    crate::secret::fill_random(&mut fresh)?;
+    let fresh: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
+    let ek = format!("{PREFIX}epoch");
+    let r = pool.run(&[
+        Cmd::new("SET").arg(&ek).arg(&fresh).arg("NX"),
+        Cmd::new("GET").arg(&ek),
+    ])?;
+    let now = r.into_iter().nth(1).and_then(Value::bytes);
+    let mut seen = known.epoch.lock().unwrap_or_else(|e| e.into_inner());
+    let changed = seen.0.is_some() && seen.0 != now;
+    if changed {
+        seen.1 = Some(Instant::now());
+    }
+    seen.0 = now;
+    Ok(changed)
+}
+
+/// Why the server has no entry `id`: its `g:ID` record, else a loss of data seen within the
+/// TTL, else absent (expired or never issued).
+fn why_missing(pool: &Pool, known: &Known, id: &str) -> SharedMiss {
+    let why = match pool.one(Cmd::new("GET").arg(key("g", id))) {
+        Ok(v) => v.text(),
+        Err(_) => return SharedMiss::Unavailable,
+    };
+    match why.as_deref() {
+        Some("evicted") => return SharedMiss::Evicted,
+        Some("too_large") => return SharedMiss::TooLarge,
+        _ => {}
+    }
+    let Ok(changed) = epoch_changed(pool, known) else {
+        return SharedMiss::Unavailable;
+    };
+    let lost_at = known.epoch.lock().unwrap_or_else(|e| e.into_inner()).1;
+    if changed || lost_at.is_some_and(|t| t.elapsed() < known.ttl) {
+        SharedMiss::Lost
+    } else {
+        SharedMiss::Absent
+    }
+}
+
+/// The first command error of a pipeline, as an `Err`.
+fn check(replies: Vec<Value>) -> io::Result<()> {
+    match replies.into_iter().find_map(|v| match v {
+        Value::Error(e) => Some(e),
+        _ => None,
+    }) {
+        Some(e) => Err(io::Error::other(format!("store: {e}"))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_point_at_every_step_th_line() {
+        let text: String = (0..200).map(|i| format!("{i}\n")).collect();
+        for cut in [1, 3, 7, 1000] {
+            let mut m = Marks::default();
+            for c in text.as_bytes().chunks(cut) {
+                m.feed(c);
+            }
+            assert_eq!(m.lines, 200);
+            let marks: Vec<u64> = m
+                .index
+                .chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            let starts = crate::store::line_starts(&text);
+            let want: Vec<u64> = starts.iter().step_by(STEP).map(|&s| s as u64).collect();
+            assert_eq!(marks, want, "chunks of {cut}");
+        }
+        let mut m = Marks::default();
+        m.feed(b"a\n\nb");
+        assert_eq!(m.lines, crate::store::line_starts("a\n\nb").len());
+    }
+}

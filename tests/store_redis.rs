@@ -1,0 +1,369 @@
+//! The shared recovery store (issue 38): real `serve` replicas on a real `redis-server` (or
+//! `valkey-server`) started by the test. An id issued by one replica is recovered byte-exact by
+//! another, paged and by question; sessions' listings stay scoped; eviction, a store restart and
+//! a store that is down give their own -32004 reasons; an output the store cannot take is
+//! answered unpruned and says it is not recoverable. Skipped, saying why, without a server binary.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A Valkey/Redis server on a free loopback port, killed on drop.
+struct Redis {
+    bin: String,
+    port: u16,
+    child: Option<Child>,
+}
+
+impl Redis {
+    /// Starts one, or says why not (no server binary) and returns `None`.
+    fn start(test: &str) -> Option<Redis> {
+        let bin = ["valkey-server", "redis-server"]
+            .into_iter()
+            .find_map(|b| {
+                std::env::var_os("PATH").and_then(|p| {
+                    std::env::split_paths(&p)
+                        .map(|d| d.join(b))
+                        .find(|f| f.is_file())
+                })
+            })
+            .or_else(|| {
+                let p = std::path::PathBuf::from("/usr/bin/redis-server");
+                p.is_file().then_some(p)
+            });
+        let Some(bin) = bin else {
+            eprintln!(
+                "{test}: skipped: no valkey-server or redis-server on PATH (apt-get install redis-server)"
+            );
+            return None;
+        };
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut r = Redis {
+            bin: bin.to_string_lossy().into_owned(),
+            port,
+            child: None,
+        };
+        r.up();
+        Some(r)
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// Starts the server (empty: no persistence) and waits until it answers.
+    fn up(&mut self) {
+        let child = Command::new(&self.bin)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
+                use std::io::{Read, Write};
+                c.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+                c.write_all(b"PING\r\n").unwrap();
+                let mut b = [0u8; 7];
+                if c.read_exact(&mut b).is_ok() && &b == b"+PONG\r\n" {
+                    return;
+                }
+            }
+            assert!(Instant::now() < deadline, "the store did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Kills the server (its data goes with it).
+    fn down(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.down();
+    }
+}
+
+/// A file of numbered, distinct lines (`n` of them).
+fn numbered_file(root: &std::path::Path, name: &str, n: usize) -> String {
+    let text: String = (1..=n)
+        .map(|i| format!("line {i:05} of {name}: fn item_{i}() -> u32 {{ {i} }} ✓\n"))
+        .collect();
+    std::fs::write(root.join(name), &text).unwrap();
+    text
+}
+
+/// The artifact id of a cut `read` of `name`.
+fn read_id(s: &HttpServer, sid: &str, name: &str) -> String {
+    let r = s.call(sid, "read", json!({"path": name}));
+    structured(&r["result"])["artifactRef"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("a stored output: {r}"))
+}
+
+/// The whole text behind `id`, paged through `servers` in turn (each page from the next one).
+fn recover_all(servers: &[&HttpServer], sid: &[&str], id: &str) -> String {
+    let mut out = String::new();
+    let mut cursor: Option<String> = None;
+    for turn in 0.. {
+        let k = turn % servers.len();
+        let mut args = json!({"prune_id": id, "include_line_numbers": false});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let r = servers[k].call(sid[k], "recover_text", args);
+        assert!(r.get("result").is_some(), "page {turn}: {r}");
+        let body: Value =
+            serde_json::from_str(text(&r["result"])).unwrap_or_else(|e| panic!("{e}: {r}"));
+        out.push_str(body["raw_text"].as_str().unwrap());
+        match body["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => return out,
+        }
+        assert!(turn < 10_000, "paging never ended");
+    }
+    unreachable!()
+}
+
+/// The JSON-RPC error of a `recover_text` call.
+fn recover_error(s: &HttpServer, sid: &str, id: &str) -> Value {
+    let r = s.call(
+        sid,
+        "recover_text",
+        json!({"prune_id": id, "ranges": [{"start_line": 1, "end_line": 3}]}),
+    );
+    r.get("error")
+        .cloned()
+        .unwrap_or_else(|| panic!("an error: {r}"))
+}
+
+#[test]
+fn an_id_from_one_replica_is_recovered_byte_exact_by_another() {
+    let Some(redis) = Redis::start("an_id_from_one_replica_is_recovered_byte_exact_by_another")
+    else {
+        return;
+    };
+    let root = fixture_root();
+    let file = numbered_file(root.path(), "big.rs", 3000);
+    let store = redis.url();
+    let args = ["--store", store.as_str(), "--max-output-bytes", "4096"];
+    let a = HttpServer::start(root.path(), &args);
+    let b = HttpServer::start(root.path(), &args);
+    let c = HttpServer::start(root.path(), &args);
+    let (sa, sb, sc) = (a.initialize(), b.initialize(), c.initialize());
+    let id = read_id(&a, &sa, "big.rs");
+    // Whole text, paged across the three replicas in turn.
+    let got = recover_all(&[&b, &c, &a], &[&sb, &sc, &sa], &id);
+    assert!(
+        got == file,
+        "recovered {} of {} bytes",
+        got.len(),
+        file.len()
+    );
+    // A range in the middle (past several index marks), exact bytes.
+    let r = c.call(
+        &sc,
+        "recover_text",
+        json!({"prune_id": id, "ranges": [{"start_line": 1000, "end_line": 1002}], "include_line_numbers": false}),
+    );
+    let body: Value = serde_json::from_str(text(&r["result"])).unwrap();
+    let want: String = file
+        .lines()
+        .skip(999)
+        .take(3)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(body["raw_text"], want.as_str(), "{r}");
+    assert_eq!(body["metadata"]["total_lines"], 3000);
+    // The same output read on another replica re-issues the same id.
+    assert_eq!(read_id(&b, &sb, "big.rs"), id);
+    // Listings stay per session, whichever replica answers.
+    let list = |s: &HttpServer, sid: &str| -> Vec<String> {
+        let r = s.post(
+            "/mcp",
+            &json!({"jsonrpc":"2.0","id":9,"method":"resources/list","params":{}}),
+            Some(sid),
+        );
+        r.json::<Value>().unwrap()["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(list(&a, &sa).contains(&id));
+    assert!(list(&b, &sb).contains(&id), "re-issued to b's session");
+    assert!(!list(&c, &sc).contains(&id));
+    // resources/read on a third replica: the whole text.
+    let r = c.post(
+        "/mcp",
+        &json!({"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri": format!("prune://{id}")}}),
+        Some(&sc),
+    );
+    let v: Value = r.json().unwrap();
+    assert_eq!(v["result"]["contents"][0]["text"], file.as_str());
+}
+
+#[test]
+fn a_recovery_by_question_on_another_replica_skips_what_was_shown() {
+    let Some(redis) =
+        Redis::start("a_recovery_by_question_on_another_replica_skips_what_was_shown")
+    else {
+        return;
+    };
+    let root = fixture_root();
+    let q: String = (1..=400)
+        .map(|i| match i {
+            200 => "fn zeta_checksum() -> u32 { 0x5eed }\n".to_string(),
+            _ => format!("// filler comment number {i} about nothing in particular\n"),
+        })
+        .collect();
+    std::fs::write(root.path().join("q.rs"), q).unwrap();
+    let store = redis.url();
+    let args = ["--store", store.as_str()];
+    let a = HttpServer::start(root.path(), &args);
+    let b = HttpServer::start(root.path(), &args);
+    let (sa, sb) = (a.initialize(), b.initialize());
+    let r = a.call(
+        &sa,
+        "read",
+        json!({"path": "q.rs", "context_focus_question": "what does zeta_checksum return?"}),
+    );
+    let p = &structured(&r["result"])["pruning"];
+    assert_eq!(p["applied"], true, "{r}");
+    let id = p["prune_id"].as_str().unwrap().to_string();
+    let shown = text(&r["result"]).to_string();
+    // The lines a's result left out, from its markers (`[… lines A-B]`).
+    let hidden: Vec<(u64, u64)> = shown
+        .split("[… lines ")
+        .skip(1)
+        .filter_map(|m| {
+            let (a, rest) = m.split_once('-')?;
+            let b = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        })
+        .collect();
+    assert!(!hidden.is_empty(), "{shown}");
+    let r = b.call(
+        &sb,
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": "what does zeta_checksum return?"}),
+    );
+    let body: Value = serde_json::from_str(text(&r["result"])).unwrap();
+    let ranges = body["metadata"]["ranges"].as_array().unwrap();
+    assert!(!ranges.is_empty(), "{body}");
+    for g in ranges {
+        let (s, e) = (
+            g["start_line"].as_u64().unwrap(),
+            g["end_line"].as_u64().unwrap(),
+        );
+        assert!(
+            hidden.iter().any(|&(a, b)| a <= s && e <= b),
+            "b returns only lines a's result did not show: {s}-{e} vs {hidden:?}"
+        );
+    }
+}
+
+#[test]
+fn eviction_restart_and_an_unreachable_store_say_why() {
+    let Some(mut redis) = Redis::start("eviction_restart_and_an_unreachable_store_say_why") else {
+        return;
+    };
+    let root = fixture_root();
+    for n in ["a.rs", "b.rs", "c.rs"] {
+        numbered_file(root.path(), n, 800);
+    }
+    let store = redis.url();
+    let args = [
+        "--store",
+        store.as_str(),
+        "--store-max-entries",
+        "2",
+        "--max-output-bytes",
+        "4096",
+    ];
+    let a = HttpServer::start(root.path(), &args);
+    let b = HttpServer::start(root.path(), &args);
+    let (sa, sb) = (a.initialize(), b.initialize());
+    let first = read_id(&a, &sa, "a.rs");
+    read_id(&b, &sb, "b.rs");
+    let third = read_id(&a, &sa, "c.rs");
+    // The cap holds for both replicas together: b's second entry evicted a's first.
+    let e = recover_error(&b, &sb, &first);
+    assert_eq!(e["code"], -32004, "{e}");
+    assert!(e.to_string().contains("evicted"), "{e}");
+    // The store restarts empty: a clear reason, never other lines.
+    redis.down();
+    redis.up();
+    for (s, sid) in [(&a, &sa), (&b, &sb)] {
+        let e = recover_error(s, sid, &third);
+        assert_eq!(e["code"], -32004, "{e}");
+        assert!(e.to_string().contains("lost its data"), "{e}");
+    }
+    // The store down: reads still answer, say nothing is recoverable, prune nothing.
+    redis.down();
+    let e = recover_error(&b, &sb, &third);
+    assert_eq!(e["code"], -32004, "{e}");
+    assert!(e.to_string().contains("unreachable"), "{e}");
+    let r = a.call(&sa, "read", json!({"path": "a.rs"}));
+    let t = text(&r["result"]);
+    assert!(
+        t.contains("not stored") && t.contains("could not be reached"),
+        "the cut page says its rest is not recoverable: {t}"
+    );
+    let r = a.call(
+        &sa,
+        "read",
+        json!({"path": "src/lib.rs", "context_focus_question": "what does beta return?"}),
+    );
+    let p = &structured(&r["result"])["pruning"];
+    assert_eq!(p["applied"], false, "{r}");
+    assert!(
+        p.get("prune_id").is_none(),
+        "no id for an output not stored: {p}"
+    );
+    assert!(
+        p["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not stored"),
+        "{p}"
+    );
+    assert_eq!(
+        text(&r["result"]),
+        std::fs::read_to_string(root.path().join("src/lib.rs")).unwrap(),
+        "the raw text, whole"
+    );
+    // Back up: new outputs are stored again.
+    redis.up();
+    let id = read_id(&b, &sb, "b.rs");
+    let r = a.call(
+        &sa,
+        "recover_text",
+        json!({"prune_id": id, "ranges": [{"start_line": 2, "end_line": 2}], "include_line_numbers": false}),
+    );
+    let body: Value = serde_json::from_str(text(&r["result"])).unwrap();
+    assert!(
+        body["raw_text"]
+            .as_str()
+            .unwrap()
+            .starts_with("line 00002 of b.rs"),
+        "{r}"
+    );
+}
