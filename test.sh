@@ -67,6 +67,8 @@ export MCP_PRUNER_LEDGER
 if [ "$skip_interop" != 1 ]; then
   # The upstream servers tests/proxy.rs puts the proxy in front of (without them, those tests skip).
   bash interop/upstreams/install.sh
+  # The store server tests/store_redis.rs starts (without it, those tests skip).
+  bash interop/replicas.sh --install-only
 fi
 cargo test
 cargo test --benches --no-run --quiet

@@ -12,6 +12,7 @@
 # (interop/.venv, shared with interop/run.sh).
 #
 #   bash interop/replicas.sh                        # builds target/debug/mcp-pruner if missing
+#   bash interop/replicas.sh --install-only         # only makes sure a store server is installed
 #   MCP_PRUNER_BIN=path/to/mcp-pruner REPLICAS_SECONDS=10 bash interop/replicas.sh
 #
 # Last line: `replicas suite: N passed, M failed` (or `replicas: skipped: why`); exits non-zero
@@ -21,17 +22,6 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(dirname "$HERE")"
 say() { printf 'replicas: %s\n' "$*"; }
 give_up() { say "FAILED: $*"; echo "replicas suite: 0 passed, 1 failed"; exit 1; }
-
-BIN="${MCP_PRUNER_BIN:-}"
-if [[ -z "$BIN" ]]; then
-  BIN="${CARGO_TARGET_DIR:-$REPO/target}/debug/mcp-pruner"
-  case "$BIN" in /*) ;; *) BIN="$REPO/$BIN" ;; esac
-  if [[ ! -x "$BIN" ]]; then
-    say "building mcp-pruner (debug)…"
-    (cd "$REPO" && cargo build --quiet --bin mcp-pruner) || give_up "cargo build failed"
-  fi
-fi
-[[ -x "$BIN" ]] || give_up "server binary not found or not executable: $BIN"
 
 # The store: Valkey or Redis from the distribution.
 SERVER="$(command -v valkey-server || command -v redis-server || true)"
@@ -50,6 +40,23 @@ if [[ -z "$SERVER" ]]; then
     exit 0
   fi
 fi
+# `--install-only`: the store server is there (test.sh runs this before `cargo test`, so that
+# tests/store_redis.rs finds it); nothing else.
+if [[ "${1:-}" == --install-only ]]; then
+  say "store server: $SERVER"
+  exit 0
+fi
+BIN="${MCP_PRUNER_BIN:-}"
+if [[ -z "$BIN" ]]; then
+  BIN="${CARGO_TARGET_DIR:-$REPO/target}/debug/mcp-pruner"
+  case "$BIN" in /*) ;; *) BIN="$REPO/$BIN" ;; esac
+  if [[ ! -x "$BIN" ]]; then
+    say "building mcp-pruner (debug)…"
+    (cd "$REPO" && cargo build --quiet --bin mcp-pruner) || give_up "cargo build failed"
+  fi
+fi
+[[ -x "$BIN" ]] || give_up "server binary not found or not executable: $BIN"
+
 # Debian starts the packaged service on 6379; the suite uses its own server on a free port.
 
 command -v python3 >/dev/null || { say "skipped: python3 not found"; exit 0; }
