@@ -1,6 +1,7 @@
 //! How messages travel to and from the upstream: a child's stdin/stdout (one JSON-RPC message a
 //! line, the child started by [`crate::process::service`]) or Streamable HTTP (a POST per
-//! message, answered with JSON or an SSE stream, the `Mcp-Session-Id` kept). Every message
+//! message, answered with JSON or an SSE stream; in the handshake era the `Mcp-Session-Id` kept,
+//! in the 2026-07-28 revision no session and the `Mcp-Method`/`Mcp-Name` headers mirrored). Every message
 //! received goes to one channel, in order. Owns framing and the transport's failures; never
 //! matches answers to requests (that is [`super::upstream`]).
 
@@ -53,7 +54,8 @@ pub struct HttpLink {
     url: url::Url,
     /// `Mcp-Session-Id` the upstream gave.
     session: Mutex<Option<String>>,
-    /// The negotiated protocol version, sent as `MCP-Protocol-Version`.
+    /// The negotiated protocol version, sent as `MCP-Protocol-Version`; a 2026-07-28 one makes
+    /// every POST self-contained (no session, routing headers mirrored).
     version: Mutex<Option<String>>,
     /// Where received messages go.
     received: mpsc::UnboundedSender<Value>,
@@ -179,11 +181,16 @@ impl Link {
         });
     }
 
-    /// Records the negotiated protocol version (sent on every later HTTP request).
-    pub fn set_version(&self, version: &str) {
+    /// Records the protocol version (sent on every later HTTP request; `None`: none yet).
+    pub fn set_version(&self, version: Option<&str>) {
         if let Link::Http(h) = self {
-            *h.version.lock().unwrap_or_else(|e| e.into_inner()) = Some(version.to_string());
+            *h.version.lock().unwrap_or_else(|e| e.into_inner()) = version.map(str::to_string);
         }
+    }
+
+    /// Whether this is a stdio link.
+    pub fn is_stdio(&self) -> bool {
+        matches!(self, Link::Stdio(_))
     }
 
     /// Stops the child (its whole tree) or ends the HTTP session.
@@ -200,6 +207,15 @@ impl Link {
 }
 
 impl HttpLink {
+    /// Whether the link speaks the 2026-07-28 revision.
+    fn modern(&self) -> bool {
+        self.version
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            .is_some_and(|v| crate::rpc::era::MODERN_VERSIONS.contains(&v))
+    }
+
     fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
         let mut rb = self.client.request(method, self.url.clone());
         if let Some(s) = self
@@ -231,9 +247,23 @@ impl HttpLink {
         }
     }
 
+    /// A POST of `msg`, with the routing headers the 2026-07-28 revision mirrors from the body.
+    fn post_request(&self, msg: &Value) -> reqwest::RequestBuilder {
+        let mut rb = self.request(reqwest::Method::POST);
+        if self.modern()
+            && let Some(method) = msg.get("method").and_then(Value::as_str)
+        {
+            rb = rb.header("mcp-method", method);
+            if let Some(name) = crate::rpc::era::mirrored_name(method, &msg["params"]) {
+                rb = rb.header("mcp-name", name);
+            }
+        }
+        rb
+    }
+
     async fn exchange(&self, msg: &Value) -> Result<(), String> {
         let resp = self
-            .request(reqwest::Method::POST)
+            .post_request(msg)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .body(serde_json::to_vec(msg).expect("JSON values serialize"))
@@ -244,6 +274,7 @@ impl HttpLink {
             .headers()
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
+            .filter(|_| !self.modern())
         {
             *self.session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.to_string());
         }
@@ -267,6 +298,12 @@ impl HttpLink {
                         "the upstream no longer knows the session (HTTP {status})"
                     ));
                 }
+            }
+            // A JSON-RPC error answering this request (the 2026-07-28 revision sends its errors
+            // with 4xx statuses) is the answer, as it is.
+            if let Some(answer) = answer_to(msg, &body) {
+                let _ = self.received.send(answer);
+                return Ok(());
             }
             return Err(format!(
                 "POST {} answered HTTP {status}: {}",
@@ -337,6 +374,16 @@ impl HttpLink {
             let _ = self.request(reqwest::Method::DELETE).send().await;
         }
     }
+}
+
+/// `body` when it is a JSON-RPC error response to the request `msg` (same, non-null id).
+fn answer_to(msg: &Value, body: &str) -> Option<Value> {
+    let id = msg
+        .get("method")
+        .and(msg.get("id"))
+        .filter(|i| !i.is_null())?;
+    let v: Value = serde_json::from_str(body).ok()?;
+    (v.get("id") == Some(id) && v.get("error").is_some_and(Value::is_object)).then_some(v)
 }
 
 /// Where the first SSE event in `buf` ends: (end of its text, end with its blank line).
