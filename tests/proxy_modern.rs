@@ -1,0 +1,239 @@
+//! `mcp-pruner proxy --upstream URL` in front of an upstream that speaks only the 2026-07-28
+//! revision: `interop/upstreams/modern_only.py` (plain http.server), which refuses `initialize`,
+//! sessions and any request without its envelope, and logs every message it gets. The handshake
+//! fallback against handshake-only upstreams is covered by `tests/proxy.rs` (server-everything
+//! over HTTP).
+
+mod common;
+
+use common::StdioClient;
+use serde_json::{Value, json};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// The modern-only upstream, running, and the file it logs received methods to.
+struct Modern {
+    child: Child,
+    url: String,
+    log: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Modern {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Modern {
+    fn start() -> Modern {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("received.log");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/upstreams/modern_only.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .arg(&log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 runs");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("PORT ")
+            .expect("PORT n")
+            .to_string();
+        Modern {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            log,
+            _dir: dir,
+        }
+    }
+
+    /// The lines the upstream logged, one per message received.
+    fn received(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// The proxy over stdio in front of `up`, initialized (the downstream handshake era).
+fn proxy(up: &Modern, extra: &[&str]) -> StdioClient {
+    let mut args: Vec<String> = vec!["proxy".into(), "--no-ledger".into()];
+    args.extend(["--upstream".to_string(), up.url.clone()]);
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let mut c = StdioClient::spawn_program(&common::bin(), &args, &[]);
+    c.initialize();
+    c
+}
+
+fn texts(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn envelope() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+#[test]
+fn a_modern_upstream_is_discovered_never_initialized_and_its_tools_listed() {
+    let up = Modern::start();
+    let mut p = proxy(&up, &[]);
+    let r = p.request("tools/list", json!({}));
+    let names: Vec<&str> = r["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["build_log", "fail", "recover_text"], "{r}");
+    // A handshake-era client gets no member of the revision's result envelope.
+    for key in ["resultType", "ttlMs", "cacheScope", "_meta"] {
+        assert!(r["result"].get(key).is_none(), "{key} in {r}");
+    }
+    // A 2026-07-28 client gets this server's envelope, not the upstream's.
+    let r = p.request("tools/list", json!({ "_meta": envelope() }));
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert_eq!(
+        r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "mcp-pruner",
+        "{r}"
+    );
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 3, "{r}");
+    let d = p.request("server/discover", json!({ "_meta": envelope() }));
+    assert!(
+        d["result"]["instructions"]
+            .as_str()
+            .unwrap()
+            .starts_with("A modern-only test server."),
+        "{d}"
+    );
+    assert_eq!(
+        up.received(),
+        ["server/discover", "tools/list", "tools/list"],
+        "one discover, then self-contained requests; no initialize, nothing refused"
+    );
+}
+
+#[test]
+fn a_modern_upstream_call_is_pruned_to_a_question_and_recovered() {
+    let up = Modern::start();
+    let mut p = proxy(&up, &[]);
+    let q = "why did the build fail to link?";
+    let r = p.call_within(
+        "build_log",
+        json!({ "context_focus_question": q }),
+        Duration::from_secs(60),
+    );
+    let shown = texts(&r["result"]);
+    assert!(
+        shown.contains("ERROR linker: undefined reference to `ws_reconnect_backoff'"),
+        "{shown}"
+    );
+    assert!(shown.len() < 20_000, "{}", shown.len());
+    let at = shown.find("prune_id=").expect("a prune_id") + 9;
+    let id: String = shown[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let rec = p.call(
+        "recover_text",
+        json!({"prune_id": id, "ranges": [{"start_line": 2998, "end_line": 3000}]}),
+    );
+    let raw = common::structured(&rec["result"])["raw_text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let lines: Vec<&str> = raw
+        .lines()
+        .map(|l| l.split_once("│ ").map_or(l, |(_, rest)| rest))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "[02998] INFO compiling module_88.c (986 ms)",
+            "[02999] INFO compiling module_89.c (993 ms)",
+            "[03000] INFO compiling module_90.c (0 ms)",
+        ],
+        "recovered byte for byte"
+    );
+    // The proxy lists the tools once (to know which arguments they own), then calls.
+    let received = up.received();
+    assert_eq!(
+        received,
+        ["server/discover", "tools/list", "tools/call"],
+        "{received:?}"
+    );
+}
+
+#[test]
+fn a_modern_upstream_error_passes_through() {
+    let up = Modern::start();
+    let mut p = proxy(&up, &[]);
+    let r = p.call("fail", json!({ "why": "asked" }));
+    assert_eq!(
+        r["error"],
+        json!({"code": -32602, "message": "fail was asked to fail: asked", "data": {"why": "asked"}}),
+        "{r}"
+    );
+    let r = p.request("resources/read", json!({ "uri": "file:///nowhere" }));
+    assert_eq!(
+        r["error"],
+        json!({"code": -32002, "message": "Resource not found", "data": {"uri": "file:///nowhere"}}),
+        "{r}"
+    );
+    assert_eq!(
+        up.received(),
+        [
+            "server/discover",
+            "tools/list",
+            "tools/call",
+            "resources/read"
+        ]
+    );
+}
+
+#[test]
+fn the_handshake_era_forced_against_a_modern_upstream_fails_at_start() {
+    let up = Modern::start();
+    let out = Command::new(common::bin())
+        .args([
+            "proxy",
+            "--no-ledger",
+            "--upstream-era",
+            "2025",
+            "--upstream",
+        ])
+        .arg(&up.url)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("initialize was refused"), "{err}");
+    assert!(
+        up.received()
+            .iter()
+            .any(|l| l.starts_with("REFUSED initialize")),
+        "{:?}",
+        up.received()
+    );
+}
