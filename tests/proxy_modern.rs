@@ -237,3 +237,137 @@ fn the_handshake_era_forced_against_a_modern_upstream_fails_at_start() {
         up.received()
     );
 }
+
+/// The proxy over stdio in front of `url`, initialized, its log lines (stderr) going to `log`.
+fn logged_proxy(url: &str, extra: &[&str], log: &Path) -> StdioClient {
+    let mut args: Vec<String> = vec![
+        "-c".into(),
+        format!("exec \"$0\" \"$@\" 2>>'{}'", log.display()),
+        common::bin(),
+        "proxy".into(),
+        "--no-ledger".into(),
+        "--upstream".into(),
+        url.into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let mut c = StdioClient::spawn_program("sh", &args, &[]);
+    c.initialize();
+    c
+}
+
+/// The era the proxy logged for its upstream (`proxy.upstream_era`): `true` for 2026-07-28.
+fn logged_era(log: &Path) -> bool {
+    let text = std::fs::read_to_string(log).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("proxy.upstream_era"))
+        .unwrap_or_else(|| panic!("no proxy.upstream_era in {text}"));
+    let v: Value = serde_json::from_str(line).unwrap_or_else(|_| panic!("{line}"));
+    v["data"]["modern"]
+        .as_bool()
+        .or_else(|| v["modern"].as_bool())
+        .unwrap_or_else(|| panic!("{line}"))
+}
+
+#[test]
+fn this_servers_own_serve_is_spoken_to_in_the_era_asked() {
+    let root = common::fixture_root();
+    let serve = common::HttpServer::start(root.path(), &[]);
+    let url = format!("{}/mcp", serve.base);
+    for (extra, modern) in [(&[][..], true), (&["--upstream-era", "2025"][..], false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("proxy.log");
+        let mut p = logged_proxy(&url, extra, &log);
+        let r = p.request("tools/list", json!({}));
+        let tools = r["result"]["tools"].as_array().expect("tools");
+        assert!(tools.iter().any(|t| t["name"] == "read"), "{r}");
+        assert!(r["result"].get("resultType").is_none(), "{r}");
+        let r = p.call("read", json!({ "path": "hello.txt" }));
+        assert!(texts(&r["result"]).contains("hello\nworld"), "{r}");
+        assert_eq!(logged_era(&log), modern, "{extra:?}");
+    }
+}
+
+#[test]
+fn a_handshake_only_upstream_gets_the_handshake_unless_2026_is_forced() {
+    let exe = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("interop/upstreams/node_modules/.bin/mcp-server-everything");
+    if !exe.exists() {
+        eprintln!(
+            "skipped: {} is not installed (run `bash interop/upstreams/install.sh`)",
+            exe.display()
+        );
+        return;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut up = Command::new(&exe)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "server-everything did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("proxy.log");
+    let mut p = logged_proxy(&url, &[], &log);
+    let r = p.call("echo", json!({ "message": "fallback" }));
+    assert_eq!(texts(&r["result"]), "Echo: fallback", "{r}");
+    assert!(!logged_era(&log), "auto fell back to the handshake");
+    drop(p);
+    let out = Command::new(common::bin())
+        .args([
+            "proxy",
+            "--no-ledger",
+            "--upstream-era",
+            "2026-07-28",
+            "--upstream",
+        ])
+        .arg(&url)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("server/discover"), "{err}");
+    let _ = up.kill();
+    let _ = up.wait();
+}
+
+#[test]
+fn a_stdio_upstream_is_spoken_to_in_2026_07_28_when_forced() {
+    let root = common::fixture_root();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("proxy.log");
+    let args: Vec<String> = vec![
+        "-c".into(),
+        format!("exec \"$0\" \"$@\" 2>>'{}'", log.display()),
+        common::bin(),
+        "proxy".into(),
+        "--no-ledger".into(),
+        "--upstream-era".into(),
+        "2026-07-28".into(),
+        "--".into(),
+        common::bin(),
+        "stdio".into(),
+        "--root".into(),
+        root.path().to_string_lossy().into_owned(),
+    ];
+    let mut p = StdioClient::spawn_program("sh", &args, &[]);
+    p.initialize();
+    let r = p.call("read", json!({ "path": "src/lib.rs" }));
+    assert!(texts(&r["result"]).contains("pub fn beta()"), "{r}");
+    assert!(logged_era(&log), "2026-07-28 over stdio");
+}

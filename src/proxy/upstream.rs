@@ -324,9 +324,11 @@ impl Upstream {
             if required {
                 let why = match answer {
                     Err(UpstreamError::Rpc(e)) => format!("server/discover was refused: {e}"),
-                    Err(e) => e.describe(&self.opts.name),
-                    Ok(_) => "server/discover does not offer 2026-07-28 (--upstream-era)".into(),
+                    Err(UpstreamError::Down(why)) => format!("server/discover failed: {why}"),
+                    Err(e) => format!("server/discover failed: {}", e.describe(&self.opts.name)),
+                    Ok(_) => "server/discover does not offer 2026-07-28".into(),
                 };
+                let why = format!("{why} (--upstream-era 2026-07-28)");
                 return Err(UpstreamError::Down(why));
             }
             tracing::info!(event = "proxy.upstream_no_discover", upstream = %self.opts.name);
