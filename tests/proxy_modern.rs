@@ -371,3 +371,66 @@ fn a_stdio_upstream_is_spoken_to_in_2026_07_28_when_forced() {
     assert!(texts(&r["result"]).contains("pub fn beta()"), "{r}");
     assert!(logged_era(&log), "2026-07-28 over stdio");
 }
+
+#[test]
+fn the_python_sdk_over_http_is_spoken_to_in_2026_07_28() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/upstreams");
+    let python = dir.join(".venv/bin/python");
+    if !python.exists() {
+        eprintln!(
+            "skipped: {} is not installed (run `bash interop/upstreams/install.sh`)",
+            python.display()
+        );
+        return;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut up = Command::new(&python)
+        .arg(dir.join("issues_server.py"))
+        .args(["--http", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "issues_server.py did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("proxy.log");
+    let mut p = logged_proxy(&format!("http://127.0.0.1:{port}/mcp"), &[], &log);
+    let r = p.request("tools/list", json!({}));
+    assert!(r["result"].get("resultType").is_none(), "{r}");
+    assert!(
+        r["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "build_log"),
+        "{r}"
+    );
+    let q = "why did the build fail to link?";
+    let r = p.call_within(
+        "build_log",
+        json!({ "context_focus_question": q }),
+        Duration::from_secs(60),
+    );
+    let shown = texts(&r["result"]);
+    assert!(
+        shown.contains("undefined reference to `ws_reconnect_backoff'"),
+        "{shown}"
+    );
+    assert!(shown.contains("prune_id="), "{shown}");
+    let r = p.call("fail", json!({}));
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(logged_era(&log), "the SDK offers 2026-07-28");
+    let _ = up.kill();
+    let _ = up.wait();
+}
