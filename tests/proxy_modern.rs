@@ -434,3 +434,24 @@ fn the_python_sdk_over_http_is_spoken_to_in_2026_07_28() {
     let _ = up.kill();
     let _ = up.wait();
 }
+
+#[test]
+fn a_modern_upstream_gets_the_log_level_and_its_log_lines_are_relayed() {
+    let up = Modern::start();
+    let mut p = proxy(&up, &[]);
+    let r = p.request("logging/setLevel", json!({ "level": "info" }));
+    assert_eq!(r["result"], json!({}), "{r}");
+    let r = p.call_within("build_log", json!({}), Duration::from_secs(60));
+    assert!(r.get("result").is_some(), "{r}");
+    let logged = p
+        .notifications
+        .iter()
+        .find(|n| n["method"] == "notifications/message")
+        .unwrap_or_else(|| panic!("no log line relayed: {:?}", p.notifications));
+    assert_eq!(logged["params"]["data"], "linking websocket/client.o");
+    assert_eq!(
+        up.received(),
+        ["server/discover", "tools/list", "tools/call logLevel=info"],
+        "logging/setLevel (removed in 2026-07-28) is not sent; the level travels with the call"
+    );
+}

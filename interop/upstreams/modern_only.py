@@ -5,8 +5,9 @@ in `params._meta` and the mirrored `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-
 
 Usage: python3 modern_only.py LOG  -- prints `PORT n` once listening on 127.0.0.1; appends one
 line per message received to LOG (`METHOD` or `REFUSED METHOD: why`), for tests to assert on.
-Tools: `build_log` (a 3,000-line build log whose link step fails) and `fail` (answers -32602
-with data). resources/read answers -32002 naming the URI."""
+Tools: `build_log` (a 3,000-line build log whose link step fails; asked with a `logLevel` in the
+envelope, it answers on an SSE stream after a log notification) and `fail` (answers -32602 with
+data). resources/read answers -32002 naming the URI."""
 
 import json
 import sys
@@ -16,6 +17,7 @@ VERSION = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPS = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER = "io.modelcontextprotocol/serverInfo"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 SERVER_INFO = {"name": "modern-only", "version": "1.0.0"}
 LOG = sys.argv[1]
 
@@ -87,14 +89,18 @@ class Handler(BaseHTTPRequestHandler):
             record(f"REFUSED {method}: {why}")
             status, code = (404, -32601) if method == "initialize" else (400, -32602)
             return self.error(status, mid, code, why)
-        record(method)
         params = msg.get("params") or {}
+        level = (params.get("_meta") or {}).get(META_LOG_LEVEL)
+        record(f"{method} logLevel={level}" if level else method)
         if method == "server/discover":
             return self.result(mid, {"supportedVersions": [VERSION], "capabilities": {"tools": {"listChanged": False}, "resources": {}}, "instructions": "A modern-only test server.", "ttlMs": 5, "cacheScope": "public"})
         if method == "tools/list":
             return self.result(mid, {"tools": TOOLS, "ttlMs": 5, "cacheScope": "public"})
         if method == "tools/call" and params.get("name") == "build_log":
-            return self.result(mid, {"content": [{"type": "text", "text": build_log()}]})
+            result = {"content": [{"type": "text", "text": build_log()}]}
+            if level:
+                return self.stream(mid, result, "linking websocket/client.o")
+            return self.result(mid, result)
         if method == "tools/call" and params.get("name") == "fail":
             why = (params.get("arguments") or {}).get("why", "")
             return self.error(400, mid, -32602, f"fail was asked to fail: {why}", {"why": why})
@@ -119,6 +125,20 @@ class Handler(BaseHTTPRequestHandler):
         if method == "tools/call" and self.headers.get("mcp-name") != msg["params"].get("name"):
             return "Mcp-Name header missing or wrong"
         return None
+
+    def stream(self, mid, result, log):
+        """The answer on an SSE stream, after a log notification (the request asked for logs)."""
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "logger": "modern-only", "data": log}}
+        self.wfile.write(f"event: message\ndata: {json.dumps(note)}\n\n".encode())
+        self.wfile.flush()
+        result["resultType"] = "complete"
+        answer = {"jsonrpc": "2.0", "id": mid, "result": result}
+        self.wfile.write(f"event: message\ndata: {json.dumps(answer)}\n\n".encode())
+        self.wfile.flush()
+        self.close_connection = True
 
     def result(self, mid, result):
         result["resultType"] = "complete"

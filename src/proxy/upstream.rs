@@ -115,7 +115,8 @@ fn client_info() -> Value {
 }
 
 /// `params` with the 2026-07-28 envelope added to its `_meta` (protocol version, client info, no
-/// client capabilities), replacing any the downstream client sent.
+/// client capabilities), replacing any the downstream client sent; a `logLevel` the proxy put
+/// there (the downstream session's) is kept.
 fn with_envelope(mut params: Value) -> Value {
     if !params.is_object() {
         params = json!({});
@@ -127,6 +128,19 @@ fn with_envelope(mut params: Value) -> Value {
     meta[era::PROTOCOL_VERSION_KEY] = json!(era::MODERN_VERSIONS[0]);
     meta[era::CLIENT_INFO_KEY] = client_info();
     meta[era::CLIENT_CAPABILITIES_KEY] = json!({});
+    params
+}
+
+/// `params` without the 2026-07-28 `logLevel` key (a handshake-era upstream got
+/// `logging/setLevel` instead).
+fn without_log_level(mut params: Value) -> Value {
+    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut)
+        && meta.remove(era::LOG_LEVEL_KEY).is_some()
+        && meta.is_empty()
+        && let Some(p) = params.as_object_mut()
+    {
+        p.remove("_meta");
+    }
     params
 }
 
@@ -459,7 +473,7 @@ impl Upstream {
         let params = if modern {
             with_envelope(params)
         } else {
-            params
+            without_log_level(params)
         };
         conn.link
             .send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
@@ -510,6 +524,11 @@ impl Upstream {
         notify: Option<mpsc::UnboundedSender<Value>>,
     ) -> Result<Value, UpstreamError> {
         let conn = self.conn().await?;
+        if conn.is_modern() && era::REMOVED_METHODS.contains(&method) {
+            // Answered as the 2026-07-28 upstream would, without asking it.
+            let e = serde_json::to_value(era::removed(method)).expect("errors serialize");
+            return Err(UpstreamError::Rpc(e));
+        }
         let call = self.next_id.fetch_add(1, Ordering::Relaxed);
         if let Some(tx) = notify {
             self.active
