@@ -105,7 +105,7 @@ fn a_modern_upstream_is_discovered_never_initialized_and_its_tools_listed() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["build_log", "fail", "recover_text"], "{r}");
+    assert_eq!(names, ["build_log", "slow", "fail", "recover_text"], "{r}");
     // A handshake-era client gets no member of the revision's result envelope.
     for key in ["resultType", "ttlMs", "cacheScope", "_meta"] {
         assert!(r["result"].get(key).is_none(), "{key} in {r}");
@@ -117,7 +117,7 @@ fn a_modern_upstream_is_discovered_never_initialized_and_its_tools_listed() {
         r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "mcp-pruner",
         "{r}"
     );
-    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 3, "{r}");
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 4, "{r}");
     let d = p.request("server/discover", json!({ "_meta": envelope() }));
     assert!(
         d["result"]["instructions"]
@@ -454,4 +454,38 @@ fn a_modern_upstream_gets_the_log_level_and_its_log_lines_are_relayed() {
         ["server/discover", "tools/list", "tools/call logLevel=info"],
         "logging/setLevel (removed in 2026-07-28) is not sent; the level travels with the call"
     );
+}
+
+#[test]
+fn a_modern_upstream_call_is_cancelled_by_closing_its_post() {
+    let up = Modern::start();
+    let mut p = proxy(&up, &[]);
+    let started = std::time::Instant::now();
+    let id = p.request_async(
+        "tools/call",
+        json!({"name": "slow", "arguments": {"seconds": 30}}),
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    p.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "test"}}));
+    let r = p.wait_for(&id, Duration::from_secs(20));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(texts(&r["result"]).contains("CANCELLED"), "{r}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !up.received().iter().any(|l| l == "CLOSED slow") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the upstream's stream was not closed: {:?}",
+            up.received()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        up.received(),
+        ["server/discover", "tools/list", "tools/call", "CLOSED slow"],
+        "cancelled by closing the POST, no notifications/cancelled"
+    );
+    // The upstream is still serving.
+    let r = p.call("slow", json!({"seconds": 0.1}));
+    assert_eq!(texts(&r["result"]), "slept 0.1 s", "{r}");
 }

@@ -5,7 +5,8 @@ in `params._meta` and the mirrored `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-
 
 Usage: python3 modern_only.py LOG  -- prints `PORT n` once listening on 127.0.0.1; appends one
 line per message received to LOG (`METHOD` or `REFUSED METHOD: why`), for tests to assert on.
-Tools: `build_log` (a 3,000-line build log whose link step fails; asked with a `logLevel` in the
+Tools: `slow` (answers after `seconds` on an SSE stream; logs `CLOSED slow` when the client
+closes it first), `build_log` (a 3,000-line build log whose link step fails; asked with a `logLevel` in the
 envelope, it answers on an SSE stream after a log notification) and `fail` (answers -32602 with
 data). resources/read answers -32002 naming the URI."""
 
@@ -26,6 +27,11 @@ TOOLS = [
         "name": "build_log",
         "description": "The log of the last build.",
         "inputSchema": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "slow",
+        "description": "Answers after `seconds`, on an SSE stream kept alive meanwhile.",
+        "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}},
     },
     {
         "name": "fail",
@@ -101,6 +107,8 @@ class Handler(BaseHTTPRequestHandler):
             if level:
                 return self.stream(mid, result, "linking websocket/client.o")
             return self.result(mid, result)
+        if method == "tools/call" and params.get("name") == "slow":
+            return self.slow(mid, float((params.get("arguments") or {}).get("seconds", 1)))
         if method == "tools/call" and params.get("name") == "fail":
             why = (params.get("arguments") or {}).get("why", "")
             return self.error(400, mid, -32602, f"fail was asked to fail: {why}", {"why": why})
@@ -139,6 +147,26 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(f"event: message\ndata: {json.dumps(answer)}\n\n".encode())
         self.wfile.flush()
         self.close_connection = True
+
+    def slow(self, mid, seconds):
+        """Keeps an SSE stream alive for `seconds`, then answers; logs `CLOSED slow` when the
+        client closes the stream first (the revision's cancellation)."""
+        import time
+
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            for _ in range(int(seconds * 10)):
+                self.wfile.write(b": waiting\n\n")
+                self.wfile.flush()
+                time.sleep(0.1)
+            answer = {"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": f"slept {seconds} s"}], "resultType": "complete"}}
+            self.wfile.write(f"event: message\ndata: {json.dumps(answer)}\n\n".encode())
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            record("CLOSED slow")
 
     def result(self, mid, result):
         result["resultType"] = "complete"

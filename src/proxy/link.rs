@@ -1,13 +1,15 @@
 //! How messages travel to and from the upstream: a child's stdin/stdout (one JSON-RPC message a
 //! line, the child started by [`crate::process::service`]) or Streamable HTTP (a POST per
 //! message, answered with JSON or an SSE stream; in the handshake era the `Mcp-Session-Id` kept,
-//! in the 2026-07-28 revision no session and the `Mcp-Method`/`Mcp-Name` headers mirrored). Every message
+//! in the 2026-07-28 revision no session, the `Mcp-Method`/`Mcp-Name` headers mirrored, and a
+//! request cancelled by closing its POST). Every message
 //! received goes to one channel, in order. Owns framing and the transport's failures; never
 //! matches answers to requests (that is [`super::upstream`]).
 
 use super::upstream::Conn;
 use crate::process::service::{self, Service};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -61,6 +63,8 @@ pub struct HttpLink {
     received: mpsc::UnboundedSender<Value>,
     /// The connection, marked down when the upstream forgets its session (HTTP 404).
     conn: Mutex<Option<Weak<Conn>>>,
+    /// The POSTs of requests in flight, by request id: aborting one closes its connection.
+    posts: Mutex<HashMap<u64, tokio::task::AbortHandle>>,
 }
 
 impl Link {
@@ -129,6 +133,7 @@ impl Link {
             version: Mutex::new(None),
             received,
             conn: Mutex::new(None),
+            posts: Mutex::new(HashMap::new()),
         })))
     }
 
@@ -142,10 +147,46 @@ impl Link {
                 let _ = s.to_child.send(line);
             }
             Link::Http(h) => {
-                let h = h.clone();
-                tokio::spawn(async move { h.post(msg).await });
+                let id = msg.get("method").and(msg.get("id")).and_then(Value::as_u64);
+                // Held while the task is registered, so that its own removal comes after.
+                let mut posts = h.posts.lock().unwrap_or_else(|e| e.into_inner());
+                let me = h.clone();
+                let task = tokio::spawn(async move {
+                    me.post(msg).await;
+                    if let Some(id) = id {
+                        me.posts
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .remove(&id);
+                    }
+                });
+                if let Some(id) = id {
+                    posts.insert(id, task.abort_handle());
+                }
             }
         }
+    }
+
+    /// Cancels request `id` upstream: a 2026-07-28 HTTP upstream by closing the request's POST
+    /// (the revision's cancellation), any other by `notifications/cancelled`.
+    pub fn cancel(&self, id: u64, reason: &str) {
+        if let Link::Http(h) = self
+            && h.modern()
+        {
+            let post = h
+                .posts
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id);
+            if let Some(post) = post {
+                post.abort();
+            }
+            return;
+        }
+        self.send(
+            json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": { "requestId": id, "reason": reason } }),
+        );
     }
 
     /// Marks `conn` down when the child's stdout closes (with its exit status), or when an HTTP

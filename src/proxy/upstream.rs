@@ -483,12 +483,7 @@ impl Upstream {
                 .unwrap_or_else(|e| e.into_inner())
                 .remove(&id);
         };
-        let cancel_upstream = |reason: &str| {
-            conn.link.send(
-                json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
-                "params": { "requestId": id, "reason": reason } }),
-            );
-        };
+        let cancel_upstream = |reason: &str| conn.link.cancel(id, reason);
         tokio::select! {
             r = rx => match r {
                 Ok(Reply::Result(v)) if modern => unwrap_modern(v),
