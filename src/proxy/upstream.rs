@@ -1,9 +1,10 @@
 //! The connection to the upstream MCP server: the era spoken (the 2026-07-28 revision when the
-//! upstream answers `server/discover` with it, every request then carrying its envelope; else the
-//! `initialize` handshake), requests matched to their answers by id, cancellation and timeouts forwarded upstream, progress routed back to
-//! the downstream request that asked for it, every other notification handed to whoever
-//! subscribed, and the restart policy when the upstream dies or stops answering. Owns the
-//! upstream's life and its ids; never looks inside results (that is [`super::shape`]).
+//! upstream answers `server/discover` with it, every request then carrying its envelope and every
+//! result losing the revision's members; else the `initialize` handshake), requests matched to
+//! their answers by id, cancellation and timeouts forwarded upstream, progress routed back to the
+//! downstream request that asked for it, every other notification handed to whoever subscribed,
+//! and the restart policy when the upstream dies or stops answering. Owns the upstream's life and
+//! its ids; never looks inside results beyond that envelope (that is [`super::shape`]).
 
 use super::link::{Link, Reply};
 use super::options::{ProxyOptions, Target, UpstreamEra};
@@ -576,9 +577,9 @@ impl Upstream {
             if let Err(UpstreamError::Timeout(_)) =
                 me.send(&conn, probe, json!({}), &never, HUNG_PING).await
             {
-                conn.mark_down(
-                    "it stopped answering (no answer to ping after a timed-out call)".into(),
-                );
+                conn.mark_down(format!(
+                    "it stopped answering (no answer to {probe} after a timed-out call)"
+                ));
                 conn.link.stop().await;
             }
         });
