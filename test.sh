@@ -77,8 +77,10 @@ if [ "$skip_interop" != 1 ]; then
   case "$target" in /*) ;; *) target="$(pwd)/$target" ;; esac
   export MCP_PRUNER_BIN="${MCP_PRUNER_BIN:-$target/debug/mcp-pruner}"
   bash interop/conformance.sh
-  # The same suite against `mcp-pruner proxy` in front of a fixture server (Python SDK).
+  # The same suite against `mcp-pruner proxy` in front of a fixture server (Python SDK): over
+  # stdio (the handshake upstream) and over Streamable HTTP (the proxy speaks 2026-07-28 upstream).
   bash interop/proxy_conformance.sh
+  PROXY_CONFORMANCE_UPSTREAM=http bash interop/proxy_conformance.sh
   bash interop/run.sh
   bash interop/replicas.sh
   bash bindings/check.sh

@@ -9,6 +9,9 @@
 #
 #   MCP_PRUNER_BIN=/path/to/mcp-pruner bash interop/proxy_conformance.sh
 #
+# PROXY_CONFORMANCE_UPSTREAM=http runs the fixtures over Streamable HTTP instead of stdio, so that
+# the proxy speaks the 2026-07-28 revision to them (docs/proxy.md, the upstream's era).
+#
 # Needs interop/upstreams/.venv (bash interop/upstreams/install.sh) and the suite under
 # interop/conformance/node_modules (bash interop/conformance.sh installs it); skips, saying why,
 # without them. Last line: `proxy conformance: N passed, M failed` (scenarios).
@@ -29,9 +32,23 @@ NODE="$HERE/conformance/node_modules/node/bin/node"
 SCENARIOS="${PROXY_CONFORMANCE_SCENARIOS:-server-initialize ping tools-list logging-set-level completion-complete caching http-header-validation dns-rebinding-protection sep-2164-resource-not-found server-sse-multiple-streams tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource tools-call-mixed-content tools-call-with-logging tools-call-error tools-call-with-progress resources-list resources-read-text resources-read-binary resources-templates-read prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image}"
 
 log="$OUT/proxy.log"
-MCP_PRUNER_NO_LEDGER=1 "$BIN" proxy --listen http --port 0 -- "$PY" "$HERE/upstreams/conformance_fixtures.py" >"$log" 2>&1 &
+if [[ "${PROXY_CONFORMANCE_UPSTREAM:-stdio}" == http ]]; then
+  # The fixtures over Streamable HTTP: the proxy discovers 2026-07-28 and speaks it upstream.
+  up_port="$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  "$PY" "$HERE/upstreams/conformance_fixtures.py" --http "$up_port" >"$OUT/upstream.log" 2>&1 &
+  up_pid=$!
+  for _ in $(seq 1 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$up_port") 2>/dev/null && break
+    sleep 0.1
+  done
+  upstream=(--upstream "http://127.0.0.1:$up_port/mcp")
+else
+  up_pid=""
+  upstream=(-- "$PY" "$HERE/upstreams/conformance_fixtures.py")
+fi
+MCP_PRUNER_NO_LEDGER=1 "$BIN" proxy --listen http --port 0 "${upstream[@]}" >"$log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT
+trap 'kill $pid $up_pid 2>/dev/null; wait $pid $up_pid 2>/dev/null' EXIT
 port=""
 for _ in $(seq 1 200); do
   port="$(sed -nE 's/.*"event":"mcp_pruner.ready".*"port":([0-9]+).*/\1/p' "$log" | head -n1)"

@@ -131,4 +131,9 @@ async def complete(ref, argument, context):
 
 
 if __name__ == "__main__":
-    server.run()
+    import sys
+
+    if sys.argv[1:2] == ["--http"]:  # Streamable HTTP on 127.0.0.1:N/mcp (both eras)
+        server.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()

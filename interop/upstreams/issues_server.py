@@ -4,6 +4,7 @@ that fails, one that kills its own process, one that defines `context_focus_ques
 a resource and a prompt. Deterministic: the same bytes on every run.
 
     python issues_server.py            # stdio
+    python issues_server.py --http N   # Streamable HTTP on 127.0.0.1:N/mcp (the SDK serves both eras)
 """
 
 import asyncio
@@ -106,4 +107,9 @@ def triage(issue_id: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    import sys
+
+    if sys.argv[1:2] == ["--http"]:
+        server.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()

@@ -1,12 +1,15 @@
 //! How messages travel to and from the upstream: a child's stdin/stdout (one JSON-RPC message a
 //! line, the child started by [`crate::process::service`]) or Streamable HTTP (a POST per
-//! message, answered with JSON or an SSE stream, the `Mcp-Session-Id` kept). Every message
+//! message, answered with JSON or an SSE stream; in the handshake era the `Mcp-Session-Id` kept,
+//! in the 2026-07-28 revision no session, the `Mcp-Method`/`Mcp-Name` headers mirrored, and a
+//! request cancelled by closing its POST). Every message
 //! received goes to one channel, in order. Owns framing and the transport's failures; never
 //! matches answers to requests (that is [`super::upstream`]).
 
 use super::upstream::Conn;
 use crate::process::service::{self, Service};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -53,12 +56,15 @@ pub struct HttpLink {
     url: url::Url,
     /// `Mcp-Session-Id` the upstream gave.
     session: Mutex<Option<String>>,
-    /// The negotiated protocol version, sent as `MCP-Protocol-Version`.
+    /// The negotiated protocol version, sent as `MCP-Protocol-Version`; a 2026-07-28 one makes
+    /// every POST self-contained (no session, routing headers mirrored).
     version: Mutex<Option<String>>,
     /// Where received messages go.
     received: mpsc::UnboundedSender<Value>,
     /// The connection, marked down when the upstream forgets its session (HTTP 404).
     conn: Mutex<Option<Weak<Conn>>>,
+    /// The POSTs of requests in flight, by request id: aborting one closes its connection.
+    posts: Mutex<HashMap<u64, tokio::task::AbortHandle>>,
 }
 
 impl Link {
@@ -127,6 +133,7 @@ impl Link {
             version: Mutex::new(None),
             received,
             conn: Mutex::new(None),
+            posts: Mutex::new(HashMap::new()),
         })))
     }
 
@@ -140,10 +147,46 @@ impl Link {
                 let _ = s.to_child.send(line);
             }
             Link::Http(h) => {
-                let h = h.clone();
-                tokio::spawn(async move { h.post(msg).await });
+                let id = msg.get("method").and(msg.get("id")).and_then(Value::as_u64);
+                // Held while the task is registered, so that its own removal comes after.
+                let mut posts = h.posts.lock().unwrap_or_else(|e| e.into_inner());
+                let me = h.clone();
+                let task = tokio::spawn(async move {
+                    me.post(msg).await;
+                    if let Some(id) = id {
+                        me.posts
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .remove(&id);
+                    }
+                });
+                if let Some(id) = id {
+                    posts.insert(id, task.abort_handle());
+                }
             }
         }
+    }
+
+    /// Cancels request `id` upstream: a 2026-07-28 HTTP upstream by closing the request's POST
+    /// (the revision's cancellation), any other by `notifications/cancelled`.
+    pub fn cancel(&self, id: u64, reason: &str) {
+        if let Link::Http(h) = self
+            && h.modern()
+        {
+            let post = h
+                .posts
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id);
+            if let Some(post) = post {
+                post.abort();
+            }
+            return;
+        }
+        self.send(
+            json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": { "requestId": id, "reason": reason } }),
+        );
     }
 
     /// Marks `conn` down when the child's stdout closes (with its exit status), or when an HTTP
@@ -179,11 +222,16 @@ impl Link {
         });
     }
 
-    /// Records the negotiated protocol version (sent on every later HTTP request).
-    pub fn set_version(&self, version: &str) {
+    /// Records the protocol version (sent on every later HTTP request; `None`: none yet).
+    pub fn set_version(&self, version: Option<&str>) {
         if let Link::Http(h) = self {
-            *h.version.lock().unwrap_or_else(|e| e.into_inner()) = Some(version.to_string());
+            *h.version.lock().unwrap_or_else(|e| e.into_inner()) = version.map(str::to_string);
         }
+    }
+
+    /// Whether this is a stdio link.
+    pub fn is_stdio(&self) -> bool {
+        matches!(self, Link::Stdio(_))
     }
 
     /// Stops the child (its whole tree) or ends the HTTP session.
@@ -200,6 +248,15 @@ impl Link {
 }
 
 impl HttpLink {
+    /// Whether the link speaks the 2026-07-28 revision.
+    fn modern(&self) -> bool {
+        self.version
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            .is_some_and(|v| crate::rpc::era::MODERN_VERSIONS.contains(&v))
+    }
+
     fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
         let mut rb = self.client.request(method, self.url.clone());
         if let Some(s) = self
@@ -231,9 +288,23 @@ impl HttpLink {
         }
     }
 
+    /// A POST of `msg`, with the routing headers the 2026-07-28 revision mirrors from the body.
+    fn post_request(&self, msg: &Value) -> reqwest::RequestBuilder {
+        let mut rb = self.request(reqwest::Method::POST);
+        if self.modern()
+            && let Some(method) = msg.get("method").and_then(Value::as_str)
+        {
+            rb = rb.header("mcp-method", method);
+            if let Some(name) = crate::rpc::era::mirrored_name(method, &msg["params"]) {
+                rb = rb.header("mcp-name", name);
+            }
+        }
+        rb
+    }
+
     async fn exchange(&self, msg: &Value) -> Result<(), String> {
         let resp = self
-            .request(reqwest::Method::POST)
+            .post_request(msg)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .body(serde_json::to_vec(msg).expect("JSON values serialize"))
@@ -244,6 +315,7 @@ impl HttpLink {
             .headers()
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
+            .filter(|_| !self.modern())
         {
             *self.session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.to_string());
         }
@@ -267,6 +339,12 @@ impl HttpLink {
                         "the upstream no longer knows the session (HTTP {status})"
                     ));
                 }
+            }
+            // A JSON-RPC error answering this request (the 2026-07-28 revision sends its errors
+            // with 4xx statuses) is the answer, as it is.
+            if let Some(answer) = answer_to(msg, &body) {
+                let _ = self.received.send(answer);
+                return Ok(());
             }
             return Err(format!(
                 "POST {} answered HTTP {status}: {}",
@@ -337,6 +415,16 @@ impl HttpLink {
             let _ = self.request(reqwest::Method::DELETE).send().await;
         }
     }
+}
+
+/// `body` when it is a JSON-RPC error response to the request `msg` (same, non-null id).
+fn answer_to(msg: &Value, body: &str) -> Option<Value> {
+    let id = msg
+        .get("method")
+        .and(msg.get("id"))
+        .filter(|i| !i.is_null())?;
+    let v: Value = serde_json::from_str(body).ok()?;
+    (v.get("id") == Some(id) && v.get("error").is_some_and(Value::is_object)).then_some(v)
 }
 
 /// Where the first SSE event in `buf` ends: (end of its text, end with its blank line).

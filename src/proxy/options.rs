@@ -34,6 +34,9 @@ pub struct ProxyArgs {
     /// Longest wait for one upstream answer before the call fails (default 60000; initialize: 20000 at most)
     #[arg(long, value_name = "MS")]
     pub upstream_timeout_ms: Option<String>,
+    /// Protocol era spoken upstream: auto (default: 2026-07-28 when an HTTP upstream answers server/discover with it, else the handshake), 2025 or 2026-07-28
+    #[arg(long, value_name = "ERA")]
+    pub upstream_era: Option<String>,
     /// The upstream server's command and arguments (after `--`)
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -46,6 +49,17 @@ pub enum Target {
     Command(Vec<String>),
     /// A Streamable HTTP endpoint.
     Url(url::Url),
+}
+
+/// Which protocol era the proxy speaks to its upstream (`--upstream-era`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpstreamEra {
+    /// An HTTP upstream is asked `server/discover` first; a stdio one gets the handshake.
+    Auto,
+    /// The handshake era: `initialize`, then the session.
+    Handshake,
+    /// The 2026-07-28 revision: every request self-contained, no handshake.
+    Modern,
 }
 
 /// The downstream transport.
@@ -74,6 +88,8 @@ pub struct ProxyOptions {
     pub max_restarts: u32,
     /// Longest wait for one upstream answer.
     pub timeout: Duration,
+    /// The era spoken upstream.
+    pub era: UpstreamEra,
 }
 
 fn invalid(field: &str, code: &'static str, message: String) -> ConfigError {
@@ -138,7 +154,20 @@ impl ProxyOptions {
                 ));
             }
         };
+        let era = match args.upstream_era.as_deref().unwrap_or("auto") {
+            "auto" => UpstreamEra::Auto,
+            "2025" | "2025-11-25" => UpstreamEra::Handshake,
+            "2026-07-28" => UpstreamEra::Modern,
+            other => {
+                return Err(invalid(
+                    "--upstream-era",
+                    "invalid_proxy_option",
+                    format!("expected auto, 2025 or 2026-07-28, got {other:?}"),
+                ));
+            }
+        };
         Ok(ProxyOptions {
+            era,
             target,
             name,
             prefix: args.prefix.clone().unwrap_or_default(),
@@ -258,5 +287,16 @@ mod tests {
         let mut a = args(&["x"]);
         a.restart = Some("always".into());
         assert_eq!(ProxyOptions::from_args(&a).unwrap_err().field, "--restart");
+        let mut a = args(&["x"]);
+        a.upstream_era = Some("2024".into());
+        assert_eq!(
+            ProxyOptions::from_args(&a).unwrap_err().field,
+            "--upstream-era"
+        );
+        a.upstream_era = Some("2026-07-28".into());
+        assert_eq!(
+            ProxyOptions::from_args(&a).unwrap().era,
+            UpstreamEra::Modern
+        );
     }
 }

@@ -1,14 +1,17 @@
-//! The connection to the upstream MCP server: the `initialize` handshake, requests matched to
-//! their answers by id, cancellation and timeouts forwarded upstream, progress routed back to
-//! the downstream request that asked for it, every other notification handed to whoever
-//! subscribed, and the restart policy when the upstream dies or stops answering. Owns the
-//! upstream's life and its ids; never looks inside results (that is [`super::shape`]).
+//! The connection to the upstream MCP server: the era spoken (the 2026-07-28 revision when the
+//! upstream answers `server/discover` with it, every request then carrying its envelope and every
+//! result losing the revision's members; else the `initialize` handshake), requests matched to
+//! their answers by id, cancellation and timeouts forwarded upstream, progress routed back to the
+//! downstream request that asked for it, every other notification handed to whoever subscribed,
+//! and the restart policy when the upstream dies or stops answering. Owns the upstream's life and
+//! its ids; never looks inside results beyond that envelope (that is [`super::shape`]).
 
 use super::link::{Link, Reply};
-use super::options::{ProxyOptions, Target};
+use super::options::{ProxyOptions, Target, UpstreamEra};
+use crate::rpc::era;
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -63,8 +66,11 @@ pub struct Conn {
     down: CancellationToken,
     /// Why it died.
     why: Mutex<String>,
-    /// The upstream's `initialize` result.
+    /// The upstream's `initialize` result (for a 2026-07-28 upstream, its `server/discover`
+    /// answer in that shape).
     pub init: Mutex<Value>,
+    /// Whether it speaks the 2026-07-28 revision (every request with its envelope).
+    modern: AtomicBool,
 }
 
 impl Conn {
@@ -91,6 +97,97 @@ impl Conn {
     pub fn is_down(&self) -> bool {
         self.down.is_cancelled()
     }
+
+    /// Whether it speaks the 2026-07-28 revision.
+    pub fn is_modern(&self) -> bool {
+        self.modern.load(Ordering::Relaxed)
+    }
+
+    fn set_modern(&self, modern: bool) {
+        self.modern.store(modern, Ordering::Relaxed);
+        self.link
+            .set_version(modern.then_some(era::MODERN_VERSIONS[0]));
+    }
+}
+
+/// The proxy's `Implementation`, in `initialize` and in every 2026-07-28 envelope.
+fn client_info() -> Value {
+    json!({ "name": "mcp-pruner-proxy", "version": env!("CARGO_PKG_VERSION") })
+}
+
+/// `params` with the 2026-07-28 envelope added to its `_meta` (protocol version, client info, no
+/// client capabilities), replacing any the downstream client sent; a `logLevel` the proxy put
+/// there (the downstream session's) is kept.
+fn with_envelope(mut params: Value) -> Value {
+    if !params.is_object() {
+        params = json!({});
+    }
+    let meta = &mut params["_meta"];
+    if !meta.is_object() {
+        *meta = json!({});
+    }
+    meta[era::PROTOCOL_VERSION_KEY] = json!(era::MODERN_VERSIONS[0]);
+    meta[era::CLIENT_INFO_KEY] = client_info();
+    meta[era::CLIENT_CAPABILITIES_KEY] = json!({});
+    params
+}
+
+/// `params` without the 2026-07-28 `logLevel` key (a handshake-era upstream got
+/// `logging/setLevel` instead).
+fn without_log_level(mut params: Value) -> Value {
+    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut)
+        && meta.remove(era::LOG_LEVEL_KEY).is_some()
+        && meta.is_empty()
+        && let Some(p) = params.as_object_mut()
+    {
+        p.remove("_meta");
+    }
+    params
+}
+
+/// A 2026-07-28 result as the handshake era has it: a `resultType` other than `complete` (a
+/// request for input the proxy cannot give) is an error; the revision's own members (`resultType`,
+/// cache hints, the server's identity) are taken out, the downstream era adding its own.
+fn unwrap_modern(mut result: Value) -> Result<Value, UpstreamError> {
+    let Some(obj) = result.as_object_mut() else {
+        return Ok(result);
+    };
+    match obj.remove("resultType") {
+        None => {}
+        Some(t) if t == "complete" => {}
+        Some(t) => {
+            return Err(UpstreamError::Rpc(json!({
+                "code": crate::rpc::message::INTERNAL_ERROR,
+                "message": format!("the upstream answered with resultType {t}, which mcp-pruner proxy does not support (it offers no client capabilities)"),
+            })));
+        }
+    }
+    obj.remove("ttlMs");
+    obj.remove("cacheScope");
+    if let Some(meta) = obj.get_mut("_meta").and_then(Value::as_object_mut) {
+        meta.remove(era::SERVER_INFO_KEY);
+        if meta.is_empty() {
+            obj.remove("_meta");
+        }
+    }
+    Ok(result)
+}
+
+/// A `server/discover` answer in the shape of an `initialize` result, when it offers a 2026-07-28
+/// revision.
+fn discovered(result: &Value) -> Option<Value> {
+    let offers = result["supportedVersions"].as_array()?.iter().any(|v| {
+        v.as_str()
+            .is_some_and(|v| era::MODERN_VERSIONS.contains(&v))
+    });
+    offers.then(|| {
+        json!({
+            "protocolVersion": era::MODERN_VERSIONS[0],
+            "capabilities": result["capabilities"],
+            "instructions": result["instructions"],
+            "serverInfo": result["_meta"][era::SERVER_INFO_KEY],
+        })
+    })
 }
 
 /// A downstream request's progress token and where its notifications go.
@@ -193,6 +290,7 @@ impl Upstream {
             down: CancellationToken::new(),
             why: Mutex::new(String::new()),
             init: Mutex::new(Value::Null),
+            modern: AtomicBool::new(false),
         });
         // Every message from the upstream, in order.
         let (me, c) = (Arc::downgrade(self), Arc::downgrade(&conn));
@@ -205,15 +303,65 @@ impl Upstream {
             }
         });
         conn.link.watch(Arc::downgrade(&conn));
+        let init = match self.discover(&conn).await? {
+            Some(init) => init,
+            None => self.handshake(&conn).await?,
+        };
+        tracing::info!(event = "proxy.upstream_era", upstream = %self.opts.name, modern = conn.is_modern());
+        *self.last_init.lock().unwrap_or_else(|e| e.into_inner()) = init.clone();
+        *conn.init.lock().unwrap_or_else(|e| e.into_inner()) = init;
+        Ok(conn)
+    }
+
+    /// `server/discover`, when `--upstream-era` asks for it (2026-07-28) or allows it (auto, HTTP
+    /// upstream): the upstream's offer as an `initialize` result, the connection then modern.
+    /// `None` (the connection back in the handshake era) when auto and the upstream does not offer
+    /// the revision.
+    async fn discover(self: &Arc<Self>, conn: &Arc<Conn>) -> Result<Option<Value>, UpstreamError> {
+        let required = match self.opts.era {
+            UpstreamEra::Handshake => return Ok(None),
+            UpstreamEra::Auto if conn.link.is_stdio() => return Ok(None),
+            UpstreamEra::Auto => false,
+            UpstreamEra::Modern => true,
+        };
+        conn.set_modern(true);
+        let never = CancellationToken::new();
+        let timeout = self.opts.timeout.min(INIT_TIMEOUT);
+        let answer = self
+            .send(conn, "server/discover", json!({}), &never, timeout)
+            .await;
+        let offer = match &answer {
+            Ok(r) => discovered(r),
+            Err(_) => None,
+        };
+        if offer.is_none() {
+            conn.set_modern(false);
+            if required {
+                let why = match answer {
+                    Err(UpstreamError::Rpc(e)) => format!("server/discover was refused: {e}"),
+                    Err(UpstreamError::Down(why)) => format!("server/discover failed: {why}"),
+                    Err(e) => format!("server/discover failed: {}", e.describe(&self.opts.name)),
+                    Ok(_) => "server/discover does not offer 2026-07-28".into(),
+                };
+                let why = format!("{why} (--upstream-era 2026-07-28)");
+                return Err(UpstreamError::Down(why));
+            }
+            tracing::info!(event = "proxy.upstream_no_discover", upstream = %self.opts.name);
+        }
+        Ok(offer)
+    }
+
+    /// The handshake era's `initialize` and `notifications/initialized`; the upstream's answer.
+    async fn handshake(self: &Arc<Self>, conn: &Arc<Conn>) -> Result<Value, UpstreamError> {
         let params = json!({
             "protocolVersion": UPSTREAM_VERSION,
             "capabilities": {},
-            "clientInfo": { "name": "mcp-pruner-proxy", "version": env!("CARGO_PKG_VERSION") },
+            "clientInfo": client_info(),
         });
         let never = CancellationToken::new();
         let timeout = self.opts.timeout.min(INIT_TIMEOUT);
         let init = self
-            .send(&conn, "initialize", params, &never, timeout)
+            .send(conn, "initialize", params, &never, timeout)
             .await
             .map_err(|e| match e {
                 UpstreamError::Rpc(e) => {
@@ -222,13 +370,11 @@ impl Upstream {
                 other => other,
             })?;
         if let Some(v) = init.get("protocolVersion").and_then(Value::as_str) {
-            conn.link.set_version(v);
+            conn.link.set_version(Some(v));
         }
-        *self.last_init.lock().unwrap_or_else(|e| e.into_inner()) = init.clone();
-        *conn.init.lock().unwrap_or_else(|e| e.into_inner()) = init;
         conn.link
             .send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
-        Ok(conn)
+        Ok(init)
     }
 
     /// Routes one message from the upstream.
@@ -324,6 +470,12 @@ impl Upstream {
         if conn.is_down() {
             return Err(UpstreamError::Down(conn.why()));
         }
+        let modern = conn.is_modern();
+        let params = if modern {
+            with_envelope(params)
+        } else {
+            without_log_level(params)
+        };
         conn.link
             .send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
         let forget = || {
@@ -332,14 +484,10 @@ impl Upstream {
                 .unwrap_or_else(|e| e.into_inner())
                 .remove(&id);
         };
-        let cancel_upstream = |reason: &str| {
-            conn.link.send(
-                json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
-                "params": { "requestId": id, "reason": reason } }),
-            );
-        };
+        let cancel_upstream = |reason: &str| conn.link.cancel(id, reason);
         tokio::select! {
             r = rx => match r {
+                Ok(Reply::Result(v)) if modern => unwrap_modern(v),
                 Ok(Reply::Result(v)) => Ok(v),
                 Ok(Reply::Error(e)) => Err(UpstreamError::Rpc(e)),
                 Ok(Reply::Failed(why)) => Err(UpstreamError::Down(why)),
@@ -372,6 +520,11 @@ impl Upstream {
         notify: Option<mpsc::UnboundedSender<Value>>,
     ) -> Result<Value, UpstreamError> {
         let conn = self.conn().await?;
+        if conn.is_modern() && era::REMOVED_METHODS.contains(&method) {
+            // Answered as the 2026-07-28 upstream would, without asking it.
+            let e = serde_json::to_value(era::removed(method)).expect("errors serialize");
+            return Err(UpstreamError::Rpc(e));
+        }
         let call = self.next_id.fetch_add(1, Ordering::Relaxed);
         if let Some(tx) = notify {
             self.active
@@ -415,20 +568,28 @@ impl Upstream {
         let me = self.clone();
         tokio::spawn(async move {
             let never = CancellationToken::new();
+            // The 2026-07-28 revision has no ping; server/discover is as cheap.
+            let probe = if conn.is_modern() {
+                "server/discover"
+            } else {
+                "ping"
+            };
             if let Err(UpstreamError::Timeout(_)) =
-                me.send(&conn, "ping", json!({}), &never, HUNG_PING).await
+                me.send(&conn, probe, json!({}), &never, HUNG_PING).await
             {
-                conn.mark_down(
-                    "it stopped answering (no answer to ping after a timed-out call)".into(),
-                );
+                conn.mark_down(format!(
+                    "it stopped answering (no answer to {probe} after a timed-out call)"
+                ));
                 conn.link.stop().await;
             }
         });
     }
 
-    /// A notification to the upstream (cancellations travel with [`Upstream::request`]).
+    /// A notification to the upstream (cancellations travel with [`Upstream::request`]); a
+    /// 2026-07-28 upstream has no session for it to concern, and gets none.
     pub async fn notify(self: &Arc<Self>, method: &str, params: Value) {
-        if let Some(c) = self.current.lock().await.as_ref().filter(|c| !c.is_down()) {
+        let current = self.current.lock().await;
+        if let Some(c) = current.as_ref().filter(|c| !c.is_down() && !c.is_modern()) {
             c.link
                 .send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
         }

@@ -229,6 +229,19 @@ pub fn http_status(reply: &Value) -> u16 {
     }
 }
 
+/// The `Mcp-Name` header a client sends with `method`: the name-bearing parameter, verbatim when
+/// it is visible ASCII, else in the `=?base64?…?=` form. `None` for other methods.
+pub fn mirrored_name(method: &str, params: &Value) -> Option<String> {
+    let (_, field) = NAME_BEARING.iter().find(|(m, _)| *m == method)?;
+    let value = params.get(*field)?.as_str()?;
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_graphic()) {
+        return Some(value.to_string());
+    }
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(value);
+    Some(format!("=?base64?{encoded}?="))
+}
+
 /// A header value as the client mirrored it: verbatim, or the `=?base64?…?=` form decoded.
 /// A malformed encoded value decodes to `None` and so never matches the body.
 fn decode_header_value(value: &str) -> Option<String> {
@@ -283,5 +296,18 @@ mod tests {
         // A header that disagrees is reported before an unsupported body version.
         let e = envelope("tools/call", &params("2099-01-01"), Some(&h)).unwrap_err();
         assert_eq!(i64::from(e.code), HEADER_MISMATCH);
+    }
+
+    #[test]
+    fn a_mirrored_name_decodes_to_the_body() {
+        let p = json!({"name": "héllo wörld"});
+        let h = mirrored_name("tools/call", &p).unwrap();
+        assert!(h.starts_with("=?base64?"));
+        assert_eq!(decode_header_value(&h).as_deref(), Some("héllo wörld"));
+        assert_eq!(
+            mirrored_name("resources/read", &json!({"uri": "file:///a"})).as_deref(),
+            Some("file:///a")
+        );
+        assert_eq!(mirrored_name("tools/list", &p), None);
     }
 }

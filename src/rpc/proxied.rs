@@ -32,8 +32,9 @@ pub fn routes(app: &App, proxy: &Proxy, method: &str, params: &Value) -> bool {
     }
 }
 
-/// The request's `_meta` without the 2026-07-28 envelope (`io.modelcontextprotocol/*`): the proxy
-/// speaks the handshake era upstream, whatever era the client speaks.
+/// The request's `_meta` without the 2026-07-28 envelope (`io.modelcontextprotocol/*`): the era
+/// spoken upstream is the proxy's choice ([`crate::proxy::upstream`]), whatever era the client
+/// speaks.
 fn without_envelope(mut params: Value) -> Value {
     if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
         meta.retain(|k, _| !k.starts_with("io.modelcontextprotocol/"));
@@ -42,6 +43,18 @@ fn without_envelope(mut params: Value) -> Value {
         {
             p.remove("_meta");
         }
+    }
+    params
+}
+
+/// The session's log level as the 2026-07-28 `logLevel` envelope key, for a 2026-07-28 upstream
+/// (the upstream connection drops it for a handshake-era one, which got `logging/setLevel`).
+fn with_log_level(mut params: Value, session: &Session) -> Value {
+    let level = *session.log_level.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = level
+        && params.is_object()
+    {
+        params["_meta"][super::era::LOG_LEVEL_KEY] = json!(LOG_LEVELS[i]);
     }
     params
 }
@@ -56,7 +69,7 @@ pub async fn request(
     params: Value,
     notify: UnboundedSender<Value>,
 ) -> Result<Value, ProxyError> {
-    let params = without_envelope(params);
+    let params = with_log_level(without_envelope(params), session);
     if method == "tools/list" {
         let ours = super::dispatch::tools_list(app)["tools"]
             .as_array()
