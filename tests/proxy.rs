@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::StdioClient;
+use common::{StdioClient, content_texts};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -76,16 +76,6 @@ fn call(c: &mut StdioClient, tool: &str, args: Value) -> Value {
     r["result"].clone()
 }
 
-fn texts(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// `recover_text`'s raw text without its `N│ ` line numbers.
 fn raw_lines(result: &Value) -> String {
     let text = common::structured(result)["raw_text"]
@@ -153,7 +143,7 @@ fn proxy_lists_upstream_tools_with_the_two_arguments() {
     }
     // Called by its prefixed name, forwarded by its own.
     let r = call(&mut p, "ev_echo", json!({"message": "hello"}));
-    assert_eq!(texts(&r), "Echo: hello");
+    assert_eq!(content_texts(&r), "Echo: hello");
 }
 
 #[test]
@@ -212,11 +202,11 @@ fn proxy_prunes_json_with_a_question_keeping_whole_records_and_recovers() {
         return;
     };
     let mut up = direct(&cmd);
-    let raw = texts(&call(&mut up, "list_issues", json!({})));
+    let raw = content_texts(&call(&mut up, "list_issues", json!({})));
     let mut p = proxy(&cmd, &[], &[]);
     let q = "which issue is about a memory leak in the websocket reconnect loop?";
     let r = call(&mut p, "list_issues", json!({"context_focus_question": q}));
-    let shown = texts(&r);
+    let shown = content_texts(&r);
     assert!(shown.contains("memory leak in reconnect loop"), "{shown}");
     eprintln!(
         "issues/list_issues: raw {} o200k tokens ({} bytes), proxied with the question {} tokens ({} bytes)",
@@ -261,11 +251,11 @@ fn proxy_prunes_a_long_log_and_recovers_the_raw_lines() {
         return;
     };
     let mut up = direct(&cmd);
-    let raw = texts(&call(&mut up, "build_log", json!({})));
+    let raw = content_texts(&call(&mut up, "build_log", json!({})));
     let mut p = proxy(&cmd, &[], &[]);
     let q = "why did the build fail to link?";
     let r = call(&mut p, "build_log", json!({"context_focus_question": q}));
-    let shown = texts(&r);
+    let shown = content_texts(&r);
     assert!(
         shown.contains("undefined reference to `ws_reconnect_backoff'"),
         "{shown}"
@@ -297,7 +287,7 @@ fn proxy_prunes_a_long_log_and_recovers_the_raw_lines() {
     }
     // Without a question and past the budget: cut at a line, every byte behind the prune_id.
     let r = call(&mut p, "build_log", json!({"max_output_bytes": 4096}));
-    let shown = texts(&r);
+    let shown = content_texts(&r);
     assert!(shown.len() <= 4096, "{}", shown.len());
     assert!(shown.contains("[truncated: showing lines 1-"), "{shown}");
 }
@@ -309,7 +299,7 @@ fn proxy_prunes_a_filesystem_read_with_a_question() {
     };
     let file = format!("{}/src/tools/grep.rs", env!("CARGO_MANIFEST_DIR"));
     let mut up = direct(&cmd);
-    let raw = texts(&call(&mut up, "read_text_file", json!({"path": file})));
+    let raw = content_texts(&call(&mut up, "read_text_file", json!({"path": file})));
     let mut p = proxy(&cmd, &[], &[]);
     let q = "how is the cursor of the next page encoded?";
     let r = call(
@@ -317,7 +307,7 @@ fn proxy_prunes_a_filesystem_read_with_a_question() {
         "read_text_file",
         json!({"path": file, "context_focus_question": q}),
     );
-    let shown = texts(&r);
+    let shown = content_texts(&r);
     assert!(shown.contains("fn encode_cursor"), "{shown}");
     eprintln!(
         "server-filesystem/read_text_file src/tools/grep.rs: raw {} o200k tokens, proxied with the question {} tokens",
@@ -348,7 +338,7 @@ fn proxy_forwards_progress() {
         json!({"name": "slow", "arguments": {"seconds": 0.5}, "_meta": {"progressToken": "tok-7"}}),
     );
     let r = p.wait_for(&id, Duration::from_secs(30));
-    assert_eq!(texts(&r["result"]), "slept 0.5 s");
+    assert_eq!(content_texts(&r["result"]), "slept 0.5 s");
     let progress: Vec<&Value> = p
         .notifications
         .iter()
@@ -381,7 +371,7 @@ fn proxy_forwards_cancellation_upstream() {
     let r = p.wait_for(&id, Duration::from_secs(20));
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(r["result"]["isError"], true, "{r}");
-    assert!(texts(&r["result"]).contains("CANCELLED"), "{r}");
+    assert!(content_texts(&r["result"]).contains("CANCELLED"), "{r}");
     let deadline = Instant::now() + Duration::from_secs(10);
     while !marker.exists() {
         assert!(
@@ -392,7 +382,7 @@ fn proxy_forwards_cancellation_upstream() {
     }
     // The upstream is still serving.
     assert_eq!(
-        texts(&call(&mut p, "slow", json!({"seconds": 0.1}))),
+        content_texts(&call(&mut p, "slow", json!({"seconds": 0.1}))),
         "slept 0.1 s"
     );
 }
@@ -474,7 +464,7 @@ fn proxy_forwards_an_argument_the_upstream_owns() {
         "own_question",
         json!({"context_focus_question": "kept"}),
     );
-    assert_eq!(texts(&r), "the upstream got: kept");
+    assert_eq!(content_texts(&r), "the upstream got: kept");
     // isError results pass through.
     let r = call(&mut p, "fail", json!({}));
     assert_eq!(r["isError"], true);
@@ -488,11 +478,11 @@ fn proxy_reports_a_crashed_upstream_and_restarts_it() {
     let mut p = proxy(&cmd, &["--max-restarts", "1"], &[]);
     let r = call(&mut p, "crash", json!({}));
     assert_eq!(r["isError"], true);
-    let t = texts(&r);
+    let t = content_texts(&r);
     assert!(t.contains("upstream") && t.contains("exited"), "{t}");
     // Restarted on the next call.
     assert_eq!(
-        texts(&call(&mut p, "slow", json!({"seconds": 0.1}))),
+        content_texts(&call(&mut p, "slow", json!({"seconds": 0.1}))),
         "slept 0.1 s"
     );
     // Out of restarts: a clear error, at once.
@@ -500,7 +490,7 @@ fn proxy_reports_a_crashed_upstream_and_restarts_it() {
     let started = Instant::now();
     let r = call(&mut p, "slow", json!({"seconds": 0.1}));
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert!(texts(&r).contains("--max-restarts 1"), "{r}");
+    assert!(content_texts(&r).contains("--max-restarts 1"), "{r}");
 }
 
 #[test]
@@ -513,7 +503,10 @@ fn proxy_times_out_a_hung_upstream() {
     let r = call(&mut p, "slow", json!({"seconds": 20}));
     assert!(started.elapsed() < Duration::from_secs(8));
     assert_eq!(r["isError"], true);
-    assert!(texts(&r).contains("did not answer within 1500 ms"), "{r}");
+    assert!(
+        content_texts(&r).contains("did not answer within 1500 ms"),
+        "{r}"
+    );
 }
 
 #[test]
@@ -599,7 +592,7 @@ fn proxy_speaks_the_2026_era_downstream() {
     p.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "echo", "arguments": {"message": "modern"}, "_meta": meta}}));
     let r = p.wait_for(&json!(2), Duration::from_secs(30));
-    assert_eq!(texts(&r["result"]), "Echo: modern", "{r}");
+    assert_eq!(content_texts(&r["result"]), "Echo: modern", "{r}");
     assert_eq!(r["result"]["resultType"], "complete", "{r}");
 }
 
@@ -696,7 +689,7 @@ fn proxy_over_http_on_both_sides() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "echo", "arguments": {"message": "over http"}}}),
     );
-    assert_eq!(texts(&r["result"]), "Echo: over http", "{r}");
+    assert_eq!(content_texts(&r["result"]), "Echo: over http", "{r}");
     let (_, r) = post(
         Some(&sid),
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -741,13 +734,17 @@ fn proxy_takes_its_upstream_down_with_it() {
     };
     // stdin closed: the proxy stops its upstream and exits.
     let mut p = proxy(&cmd, &[], &[]);
-    let pid: i32 = texts(&call(&mut p, "pid", json!({}))).parse().unwrap();
+    let pid: i32 = content_texts(&call(&mut p, "pid", json!({})))
+        .parse()
+        .unwrap();
     assert!(alive(pid));
     assert!(p.close().success());
     wait_gone(pid, "a proxy whose stdin closed");
     // Killed outright: the shepherd between them kills the upstream's tree.
     let mut p = proxy(&cmd, &[], &[]);
-    let pid: i32 = texts(&call(&mut p, "pid", json!({}))).parse().unwrap();
+    let pid: i32 = content_texts(&call(&mut p, "pid", json!({})))
+        .parse()
+        .unwrap();
     p.child.kill().unwrap();
     wait_gone(pid, "a proxy killed with SIGKILL");
 }
@@ -791,12 +788,12 @@ fn proxy_token_figures_on_real_upstreams() {
     ];
     for (cmd, tool, args, q) in cases {
         let mut up = direct(cmd);
-        let raw = texts(&call(&mut up, tool, args.clone()));
+        let raw = content_texts(&call(&mut up, tool, args.clone()));
         let mut p = proxy(cmd, &[], &[]);
         let mut with_q = args.clone();
         with_q["context_focus_question"] = json!(q);
         let result = call(&mut p, tool, with_q);
-        let shown = texts(&result);
+        let shown = content_texts(&result);
         // What Claude Code and Codex read: `structuredContent` when the result has one.
         let read = match result.get("structuredContent") {
             Some(sc) => sc.to_string(),
@@ -850,7 +847,7 @@ fn proxy_starts_a_new_session_with_a_restarted_http_upstream() {
     let url = format!("http://127.0.0.1:{port}/mcp");
     let mut p = proxy(&[], &["--upstream", &url], &[]);
     assert_eq!(
-        texts(&call(&mut p, "echo", json!({"message": "a"}))),
+        content_texts(&call(&mut p, "echo", json!({"message": "a"}))),
         "Echo: a"
     );
     let _ = up.kill();
@@ -860,11 +857,11 @@ fn proxy_starts_a_new_session_with_a_restarted_http_upstream() {
     let r = call(&mut p, "echo", json!({"message": "b"}));
     assert_eq!(r["isError"], true, "{r}");
     assert!(
-        texts(&r).contains("upstream 127.0.0.1 is unavailable"),
+        content_texts(&r).contains("upstream 127.0.0.1 is unavailable"),
         "{r}"
     );
     assert_eq!(
-        texts(&call(&mut p, "echo", json!({"message": "c"}))),
+        content_texts(&call(&mut p, "echo", json!({"message": "c"}))),
         "Echo: c"
     );
     let _ = up.kill();

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::StdioClient;
+use common::{StdioClient, content_texts};
 use serde_json::{Value, json};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -77,16 +77,6 @@ fn proxy(up: &Modern, extra: &[&str]) -> StdioClient {
     c
 }
 
-fn texts(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn envelope() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -143,7 +133,7 @@ fn a_modern_upstream_call_is_pruned_to_a_question_and_recovered() {
         json!({ "context_focus_question": q }),
         Duration::from_secs(60),
     );
-    let shown = texts(&r["result"]);
+    let shown = content_texts(&r["result"]);
     assert!(
         shown.contains("ERROR linker: undefined reference to `ws_reconnect_backoff'"),
         "{shown}"
@@ -283,7 +273,7 @@ fn this_servers_own_serve_is_spoken_to_in_the_era_asked() {
         assert!(tools.iter().any(|t| t["name"] == "read"), "{r}");
         assert!(r["result"].get("resultType").is_none(), "{r}");
         let r = p.call("read", json!({ "path": "hello.txt" }));
-        assert!(texts(&r["result"]).contains("hello\nworld"), "{r}");
+        assert!(content_texts(&r["result"]).contains("hello\nworld"), "{r}");
         assert_eq!(logged_era(&log), modern, "{extra:?}");
     }
 }
@@ -324,7 +314,7 @@ fn a_handshake_only_upstream_gets_the_handshake_unless_2026_is_forced() {
     let log = dir.path().join("proxy.log");
     let mut p = logged_proxy(&url, &[], &log);
     let r = p.call("echo", json!({ "message": "fallback" }));
-    assert_eq!(texts(&r["result"]), "Echo: fallback", "{r}");
+    assert_eq!(content_texts(&r["result"]), "Echo: fallback", "{r}");
     assert!(!logged_era(&log), "auto fell back to the handshake");
     drop(p);
     let out = Command::new(common::bin())
@@ -368,7 +358,7 @@ fn a_stdio_upstream_is_spoken_to_in_2026_07_28_when_forced() {
     let mut p = StdioClient::spawn_program("sh", &args, &[]);
     p.initialize();
     let r = p.call("read", json!({ "path": "src/lib.rs" }));
-    assert!(texts(&r["result"]).contains("pub fn beta()"), "{r}");
+    assert!(content_texts(&r["result"]).contains("pub fn beta()"), "{r}");
     assert!(logged_era(&log), "2026-07-28 over stdio");
 }
 
@@ -422,7 +412,7 @@ fn the_python_sdk_over_http_is_spoken_to_in_2026_07_28() {
         json!({ "context_focus_question": q }),
         Duration::from_secs(60),
     );
-    let shown = texts(&r["result"]);
+    let shown = content_texts(&r["result"]);
     assert!(
         shown.contains("undefined reference to `ws_reconnect_backoff'"),
         "{shown}"
@@ -470,7 +460,7 @@ fn a_modern_upstream_call_is_cancelled_by_closing_its_post() {
     let r = p.wait_for(&id, Duration::from_secs(20));
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(r["result"]["isError"], true, "{r}");
-    assert!(texts(&r["result"]).contains("CANCELLED"), "{r}");
+    assert!(content_texts(&r["result"]).contains("CANCELLED"), "{r}");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while !up.received().iter().any(|l| l == "CLOSED slow") {
         assert!(
@@ -487,5 +477,5 @@ fn a_modern_upstream_call_is_cancelled_by_closing_its_post() {
     );
     // The upstream is still serving.
     let r = p.call("slow", json!({"seconds": 0.1}));
-    assert_eq!(texts(&r["result"]), "slept 0.1 s", "{r}");
+    assert_eq!(content_texts(&r["result"]), "slept 0.1 s", "{r}");
 }

@@ -65,6 +65,18 @@ pub fn text(result: &Value) -> &str {
         .unwrap_or_else(|| panic!("no content[0].text in {result:#}"))
 }
 
+/// Every `text` of a result's `content`, joined by newlines (a proxied result may hold several).
+#[allow(dead_code)]
+pub fn content_texts(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no content in {result:#}"))
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Validates a result against the tool's output schema (or ToolFailure on errors): the `_meta`
 /// view, `structuredContent` when present, and their union; bulk never travels in `_meta`,
 /// metadata never in `structuredContent`.

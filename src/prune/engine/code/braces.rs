@@ -10,6 +10,7 @@ use super::outline::{
 };
 use super::scan::LineScan;
 use crate::prune::engine::draft::trimmed;
+use std::ops::Range;
 
 /// A definition body of at least this many lines...
 const BIG_BODY: usize = 150;
@@ -120,28 +121,9 @@ impl Braces<'_> {
                     o.containers.push(start..end);
                     self.level(o, i + 1, close.unwrap_or(hi), d + 1, nest + 1);
                 }
-                Kind::Unit => {
-                    let id = o.units.len() as u32;
-                    let pre = attach_preamble(
-                        self.lines,
-                        |k| self.s[k].comment,
-                        &mut o.roles,
-                        start,
-                        lo,
-                        Some(id),
-                    );
-                    o.roles[start..=i].fill(Role::Sig);
-                    // The closing line goes with the body: a removed body takes its brace along,
-                    // so that one marker covers it and the next definition's doc comment.
-                    let body = i + 1..end;
-                    o.roles[body.clone()].fill(Role::Body(id));
-                    o.units.push(Unit {
-                        pre: pre..start,
-                        sig: start..i + 1,
-                        body,
-                        close,
-                    });
-                }
+                // The closing line goes with the body: a removed body takes its brace along, so
+                // that one marker covers it and the next definition's doc comment.
+                Kind::Unit => self.push_unit(o, start..i + 1, i + 1..end, lo, close),
             }
             i = end;
         }
@@ -188,24 +170,37 @@ impl Braces<'_> {
             }
             end += 1;
         }
+        self.push_unit(o, i..i + 1, i + 1..end, lo, None);
+        end
+    }
+
+    /// Adds the definition of signature lines `sig` and body lines `body` (through its closing
+    /// line `close`, if any), with the comments and attributes right above it (down to `lo`).
+    fn push_unit(
+        &self,
+        o: &mut Outline,
+        sig: Range<usize>,
+        body: Range<usize>,
+        lo: usize,
+        close: Option<usize>,
+    ) {
         let id = o.units.len() as u32;
         let pre = attach_preamble(
             self.lines,
             |k| self.s[k].comment,
             &mut o.roles,
-            i,
+            sig.start,
             lo,
             Some(id),
         );
-        o.roles[i] = Role::Sig;
-        o.roles[i + 1..end].fill(Role::Body(id));
+        o.roles[sig.clone()].fill(Role::Sig);
+        o.roles[body.clone()].fill(Role::Body(id));
         o.units.push(Unit {
-            pre: pre..i,
-            sig: i..i + 1,
-            body: i + 1..end,
-            close: None,
+            pre: pre..sig.start,
+            sig,
+            body,
+            close,
         });
-        end
     }
 
     /// True when the body `lo..hi` (at depth `d`) is long and defines functions of its own (a
