@@ -208,20 +208,24 @@ impl Proxy {
                 Some(ctx.notify.clone()),
             )
             .await;
+        // A call that got no result is one ledger row, an error with nothing pruned.
+        let failed = || {
+            crate::tools::ledger_proxied(
+                ctx,
+                ledger,
+                &crate::tools::not_attempted(
+                    crate::contract::types::PruningMetadataReason::NoFocusQuestion,
+                    0,
+                ),
+                0,
+                true,
+                started,
+            )
+        };
         let result = match answer {
             Ok(r) => r,
             Err(UpstreamError::Rpc(e)) => {
-                crate::tools::ledger_proxied(
-                    ctx,
-                    ledger,
-                    &crate::tools::not_attempted(
-                        crate::contract::types::PruningMetadataReason::NoFocusQuestion,
-                        0,
-                    ),
-                    0,
-                    true,
-                    started,
-                );
+                failed();
                 return Err(ProxyError::Upstream(e));
             }
             Err(e) => {
@@ -231,17 +235,7 @@ impl Proxy {
                     UpstreamError::Timeout(_) => "TOOL_TIMEOUT",
                     _ => "INTERNAL",
                 };
-                crate::tools::ledger_proxied(
-                    ctx,
-                    ledger,
-                    &crate::tools::not_attempted(
-                        crate::contract::types::PruningMetadataReason::NoFocusQuestion,
-                        0,
-                    ),
-                    0,
-                    true,
-                    started,
-                );
+                failed();
                 return Ok(json!({
                     "content": [{ "type": "text", "text": format!("error {code}: {text}") }],
                     "isError": true,
