@@ -83,7 +83,10 @@ trap cleanup EXIT
 
 start_server() { # sets SERVER_PID and PORT; log in $1
   local log="$1" i
-  "$BIN" serve --port 0 --root "$ROOT" >"$log" 2>&1 &
+  # Emptied here, not by the background job's redirection: that may run after the first look
+  # below, which would then read the previous run's ready line and its dead port.
+  : >"$log"
+  "$BIN" serve --port 0 --root "$ROOT" >>"$log" 2>&1 &
   SERVER_PID=$!
   PORT=""
   for i in $(seq 1 100); do

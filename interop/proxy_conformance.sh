@@ -46,7 +46,8 @@ else
   up_pid=""
   upstream=(-- "$PY" "$HERE/upstreams/conformance_fixtures.py")
 fi
-MCP_PRUNER_NO_LEDGER=1 "$BIN" proxy --listen http --port 0 "${upstream[@]}" >"$log" 2>&1 &
+: >"$log" # emptied before the job starts: a late redirection would leave an old ready line to read
+MCP_PRUNER_NO_LEDGER=1 "$BIN" proxy --listen http --port 0 "${upstream[@]}" >>"$log" 2>&1 &
 pid=$!
 trap 'kill $pid $up_pid 2>/dev/null; wait $pid $up_pid 2>/dev/null' EXIT
 port=""
