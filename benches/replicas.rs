@@ -15,12 +15,12 @@
 //! `REPLICAS_BENCH_CLIENTS` (default 8), `REPLICAS_BENCH_ROUNDS` (default 5), `REDIS_SERVER`
 //! (default: valkey-server or redis-server on PATH). Without a server binary it says so and ends.
 
+mod support;
+
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
 fn main() {
@@ -292,22 +292,7 @@ impl Server {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("spawn mcp-pruner serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            let mut tx = Some(tx);
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Ok(v) = serde_json::from_str::<Value>(&line)
-                    && v["event"] == "mcp_pruner.ready"
-                    && let Some(tx) = tx.take()
-                {
-                    let _ = tx.send(v["data"]["port"].as_u64().unwrap_or(0) as u16);
-                }
-            }
-        });
-        let port = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("mcp_pruner.ready with the bound port");
+        let port = support::ready_port(child.stdout.take().expect("stdout"));
         Server {
             child,
             url: format!("http://127.0.0.1:{port}/mcp"),

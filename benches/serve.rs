@@ -19,6 +19,8 @@
 //! `SERVE_BENCH_CONCURRENCY` (default 4), `GREP_BENCH_TREE` (default `$CARGO_HOME/registry/src`),
 //! `GREP_BENCH_RUNS` (default 3; the best run counts), `RG` (default `rg` on `PATH`).
 
+mod support;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -157,7 +159,7 @@ impl Server {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("spawn mcp-pruner serve");
-        let port = ready_port(child.stdout.take().expect("stdout"));
+        let port = support::ready_port(child.stdout.take().expect("stdout"));
         Server {
             child,
             url: format!("http://127.0.0.1:{port}/mcp"),
@@ -226,25 +228,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// Reads `serve`'s stdout until the `mcp_pruner.ready` event and returns its port; keeps
-/// draining stdout afterwards so the server never blocks on a full pipe.
-fn ready_port(stdout: std::process::ChildStdout) -> u16 {
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        let mut tx = Some(tx);
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Ok(v) = serde_json::from_str::<Value>(&line)
-                && v["event"] == "mcp_pruner.ready"
-                && let Some(tx) = tx.take()
-            {
-                let _ = tx.send(v["data"]["port"].as_u64().unwrap_or(0) as u16);
-            }
-        }
-    });
-    rx.recv_timeout(Duration::from_secs(30))
-        .expect("mcp_pruner.ready with the bound port")
 }
 
 /// A `stdio` child; responses are read on a thread and handed over by channel.
