@@ -10,6 +10,7 @@ use super::outline::{
 };
 use super::scan::LineScan;
 use crate::prune::engine::draft::trimmed;
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// A definition body of at least this many lines...
@@ -131,8 +132,14 @@ impl Braces<'_> {
 
     /// The first lines of the statement starting on line `i`, joined: through the first that
     /// holds `=>` or ends it (`;`, `{`), at most [`MAX_SIG_LINES`] lines, never past a blank one
-    /// (a C# member's parameters over several lines before its `=>`).
-    fn statement_head(&self, i: usize, hi: usize) -> String {
+    /// (a C# member's parameters over several lines before its `=>`). The line itself, with
+    /// nothing joined, when it ends the head (most statements end with `;`).
+    fn statement_head(&self, i: usize, hi: usize) -> Cow<'_, str> {
+        let first = trimmed(self.lines[i]);
+        let ends_head = |t: &str| t.contains("=>") || t.ends_with([';', '{']);
+        if ends_head(first) {
+            return Cow::Borrowed(first);
+        }
         let mut head = String::new();
         for line in &self.lines[i..hi.min(i + MAX_SIG_LINES)] {
             let t = trimmed(line);
@@ -143,11 +150,11 @@ impl Braces<'_> {
                 head.push(' ');
             }
             head.push_str(t);
-            if t.contains("=>") || t.ends_with([';', '{']) {
+            if ends_head(t) {
                 break;
             }
         }
-        head
+        Cow::Owned(head)
     }
 
     /// Outlines the definition written as one expression that starts on line `i` (see
