@@ -494,16 +494,9 @@ def main():
     for repo in sorted(set(stats) - set(per_repo)):
         print("%-34s none  %s" % (repo, dict(sorted(stats[repo].items()))), file=sys.stderr)
 
-    keys = ["query", "text", "source_type", "gold_lines", "origin", "language", "repo",
-            "commit", "base_commit", "issue", "dataset", "split", "style"]
-    with open(args.out, "w", encoding="utf-8") as f:
-        for c in cases:
-            f.write(json.dumps({k: c[k] for k in keys}, ensure_ascii=False) + "\n")
-    cnt = Counter((c["language"], c["split"]) for c in cases)
-    print("\nTotal cases: %d -> %s (%d bytes)" % (len(cases), args.out,
-                                                 os.path.getsize(args.out)), file=sys.stderr)
-    for k in sorted(cnt):
-        print("  %-11s %-5s %d" % (k + (cnt[k],)), file=sys.stderr)
+    ml.write_cases(args.out, cases, ["query", "text", "source_type", "gold_lines", "origin",
+                                     "language", "repo", "commit", "base_commit", "issue",
+                                     "dataset", "split", "style"], width=11)
 
 
 if __name__ == "__main__":

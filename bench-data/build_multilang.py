@@ -220,17 +220,22 @@ def main():
             {k: v for k, v in sorted(stats.items()) if k.startswith("code_")}),
             file=sys.stderr)
 
-    keys = ["query", "text", "source_type", "gold_lines", "origin", "language",
-            "repo", "commit", "split", "style"]
-    with open(args.out, "w", encoding="utf-8") as f:
+    write_cases(args.out, cases, ["query", "text", "source_type", "gold_lines", "origin",
+                                  "language", "repo", "commit", "split", "style"], width=7)
+
+
+def write_cases(out, cases, keys, width):
+    """Writes `cases` to `out` as JSON lines holding `keys`, then counts them per language and
+    split on stderr (the language column `width` wide)."""
+    with open(out, "w", encoding="utf-8") as f:
         for c in cases:
             f.write(json.dumps({k: c[k] for k in keys}, ensure_ascii=False) + "\n")
-
     cnt = Counter((c["language"], c["split"]) for c in cases)
-    print("\nTotal cases: %d -> %s (%d bytes)" % (len(cases), args.out,
-                                                 os.path.getsize(args.out)), file=sys.stderr)
-    for k in sorted(cnt):
-        print("  %-7s %-5s %d" % (k + (cnt[k],)), file=sys.stderr)
+    print("\nTotal cases: %d -> %s (%d bytes)" % (len(cases), out, os.path.getsize(out)),
+          file=sys.stderr)
+    for (language, split) in sorted(cnt):
+        print("  %-*s %-5s %d" % (width, language, split, cnt[(language, split)]),
+              file=sys.stderr)
 
 
 if __name__ == "__main__":
