@@ -2,14 +2,18 @@
 //! same run, on real `serve` processes and a real `redis-server`/`valkey-server` started here.
 //!
 //! 1. Recovery page latency: lock-step `recover_text` of a 40-line page from the middle of a
-//!    stored 2,000-line read, on one server with the in-memory store and one on the shared store,
-//!    in interleaved rounds; p50/p99 of each and the p50 the shared store adds (target <= 2 ms).
+//!    stored 2,000-line read, from one server on the in-memory store, and on the shared store
+//!    from a replica that did not store it (every page a round trip) and from the one that did
+//!    (its near copy), in interleaved rounds; p50/p99 of each and the p50 the shared store adds
+//!    (target <= 2 ms).
 //! 2. Throughput: `CLIENTS` client threads, each with its own keep-alive connections, calling
-//!    `read` (the output stored or its id re-issued) then `recover_text` (a page of it) in a loop
-//!    for `SECS` seconds: one replica on the in-memory store, then three replicas on one shared
-//!    store with the requests spread round-robin over them (what a plain L7 load balancer does),
-//!    in interleaved rounds (all four servers up throughout, so both sides see the same machine);
-//!    calls/s of each, median of the rounds, and the ratio (target >= 0.85).
+//!    `read` then `recover_text` (a page of it) in a loop for `SECS` seconds: one replica on the
+//!    in-memory store, then three replicas on one shared store with the requests spread
+//!    round-robin over them (what a plain L7 load balancer does), in interleaved rounds (all
+//!    servers up throughout, so both sides see the same machine); calls/s of each, median of the
+//!    rounds, and the ratio (target >= 0.85). Two workloads: the same output read again (its id
+//!    re-issued, the page from any replica's near copy) and a new output on every read (every
+//!    read stores one; the store at its cap evicts).
 //!
 //! Run: `cargo bench --bench replicas`. Knobs: `REPLICAS_BENCH_SECS` (default 4 per round),
 //! `REPLICAS_BENCH_CLIENTS` (default 8), `REPLICAS_BENCH_ROUNDS` (default 5), `REDIS_SERVER`
@@ -45,54 +49,72 @@ fn main() {
         clients
     );
 
-    // 1. Latency of one recovery page.
+    // 1. Latency of one recovery page: from the in-memory store; through the shared store (a
+    // replica that did not store the output, so every page is a round trip); and from the near
+    // copy of the replica that stored it.
     let mem = Server::serve(root.path(), &[]);
-    let shared = Server::serve(root.path(), &["--store", &store]);
+    let holder = Server::serve(root.path(), &["--store", &store]);
+    let other = Server::serve(root.path(), &["--store", &store]);
     let client = client();
     let page = |s: &Server, id: &str| {
         json!({"name": "recover_text", "arguments": {"prune_id": id, "ranges": [{"start_line": 1000, "end_line": 1039}]}})
             .pipe(|p| s.call(&client, "tools/call", &p))
     };
-    let id_mem = stored_id(&mem.call(&client, "tools/call", &read_call()));
-    let id_shared = stored_id(&shared.call(&client, "tools/call", &read_call()));
+    let id_mem = stored_id(&mem.call(&client, "tools/call", &read_call(None)));
+    let id_shared = stored_id(&holder.call(&client, "tools/call", &read_call(None)));
     let want = page(&mem, &id_mem)["result"]["content"][0]["text"].clone();
-    let got = page(&shared, &id_shared)["result"]["content"][0]["text"].clone();
-    assert_eq!(
-        strip_id(&want, &id_mem),
-        strip_id(&got, &id_shared),
-        "the same page from both stores"
-    );
-    let (mut lat_mem, mut lat_shared) = (Vec::new(), Vec::new());
+    for s in [&other, &holder] {
+        let got = page(s, &id_shared)["result"]["content"][0]["text"].clone();
+        assert_eq!(
+            strip_id(&want, &id_mem),
+            strip_id(&got, &id_shared),
+            "the same page from both stores"
+        );
+    }
+    let mut lat = [Vec::new(), Vec::new(), Vec::new()];
     for _ in 0..rounds.max(1) * 2 {
-        for (s, id, out) in [
-            (&mem, &id_mem, &mut lat_mem),
-            (&shared, &id_shared, &mut lat_shared),
-        ] {
+        for (i, (s, id)) in [(&mem, &id_mem), (&other, &id_shared), (&holder, &id_shared)]
+            .into_iter()
+            .enumerate()
+        {
             for _ in 0..250 {
                 let t = Instant::now();
                 let v = page(s, id);
                 assert!(v.get("result").is_some(), "{v}");
-                out.push(t.elapsed().as_secs_f64() * 1e3);
+                lat[i].push(t.elapsed().as_secs_f64() * 1e3);
             }
         }
     }
-    let (m50, m99) = (pct(&mut lat_mem, 50.0), pct(&mut lat_mem, 99.0));
-    let (s50, s99) = (pct(&mut lat_shared, 50.0), pct(&mut lat_shared, 99.0));
     println!(
         "recovery page (40 lines, lock-step, {} calls each):",
-        lat_mem.len()
+        lat[0].len()
     );
-    println!("  in-memory store   p50 {m50:.3} ms  p99 {m99:.3} ms");
-    println!("  shared (redis)    p50 {s50:.3} ms  p99 {s99:.3} ms");
+    let mut p50 = [0.0; 3];
+    for (i, name) in [
+        "in-memory store",
+        "shared (redis), through the store",
+        "shared (redis), the near copy",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        p50[i] = pct(&mut lat[i], 50.0);
+        println!(
+            "  {name:36} p50 {:.3} ms  p99 {:.3} ms",
+            p50[i],
+            pct(&mut lat[i], 99.0)
+        );
+    }
     println!(
-        "  added by the shared store: p50 {:+.3} ms (target <= 2 ms)",
-        s50 - m50
+        "  added by the shared store: p50 {:+.3} ms through the store (target <= 2 ms), {:+.3} ms from the near copy",
+        p50[1] - p50[0],
+        p50[2] - p50[0]
     );
-    drop((mem, shared));
+    drop((mem, holder, other));
 
-    // 2. Throughput: one replica in memory vs three on the shared store.
-    let mut one = Vec::new();
-    let mut three = Vec::new();
+    // 2. Throughput: one replica in memory vs three on the shared store, for two workloads:
+    // the same output read again (the shared store re-issues its id) and a new output on
+    // every read (every read stores one).
     let m = Server::serve(root.path(), &[]);
     let n = env_u64("REPLICAS_BENCH_REPLICAS", 3);
     let reps: Vec<Server> = (0..n)
@@ -103,37 +125,43 @@ fn main() {
     // (what the processes alone cost on these cores, without any shared store).
     let alone: Vec<Server> = (0..n).map(|_| Server::serve(root.path(), &[])).collect();
     let alone_refs: Vec<&Server> = alone.iter().collect();
-    let mut sticky = Vec::new();
-    for round in 0..rounds.max(1) {
-        let r = load(&[&m], clients, secs, false);
-        let t = load(&refs, clients, secs, false);
-        let a = load(&alone_refs, clients, secs, true);
+    for fresh in [false, true] {
+        let what = if fresh {
+            "a new output on every read"
+        } else {
+            "the same output read again"
+        };
+        let (mut one, mut three, mut sticky) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..rounds.max(1) {
+            let r = load(&[&m], clients, secs, false, fresh);
+            let t = load(&refs, clients, secs, false, fresh);
+            let a = load(&alone_refs, clients, secs, true, fresh);
+            println!(
+                "  {what}, round {}: 1 replica, memory store {r:.0} calls/s; {n} replicas, shared store {t:.0} calls/s; {n} replicas, own memory stores, sticky clients {a:.0} calls/s",
+                round + 1
+            );
+            one.push(r);
+            three.push(t);
+            sticky.push(a);
+        }
+        let (a, b, c) = (median(&mut one), median(&mut three), median(&mut sticky));
         println!(
-            "  round {}: 1 replica, memory store {r:.0} calls/s; {n} replicas, shared store {t:.0} calls/s; {n} replicas, own memory stores, sticky clients {a:.0} calls/s",
-            round + 1
+            "throughput, {what} ({clients} clients, read + recover_text pairs, median of {} rounds):",
+            one.len()
         );
-        one.push(r);
-        three.push(t);
-        sticky.push(a);
+        println!("  1 replica, in-memory store        {a:.0} calls/s");
+        println!("  {n} replicas, one shared redis store {b:.0} calls/s");
+        println!("  {n} replicas, own memory stores, sticky clients (reference) {c:.0} calls/s");
+        println!(
+            "  ratio {n}-on-redis / 1-on-memory: {:.3} (target >= 0.85)",
+            b / a
+        );
+        println!(
+            "  ratio {n}-on-redis / {n}-sticky-on-memory (the store's own share): {:.3}",
+            b / c
+        );
     }
     drop((m, reps, alone));
-    let (a, b) = (median(&mut one), median(&mut three));
-    println!(
-        "throughput ({clients} clients, read + recover_text pairs, median of {} rounds):",
-        one.len()
-    );
-    println!("  1 replica, in-memory store        {a:.0} calls/s");
-    println!("  {n} replicas, one shared redis store {b:.0} calls/s");
-    let c = median(&mut sticky);
-    println!("  {n} replicas, own memory stores, sticky clients (reference) {c:.0} calls/s");
-    println!(
-        "  ratio {n}-on-redis / 1-on-memory: {:.3} (target >= 0.85)",
-        b / a
-    );
-    println!(
-        "  ratio {n}-on-redis / {n}-sticky-on-memory (the store's own share): {:.3}",
-        b / c
-    );
 }
 
 trait Pipe: Sized {
@@ -143,9 +171,19 @@ trait Pipe: Sized {
 }
 impl<T> Pipe for T {}
 
-fn read_call() -> Value {
-    json!({"name": "read", "arguments": {"path": "file.rs"}})
+/// A `read` of the whole file, or (`Some(k)`) of 500-999 lines from one of the first 1,000:
+/// a new output for each of 500,000 values of `k`.
+fn read_call(k: Option<u64>) -> Value {
+    match k {
+        None => json!({"name": "read", "arguments": {"path": "file.rs"}}),
+        Some(k) => json!({"name": "read", "arguments": {
+            "path": "file.rs", "offset": k % 1000 + 1, "limit": 500 + (k / 1000) % 500
+        }}),
+    }
 }
+
+/// Numbers the new outputs of every thread and round, so that no two reads repeat one.
+static NEXT_OUTPUT: AtomicU64 = AtomicU64::new(0);
 
 fn stored_id(v: &Value) -> String {
     v["result"]["_meta"]["mcp-pruner/result"]["artifactRef"]
@@ -161,33 +199,39 @@ fn strip_id(v: &Value, id: &str) -> String {
 }
 
 /// `clients` threads calling read + recover_text for `secs` seconds, request `k` of each thread
-/// to server `k % servers.len()`; returns calls per second. Any error answer panics.
-fn load(servers: &[&Server], clients: usize, secs: u64, sticky: bool) -> f64 {
+/// to server `k % servers.len()` (`sticky`: every request of thread `t` to server `t % n`), a
+/// new output on every read when `fresh`; returns calls per second. Any error answer panics.
+fn load(servers: &[&Server], clients: usize, secs: u64, sticky: bool, fresh: bool) -> f64 {
     let stop = AtomicBool::new(false);
     let calls = AtomicU64::new(0);
     // Warm-up: every server has the file's id.
     let c = client();
     for s in servers {
-        stored_id(&s.call(&c, "tools/call", &read_call()));
+        stored_id(&s.call(&c, "tools/call", &read_call(None)));
     }
     let start = Instant::now();
     std::thread::scope(|scope| {
         for t in 0..clients {
             let (stop, calls) = (&stop, &calls);
             scope.spawn(move || {
-                let conns: Vec<reqwest::blocking::Client> =
-                    servers.iter().map(|_| client()).collect();
+                // One client (one connection pool, one runtime thread) per thread for every
+                // server: round-robin and sticky clients then cost the client the same.
+                let conn = client();
                 let mut k = t;
+                // Pages start within the shortest output (500 lines) for the new outputs.
+                let span = if fresh { 460 } else { 1900 };
                 let pick = |k: usize| if sticky { t % servers.len() } else { k % servers.len() };
                 while !stop.load(Ordering::Relaxed) {
                     let i = pick(k);
-                    let id = stored_id(&servers[i].call(&conns[i], "tools/call", &read_call()));
+                    let read =
+                        read_call(fresh.then(|| NEXT_OUTPUT.fetch_add(1, Ordering::Relaxed)));
+                    let id = stored_id(&servers[i].call(&conn, "tools/call", &read));
                     k += 1;
                     let j = pick(k);
                     let v = servers[j].call(
-                        &conns[j],
+                        &conn,
                         "tools/call",
-                        &json!({"name": "recover_text", "arguments": {"prune_id": id, "ranges": [{"start_line": 1 + (k % 1900), "end_line": 40 + (k % 1900)}]}}),
+                        &json!({"name": "recover_text", "arguments": {"prune_id": id, "ranges": [{"start_line": 1 + (k % span), "end_line": 40 + (k % span)}]}}),
                     );
                     assert!(
                         v.get("result").is_some_and(|r| r.get("isError").is_none_or(|e| e == false)),

@@ -96,6 +96,7 @@ impl App {
             bytes: stats.bytes,
             evictions: self.store.evictions(),
             refused: self.store.refused_total(),
+            near: self.store.near(),
         })
     }
 

@@ -101,6 +101,8 @@ pub struct StoreFigures {
     pub evictions: u64,
     /// Outputs this process could not store (too large, or the shared store unreachable).
     pub refused: u64,
+    /// A shared store only: calls answered from this replica's near copies, and their bytes.
+    pub near: Option<(u64, usize)>,
 }
 
 fn help(out: &mut String, name: &str, kind: &str, text: &str) {
@@ -232,6 +234,28 @@ pub fn render(store: &StoreFigures) -> String {
         "mcp_pruner_store_refused_total{{backend=\"{b}\"}} {}",
         store.refused
     );
+    if let Some((hits, bytes)) = store.near {
+        help(
+            &mut out,
+            "mcp_pruner_store_near_hits_total",
+            "counter",
+            "Re-issues and pages this replica answered from its own copy of a shared text (no round trip).",
+        );
+        let _ = writeln!(
+            out,
+            "mcp_pruner_store_near_hits_total{{backend=\"{b}\"}} {hits}"
+        );
+        help(
+            &mut out,
+            "mcp_pruner_store_near_bytes",
+            "gauge",
+            "Bytes of the shared texts this replica keeps copies of.",
+        );
+        let _ = writeln!(
+            out,
+            "mcp_pruner_store_near_bytes{{backend=\"{b}\"}} {bytes}"
+        );
+    }
     out
 }
 
@@ -257,6 +281,7 @@ mod tests {
             bytes: 2,
             evictions: 3,
             refused: 0,
+            near: None,
         });
         let line = |prefix: &str| -> u64 {
             text.lines()

@@ -16,6 +16,8 @@ struct Redis {
     bin: String,
     port: u16,
     child: Option<Child>,
+    /// TLS only (`rediss://`): the server's certificate, key and CA files.
+    tls: Option<[std::path::PathBuf; 3]>,
 }
 
 impl Redis {
@@ -49,6 +51,7 @@ impl Redis {
             bin: bin.to_string_lossy().into_owned(),
             port,
             child: None,
+            tls: None,
         };
         r.up();
         Some(r)
@@ -60,8 +63,21 @@ impl Redis {
 
     /// Starts the server (empty: no persistence) and waits until it answers.
     fn up(&mut self) {
-        let child = Command::new(&self.bin)
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+        let mut cmd = Command::new(&self.bin);
+        match &self.tls {
+            None => cmd.args(["--port", &self.port.to_string()]),
+            Some([cert, key, ca]) => cmd
+                .args(["--port", "0", "--tls-port", &self.port.to_string()])
+                .arg("--tls-cert-file")
+                .arg(cert)
+                .arg("--tls-key-file")
+                .arg(key)
+                .arg("--tls-ca-cert-file")
+                .arg(ca)
+                .args(["--tls-auth-clients", "no"]),
+        };
+        let child = cmd
+            .args(["--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -71,6 +87,10 @@ impl Redis {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             if let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
+                if self.tls.is_some() {
+                    // Listening on its TLS port: ready (a plain PING would not be answered).
+                    return;
+                }
                 use std::io::{Read, Write};
                 c.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
                 c.write_all(b"PING\r\n").unwrap();
@@ -80,6 +100,12 @@ impl Redis {
                 }
             }
             assert!(Instant::now() < deadline, "the store did not start");
+            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
+                panic!(
+                    "the store exited at start ({status}): {} without TLS?",
+                    self.bin
+                );
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -97,6 +123,26 @@ impl Drop for Redis {
     fn drop(&mut self) {
         self.down();
     }
+}
+
+/// How long a replica may still answer from its near copy of a text the store no longer holds
+/// (`store::near::STALE_AFTER`, 100 ms), with a margin.
+const NEAR_STALE_AFTER: Duration = Duration::from_millis(250);
+
+/// The value of `/metrics` sample `name` on `s`.
+fn metric(s: &HttpServer, name: &str) -> f64 {
+    let text = s
+        .client
+        .get(format!("{}/metrics", s.base))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    text.lines()
+        .find(|l| l.starts_with(name) && l[name.len()..].starts_with(['{', ' ']))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no sample {name} in\n{text}"))
 }
 
 /// A file of numbered, distinct lines (`n` of them).
@@ -308,9 +354,11 @@ fn eviction_restart_and_an_unreachable_store_say_why() {
     let e = recover_error(&b, &sb, &first);
     assert_eq!(e["code"], -32004, "{e}");
     assert!(e.to_string().contains("evicted"), "{e}");
-    // The store restarts empty: a clear reason, never other lines.
+    // The store restarts empty: a clear reason, never other lines. `a` holds a near copy of
+    // `third`; a replica drops its copies within a tick of the restart (100 ms, STALE_AFTER).
     redis.down();
     redis.up();
+    std::thread::sleep(NEAR_STALE_AFTER);
     for (s, sid) in [(&a, &sa), (&b, &sb)] {
         let e = recover_error(s, sid, &third);
         assert_eq!(e["code"], -32004, "{e}");
@@ -366,4 +414,164 @@ fn eviction_restart_and_an_unreachable_store_say_why() {
             .starts_with("line 00002 of b.rs"),
         "{r}"
     );
+}
+
+#[test]
+fn a_replica_answers_from_its_near_copy_until_the_store_evicts_it() {
+    let Some(redis) =
+        Redis::start("a_replica_answers_from_its_near_copy_until_the_store_evicts_it")
+    else {
+        return;
+    };
+    let root = fixture_root();
+    let texts: Vec<String> = ["x.rs", "y.rs", "z.rs"]
+        .iter()
+        .map(|n| numbered_file(root.path(), n, 800))
+        .collect();
+    let store = redis.url();
+    let args = ["--store", store.as_str(), "--store-max-entries", "2"];
+    let a = HttpServer::start(root.path(), &args);
+    let b = HttpServer::start(root.path(), &args);
+    let (sa, sb) = (a.initialize(), b.initialize());
+    let x = read_id(&a, &sa, "x.rs");
+    // The same output again: its id re-issued, from the copy once a check has run.
+    std::thread::sleep(NEAR_STALE_AFTER);
+    assert_eq!(read_id(&a, &sa, "x.rs"), x, "the same output keeps its id");
+    let hits = metric(&a, "mcp_pruner_store_near_hits_total");
+    assert!(hits >= 1.0, "the re-issue came from the near copy: {hits}");
+    assert_eq!(
+        recover_all(&[&a], &[&sa], &x),
+        texts[0],
+        "pages from the copy"
+    );
+    assert!(metric(&a, "mcp_pruner_store_near_hits_total") > hits);
+    assert!(metric(&a, "mcp_pruner_store_near_bytes") >= texts[0].len() as f64);
+    // The other replica has no copy: its pages come from the store, byte-exact.
+    assert_eq!(recover_all(&[&b], &[&sb], &x), texts[0]);
+    assert_eq!(metric(&b, "mcp_pruner_store_near_hits_total"), 0.0);
+    // `b` fills the store past its cap: `x` (least recently used) is evicted there, and `a`
+    // drops its copy within a tick: the same reason as from any replica, never the old text.
+    read_id(&b, &sb, "y.rs");
+    read_id(&b, &sb, "z.rs");
+    std::thread::sleep(NEAR_STALE_AFTER);
+    for (s, sid) in [(&a, &sa), (&b, &sb)] {
+        let e = recover_error(s, sid, &x);
+        assert_eq!(e["code"], -32004, "{e}");
+        assert!(e.to_string().contains("evicted"), "{e}");
+    }
+    // Read again, `x` is a new entry with a new id.
+    let again = read_id(&a, &sa, "x.rs");
+    assert_ne!(again, x);
+    assert_eq!(recover_all(&[&b, &a], &[&sb, &sa], &again), texts[0]);
+}
+
+/// A CA and a server certificate for `localhost` and 127.0.0.1 signed by it, made by the
+/// `openssl` command in `dir`: `[cert, key, ca]`; `None` (saying why) without `openssl`.
+fn test_certificates(dir: &std::path::Path) -> Option<[std::path::PathBuf; 3]> {
+    let run = |args: &[&str]| {
+        Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    std::fs::write(
+        dir.join("ext.cnf"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    let made = run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=mcp-pruner test CA",
+    ]) && run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "srv.key",
+        "-out",
+        "srv.csr",
+        "-subj",
+        "/CN=localhost",
+    ]) && run(&[
+        "x509",
+        "-req",
+        "-in",
+        "srv.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "srv.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "ext.cnf",
+    ]);
+    if !made {
+        eprintln!("rediss test: skipped: no `openssl` command to make test certificates");
+        return None;
+    }
+    Some([dir.join("srv.pem"), dir.join("srv.key"), dir.join("ca.pem")])
+}
+
+#[test]
+fn rediss_checks_the_store_certificate_and_carries_every_call() {
+    let Some(mut redis) =
+        Redis::start("rediss_checks_the_store_certificate_and_carries_every_call")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let Some(files) = test_certificates(dir.path()) else {
+        return;
+    };
+    let ca = files[2].to_str().unwrap().to_string();
+    redis.down();
+    redis.tls = Some(files);
+    redis.up();
+    let root = fixture_root();
+    let raw = numbered_file(root.path(), "t.rs", 800);
+    let store = format!("rediss://localhost:{}/0", redis.port);
+    // The CA given by SSL_CERT_FILE: stored over TLS, recovered byte-exact by another replica.
+    let trusting = [("SSL_CERT_FILE", ca.as_str())];
+    let a = HttpServer::start_env(root.path(), &["--store", &store], &trusting);
+    let b = HttpServer::start_env(root.path(), &["--store", &store], &trusting);
+    let (sa, sb) = (a.initialize(), b.initialize());
+    let id = read_id(&a, &sa, "t.rs");
+    assert_eq!(recover_all(&[&b], &[&sb], &id), raw);
+    // Without that CA the server is not trusted: nothing goes to it, and the call says so.
+    let empty = dir.path().join("no-roots.pem");
+    std::fs::write(&empty, "").unwrap();
+    let c = HttpServer::start_env(
+        root.path(),
+        &["--store", &store],
+        &[("SSL_CERT_FILE", empty.to_str().unwrap())],
+    );
+    let sc = c.initialize();
+    let r = c.call(&sc, "read", json!({"path": "t.rs"}));
+    let t = text(&r["result"]);
+    assert!(
+        t.contains("not stored") && t.contains("could not be reached"),
+        "an untrusted store takes nothing: {t}"
+    );
+    let e = recover_error(&c, &sc, &id);
+    assert_eq!(e["code"], -32004, "{e}");
+    assert!(e.to_string().contains("unreachable"), "{e}");
 }

@@ -259,6 +259,9 @@ async def check_store_restart(store: Store, proxy_url: str, replicas: list[Repli
         await recover(p, old, ranges=[{"start_line": 1, "end_line": 1}])
     store.down()
     store.up()
+    # A replica answers from its near copy of a text until its next check of the store, at most
+    # 100 ms (STALE_AFTER in src/store/near.rs): past that, the restart must show.
+    await asyncio.sleep(0.25)
     seen = []
     async with Client(proxy_url, mode=MODE) as p:
         for _ in range(3):  # once through each replica

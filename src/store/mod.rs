@@ -20,6 +20,7 @@
 //! oversized one ([`Store::refused`], [`Store::not_stored`]).
 
 mod disk;
+mod near;
 mod resp;
 pub mod shared;
 pub mod target;
@@ -448,6 +449,13 @@ impl Store {
     /// Outputs this process could not store (too large, or the shared store unreachable).
     pub fn refused_total(&self) -> u64 {
         self.refused.load(Ordering::Relaxed)
+    }
+
+    /// Calls this replica answered from its near copy of a shared text (no round trip), and
+    /// the bytes those copies hold; `None` without a shared store.
+    pub fn near(&self) -> Option<(u64, usize)> {
+        let s = self.shared.as_ref()?;
+        Some((s.near.hits.load(Ordering::Relaxed), s.near.size().1))
     }
 
     /// Entries this process evicted to stay within the caps.

@@ -2,15 +2,19 @@
 //! every `prune_id`. Owns the key layout under [`PREFIX`]; must never return bytes of another
 //! output than the one asked for, never read a whole text for a page, and never let the key space
 //! grow without bound (the caps and TTL are enforced by the server-side admission script; every
-//! key expires).
+//! key expires but the few fleet-wide ones, each bounded).
 //!
 //! Per entry: `e:ID` (hash: origin, label, bytes, lines, shown runs; its life is the entry's),
 //! `t:ID` (the text, read by `GETRANGE`), `x:ID` (the byte offset of every [`STEP`]th line, 8
 //! bytes each, so a page reads one mark and at most [`STEP`] lines before its first). Shared:
 //! `lru` (sorted set: id by last use), `sz` and `bytes` (costs), `c:SHA` (content -> id, so the
 //! same output re-issues its id), `o:OWNER` (ids issued to a session, for `resources/list`),
-//! `g:ID` (why an id left: evicted, too large), `epoch` (changes when the server loses its data).
-//! Calls block on the network (a store round trip is a fraction of a millisecond).
+//! `g:ID` (why an id left: evicted, too large), `epoch` (changes when the server loses its data),
+//! `evseq` and `evlog` (how many entries were evicted, and the last [`super::near::EVLOG_MAX`]
+//! of them, so replicas drop their near copies; bounded, never expire).
+//! Calls block on the network (a store round trip is a fraction of a millisecond); the texts a
+//! replica stored itself are also kept near ([`super::near`]), which spares the round trip of
+//! the same output re-issued or paged again.
 
 use super::resp::{Cmd, Pool, Value};
 use super::target::Target;
@@ -26,11 +30,11 @@ pub const PREFIX: &str = "mcp-pruner:";
 pub const STEP: usize = 64;
 /// How much longer than its entry a text and its index live, so a reader that found the entry
 /// finds its text (eviction deletes all three at once).
-const GRACE_MS: u64 = 60_000;
+pub(super) const GRACE_MS: u64 = 60_000;
 /// Upload batch: bytes sent in one pipeline.
 const UPLOAD_BATCH: usize = 4 << 20;
 /// Most ids remembered per session for `resources/list`.
-const LIST_MAX: usize = 1000;
+pub(super) const LIST_MAX: usize = 1000;
 
 /// Why the shared store has no entry for an id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +106,9 @@ pub struct SharedText {
     id: String,
     bytes: u64,
     lines: usize,
+    /// This replica's copy of the text, when it holds one fresh ([`super::near`]): read from
+    /// memory, no round trip.
+    local: Option<std::sync::Arc<super::near::Copy>>,
 }
 
 /// A stored text's marker that its bytes went missing while being read (evicted, expired, the
@@ -175,6 +182,10 @@ impl SharedText {
     /// and the text from there, fetched in growing ranges as they are consumed.
     pub fn reader_at(&self, line: usize) -> io::Result<Box<dyn BufRead + Send + '_>> {
         let line = line.max(1);
+        if let Some(c) = &self.local {
+            let from = c.line_starts.get(line - 1).copied().unwrap_or(c.text.len());
+            return Ok(Box::new(&c.text.as_bytes()[from..]));
+        }
         let chunk = 32 * 1024;
         let (pos, skip, first) = if self.lines == 0 || line > self.lines {
             (if self.lines == 0 { 0 } else { self.bytes }, 0, Vec::new())
@@ -348,7 +359,9 @@ return id
 /// the least recently used until the new one fits the caps (recording why in `g:ID`), then
 /// writes its entry, index, content key and owner. ARGV = prefix, id, cost, now (ms), ttl (ms),
 /// max bytes, max entries, owner, content key, origin, label, bytes, lines, index, list max,
-/// grace (ms). Returns the number evicted, or -1 when the uploaded text is gone.
+/// grace (ms), eviction log length. Each eviction is logged (`evlog`, newest first, and the
+/// count `evseq`) so that replicas drop their near copies of it. Returns the number evicted, or
+/// -1 when the uploaded text is gone.
 const ADMIT: &str = r#"
 local p, id, size, now, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local maxb, maxn, owner, ckey = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9]
@@ -373,9 +386,12 @@ while redis.call('ZCARD', lru) > 0 and (redis.call('ZCARD', lru) + 1 > maxn or t
   forget(o)
   if redis.call('DEL', p .. 'e:' .. o, p .. 't:' .. o, p .. 'x:' .. o) > 0 then
     redis.call('SET', p .. 'g:' .. o, 'evicted', 'PX', ttl)
+    redis.call('LPUSH', p .. 'evlog', o)
+    redis.call('INCR', p .. 'evseq')
     evicted = evicted + 1
   end
 end
+if evicted > 0 then redis.call('LTRIM', p .. 'evlog', 0, tonumber(ARGV[17]) - 1) end
 local e = p .. 'e:' .. id
 redis.call('HSET', e, 'o', ARGV[10], 'l', ARGV[11], 'b', ARGV[12], 'n', ARGV[13])
 redis.call('PEXPIRE', e, ttl)
@@ -437,7 +453,7 @@ fn listed_owner(owner: &str) -> &str {
     }
 }
 
-fn now_ms() -> u64 {
+pub(super) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
@@ -502,6 +518,9 @@ pub struct Shared {
     ttl: Duration,
     /// Entries this process evicted.
     pub evictions: AtomicU64,
+    /// Copies of the texts this replica stored, so that re-reading or paging them costs no
+    /// round trip while the server is known to still hold them.
+    pub near: std::sync::Arc<super::near::Near>,
 }
 
 impl Shared {
@@ -513,9 +532,12 @@ impl Shared {
         max_entries: usize,
         ttl: Duration,
     ) -> io::Result<Shared> {
+        let pool = std::sync::Arc::new(Pool::new(target)?);
+        let known = std::sync::Arc::new(Known::new(ttl));
         let s = Shared {
-            pool: std::sync::Arc::new(Pool::new(target)?),
-            known: std::sync::Arc::new(Known::new(ttl)),
+            near: super::near::Near::start(pool.clone(), known.clone(), ttl),
+            pool,
+            known,
             max_bytes,
             max_entries,
             ttl,
@@ -571,6 +593,15 @@ impl Shared {
         if bytes.saturating_add(bytes / 8) > self.max_bytes as u64 {
             return Ok(Put::TooLarge);
         }
+        let copyable = match content {
+            Content::Text(t) => Some(t),
+            Content::Disk(_) => None,
+        };
+        if let Some(t) = copyable
+            && let Some(id) = self.near.reissue(owner, origin, &label, t)
+        {
+            return Ok(Put::Stored(id));
+        }
         let mut sha = ring::digest::Context::new(&ring::digest::SHA256);
         for part in [origin.as_bytes(), b"\0", label.as_bytes(), b"\0"] {
             sha.update(part);
@@ -601,6 +632,9 @@ impl Shared {
                 .num(GRACE_MS),
         )?;
         if let Some(id) = again.text() {
+            if let Some(t) = copyable {
+                self.near.insert(&id, owner, origin, &label, t, &ckey);
+            }
             return Ok(Put::Stored(id));
         }
         let id = new_id();
@@ -652,7 +686,8 @@ impl Shared {
                     .num(marks.lines)
                     .arg(&marks.index)
                     .num(LIST_MAX)
-                    .num(GRACE_MS),
+                    .num(GRACE_MS)
+                    .num(super::near::EVLOG_MAX as u64),
             )?
             .int()
             .unwrap_or(-1);
@@ -662,6 +697,9 @@ impl Shared {
             ));
         }
         self.evictions.fetch_add(evicted as u64, Ordering::Relaxed);
+        if let Some(t) = copyable {
+            self.near.insert(&id, owner, origin, &label, t, &ckey);
+        }
         Ok(Put::Stored(id))
     }
 
@@ -687,7 +725,14 @@ impl Shared {
             id: id.to_string(),
             bytes,
             lines,
+            local: None,
         };
+        if let Some(c) = self.near.get(id) {
+            let mut t = text(c.text.len() as u64, c.line_starts.len());
+            let (origin, label) = (c.origin.clone(), c.label.clone());
+            t.local = Some(c);
+            return Ok((origin, label, t));
+        }
         if let Some((origin, label, bytes, lines)) = self.known.get(id) {
             return Ok((origin, label, text(bytes, lines)));
         }
@@ -776,6 +821,7 @@ impl Shared {
                     id: id.clone(),
                     bytes,
                     lines,
+                    local: None,
                 };
                 Some((id, origin, label, text))
             })
@@ -800,22 +846,38 @@ impl Shared {
 /// Reads the server's epoch (creating it if absent) and says whether it differs from the one
 /// `known` saw before (the server lost its data since). Remembers when it did.
 fn epoch_changed(pool: &Pool, known: &Known) -> io::Result<bool> {
+    let r = pool.run(&epoch_cmds())?;
+    Ok(note_epoch(
+        known,
+        r.into_iter().nth(1).and_then(Value::bytes),
+    ))
+}
+
+/// Two commands: create the epoch if absent (a random value), then read it.
+pub(super) fn epoch_cmds() -> Vec<Cmd> {
     let mut fresh = [0u8; 16];
-    crate::secret::fill_random(&mut fresh)?;
+    // Without randomness the value is still new to every server that lost its data (the time).
+    if crate::secret::fill_random(&mut fresh).is_err() {
+        fresh[..8].copy_from_slice(&now_ms().to_le_bytes());
+    }
     let fresh: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
     let ek = format!("{PREFIX}epoch");
-    let r = pool.run(&[
+    vec![
         Cmd::new("SET").arg(&ek).arg(&fresh).arg("NX"),
         Cmd::new("GET").arg(&ek),
-    ])?;
-    let now = r.into_iter().nth(1).and_then(Value::bytes);
+    ]
+}
+
+/// Records the epoch just read; whether it differs from the one seen before (the server lost
+/// its data since), remembering when.
+pub(super) fn note_epoch(known: &Known, now: Option<Vec<u8>>) -> bool {
     let mut seen = known.epoch.lock().unwrap_or_else(|e| e.into_inner());
     let changed = seen.0.is_some() && seen.0 != now;
     if changed {
         seen.1 = Some(Instant::now());
     }
     seen.0 = now;
-    Ok(changed)
+    changed
 }
 
 /// Why the server has no entry `id`: its `g:ID` record, else a loss of data seen within the
