@@ -60,8 +60,8 @@ fn main() {
         json!({"name": "recover_text", "arguments": {"prune_id": id, "ranges": [{"start_line": 1000, "end_line": 1039}]}})
             .pipe(|p| s.call(&client, "tools/call", &p))
     };
-    let id_mem = stored_id(&mem.call(&client, "tools/call", &read_call(None)));
-    let id_shared = stored_id(&holder.call(&client, "tools/call", &read_call(None)));
+    let id_mem = stored_id(&mem.call(&client, "tools/call", &read_call()));
+    let id_shared = stored_id(&holder.call(&client, "tools/call", &read_call()));
     let want = page(&mem, &id_mem)["result"]["content"][0]["text"].clone();
     for s in [&other, &holder] {
         let got = page(s, &id_shared)["result"]["content"][0]["text"].clone();
@@ -125,8 +125,9 @@ fn main() {
     // (what the processes alone cost on these cores, without any shared store).
     let alone: Vec<Server> = (0..n).map(|_| Server::serve(root.path(), &[])).collect();
     let alone_refs: Vec<&Server> = alone.iter().collect();
-    for fresh in [false, true] {
-        let what = if fresh {
+    let body: String = file.lines().take(1000).map(|l| format!("{l} // new\n")).collect();
+    for fresh in [None, Some((root.path(), body.as_str()))] {
+        let what = if fresh.is_some() {
             "a new output on every read"
         } else {
             "the same output read again"
@@ -171,19 +172,22 @@ trait Pipe: Sized {
 }
 impl<T> Pipe for T {}
 
-/// A `read` of the whole file, or (`Some(k)`) of 500-999 lines from one of the first 1,000:
-/// a new output for each of 500,000 values of `k`.
-fn read_call(k: Option<u64>) -> Value {
-    match k {
-        None => json!({"name": "read", "arguments": {"path": "file.rs"}}),
-        Some(k) => json!({"name": "read", "arguments": {
-            "path": "file.rs", "offset": k % 1000 + 1, "limit": 500 + (k / 1000) % 500
-        }}),
-    }
+/// A `read` of `file.rs`.
+fn read_call() -> Value {
+    json!({"name": "read", "arguments": {"path": "file.rs"}})
 }
 
 /// Numbers the new outputs of every thread and round, so that no two reads repeat one.
 static NEXT_OUTPUT: AtomicU64 = AtomicU64::new(0);
+
+/// For a new output on every read: rewrites thread `t`'s own file (`new-T.rs`, the 1,000 lines
+/// of `body` under a line no other read had) and returns the `read` of it.
+fn new_output(root: &Path, t: usize, body: &str) -> Value {
+    let n = NEXT_OUTPUT.fetch_add(1, Ordering::Relaxed);
+    let name = format!("new-{t}.rs");
+    std::fs::write(root.join(&name), format!("// output {n}\n{body}")).expect("write the file");
+    json!({"name": "read", "arguments": {"path": name}})
+}
 
 fn stored_id(v: &Value) -> String {
     v["result"]["_meta"]["mcp-pruner/result"]["artifactRef"]
@@ -200,14 +204,21 @@ fn strip_id(v: &Value, id: &str) -> String {
 
 /// `clients` threads calling read + recover_text for `secs` seconds, request `k` of each thread
 /// to server `k % servers.len()` (`sticky`: every request of thread `t` to server `t % n`), a
-/// new output on every read when `fresh`; returns calls per second. Any error answer panics.
-fn load(servers: &[&Server], clients: usize, secs: u64, sticky: bool, fresh: bool) -> f64 {
+/// new output on every read when `fresh` (the root and the body of the files it writes);
+/// returns calls per second. Any error answer panics.
+fn load(
+    servers: &[&Server],
+    clients: usize,
+    secs: u64,
+    sticky: bool,
+    fresh: Option<(&Path, &str)>,
+) -> f64 {
     let stop = AtomicBool::new(false);
     let calls = AtomicU64::new(0);
     // Warm-up: every server has the file's id.
     let c = client();
     for s in servers {
-        stored_id(&s.call(&c, "tools/call", &read_call(None)));
+        stored_id(&s.call(&c, "tools/call", &read_call()));
     }
     let start = Instant::now();
     std::thread::scope(|scope| {
@@ -218,13 +229,15 @@ fn load(servers: &[&Server], clients: usize, secs: u64, sticky: bool, fresh: boo
                 // server: round-robin and sticky clients then cost the client the same.
                 let conn = client();
                 let mut k = t;
-                // Pages start within the shortest output (500 lines) for the new outputs.
-                let span = if fresh { 460 } else { 1900 };
+                // Pages start within the output (1,000 lines for the new outputs).
+                let span = if fresh.is_some() { 960 } else { 1900 };
                 let pick = |k: usize| if sticky { t % servers.len() } else { k % servers.len() };
                 while !stop.load(Ordering::Relaxed) {
                     let i = pick(k);
-                    let read =
-                        read_call(fresh.then(|| NEXT_OUTPUT.fetch_add(1, Ordering::Relaxed)));
+                    let read = match fresh {
+                        Some((root, body)) => new_output(root, t, body),
+                        None => read_call(),
+                    };
                     let id = stored_id(&servers[i].call(&conn, "tools/call", &read));
                     k += 1;
                     let j = pick(k);

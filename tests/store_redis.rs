@@ -449,6 +449,9 @@ fn a_replica_answers_from_its_near_copy_until_the_store_evicts_it() {
     // The other replica has no copy: its pages come from the store, byte-exact.
     assert_eq!(recover_all(&[&b], &[&sb], &x), texts[0]);
     assert_eq!(metric(&b, "mcp_pruner_store_near_hits_total"), 0.0);
+    // The same output read on the other replica: the server re-issues the id (uploaded and
+    // admitted in one trip, the upload dropped).
+    assert_eq!(read_id(&b, &sb, "x.rs"), x, "any replica re-issues the same output's id");
     // `b` fills the store past its cap: `x` (least recently used) is evicted there, and `a`
     // drops its copy within a tick: the same reason as from any replica, never the old text.
     read_id(&b, &sb, "y.rs");

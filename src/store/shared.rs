@@ -33,6 +33,9 @@ pub const STEP: usize = 64;
 pub(super) const GRACE_MS: u64 = 60_000;
 /// Upload batch: bytes sent in one pipeline.
 const UPLOAD_BATCH: usize = 4 << 20;
+/// Largest in-memory text uploaded with its admission in one round trip, before knowing whether
+/// the same output's id can be re-issued instead (a larger one asks first).
+const ONE_TRIP_MAX: usize = 256 << 10;
 /// Most ids remembered per session for `resources/list`.
 pub(super) const LIST_MAX: usize = 1000;
 
@@ -332,40 +335,68 @@ return {off, redis.call('GETRANGE', KEYS[2], off, off + tonumber(ARGV[2]) - 1)}
 /// expired entry without its TTL).
 const SET_SHOWN: &str = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 's', ARGV[1]) return 1 end return 0";
 
+/// Lua: `reissue(p, ckey, now, ttl, owner, origin, label, listmax, grace)` re-issues the live id
+/// the content key `ckey` names if its entry has the same origin and label: refreshes its TTL
+/// (entry, text, index, content key), recency and the owner's listing, and returns the id; nil
+/// otherwise. Shared by [`REISSUE`] and [`ADMIT`].
+macro_rules! reissue_lua {
+    () => {
+        r#"
+local function reissue(p, ckey, now, ttl, owner, origin, label, listmax, grace)
+  local id = redis.call('GET', ckey)
+  if not id then return nil end
+  local e = p .. 'e:' .. id
+  local m = redis.call('HMGET', e, 'o', 'l')
+  if (not m[1]) or m[1] ~= origin or m[2] ~= label then return nil end
+  redis.call('PEXPIRE', e, ttl)
+  redis.call('PEXPIRE', p .. 't:' .. id, ttl + grace)
+  redis.call('PEXPIRE', p .. 'x:' .. id, ttl + grace)
+  redis.call('PEXPIRE', ckey, ttl)
+  redis.call('ZADD', p .. 'lru', now, id)
+  if owner ~= '' then
+    local o = p .. 'o:' .. owner
+    redis.call('ZADD', o, now, id)
+    redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
+    redis.call('PEXPIRE', o, ttl)
+  end
+  return id
+end
+"#
+    };
+}
+
 /// Re-issues the live id of the same output: ARGV = prefix, content key, now (ms), ttl (ms),
 /// owner, origin, label, list max, grace (ms). Returns the id, or nil.
-const REISSUE: &str = r#"
-local p, ckey, now, ttl, owner, origin, label, listmax, grace = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
-local id = redis.call('GET', ckey)
+const REISSUE: &str = concat!(
+    reissue_lua!(),
+    r#"
+local id = reissue(ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9]))
 if not id then return false end
-local e = p .. 'e:' .. id
-local m = redis.call('HMGET', e, 'o', 'l')
-if (not m[1]) or m[1] ~= origin or m[2] ~= label then return false end
-redis.call('PEXPIRE', e, ttl)
-redis.call('PEXPIRE', p .. 't:' .. id, ttl + grace)
-redis.call('PEXPIRE', p .. 'x:' .. id, ttl + grace)
-redis.call('PEXPIRE', ckey, ttl)
-redis.call('ZADD', p .. 'lru', now, id)
-if owner ~= '' then
-  local o = p .. 'o:' .. owner
-  redis.call('ZADD', o, now, id)
-  redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
-  redis.call('PEXPIRE', o, ttl)
-end
 return id
-"#;
+"#
+);
 
 /// Admits an uploaded text as entry ARGV[2]: forgets the costs of entries that expired, evicts
 /// the least recently used until the new one fits the caps (recording why in `g:ID`), then
 /// writes its entry, index, content key and owner. ARGV = prefix, id, cost, now (ms), ttl (ms),
 /// max bytes, max entries, owner, content key, origin, label, bytes, lines, index, list max,
-/// grace (ms), eviction log length. Each eviction is logged (`evlog`, newest first, and the
-/// count `evseq`) so that replicas drop their near copies of it. Returns the number evicted, or
-/// -1 when the uploaded text is gone.
-const ADMIT: &str = r#"
+/// grace (ms), eviction log length, re-issue first (`1`: the same output's live id, if any,
+/// is re-issued instead and the upload deleted). Each eviction is logged (`evlog`, newest first,
+/// and the count `evseq`) so that replicas drop their near copies of it. Returns the number
+/// evicted, -1 when the uploaded text is gone, or the id re-issued (a string).
+const ADMIT: &str = concat!(
+    reissue_lua!(),
+    r#"
 local p, id, size, now, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local maxb, maxn, owner, ckey = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9]
 local listmax, grace = tonumber(ARGV[15]), tonumber(ARGV[16])
+if ARGV[18] == '1' then
+  local again = reissue(p, ckey, now, ttl, owner, ARGV[10], ARGV[11], listmax, grace)
+  if again then
+    redis.call('DEL', p .. 't:' .. id)
+    return again
+  end
+end
 local lru, sz, tot = p .. 'lru', p .. 'sz', p .. 'bytes'
 local function forget(o)
   local s = tonumber(redis.call('HGET', sz, o) or '0')
@@ -408,7 +439,8 @@ if owner ~= '' then
   redis.call('PEXPIRE', o, ttl)
 end
 return evicted
-"#;
+"#
+);
 
 /// Byte offsets of every [`STEP`]th line start, built as the text streams by.
 #[derive(Default)]
@@ -618,24 +650,27 @@ impl Shared {
             .collect();
         let ckey = key("c", &digest);
         let (now, ttl) = (now_ms(), self.ttl_ms());
-        let again = self.pool.one(
-            Cmd::script(REISSUE)
-                .num(0)
-                .arg(PREFIX)
-                .arg(&ckey)
-                .num(now)
-                .num(ttl)
-                .arg(owner)
-                .arg(origin)
-                .arg(&label)
-                .num(LIST_MAX)
-                .num(GRACE_MS),
-        )?;
-        if let Some(id) = again.text() {
-            if let Some(t) = copyable {
-                self.near.insert(&id, owner, origin, &label, t, &ckey);
+        // A text in memory up to ONE_TRIP_MAX goes up with its admission in one round trip (the
+        // script re-issues the same output's id instead, if it is live, and drops the upload);
+        // a larger one is uploaded only if its id cannot be re-issued first.
+        let one_trip = copyable.is_some_and(|t| t.len() <= ONE_TRIP_MAX);
+        if !one_trip {
+            let again = self.pool.one(
+                Cmd::script(REISSUE)
+                    .num(0)
+                    .arg(PREFIX)
+                    .arg(&ckey)
+                    .num(now)
+                    .num(ttl)
+                    .arg(owner)
+                    .arg(origin)
+                    .arg(&label)
+                    .num(LIST_MAX)
+                    .num(GRACE_MS),
+            )?;
+            if let Some(id) = again.text() {
+                return Ok(self.stored(id, owner, origin, &label, copyable, &ckey));
             }
-            return Ok(Put::Stored(id));
         }
         let id = new_id();
         let tk = key("t", &id);
@@ -660,47 +695,72 @@ impl Shared {
             }
             Ok(())
         })?;
-        check(self.pool.run(&batch)?)?;
         if marks.bytes != bytes {
             let _ = self.pool.one(Cmd::new("DEL").arg(&tk));
             return Err(io::Error::other("the text changed while it was stored"));
         }
         let cost = bytes + marks.index.len() as u64;
-        let evicted = self
-            .pool
-            .one(
-                Cmd::script(ADMIT)
-                    .num(0)
-                    .arg(PREFIX)
-                    .arg(&id)
-                    .num(cost)
-                    .num(now)
-                    .num(ttl)
-                    .num(self.max_bytes)
-                    .num(self.max_entries)
-                    .arg(owner)
-                    .arg(&ckey)
-                    .arg(origin)
-                    .arg(&label)
-                    .num(bytes)
-                    .num(marks.lines)
-                    .arg(&marks.index)
-                    .num(LIST_MAX)
-                    .num(GRACE_MS)
-                    .num(super::near::EVLOG_MAX as u64),
-            )?
-            .int()
-            .unwrap_or(-1);
+        let admit = Cmd::script(ADMIT)
+            .num(0)
+            .arg(PREFIX)
+            .arg(&id)
+            .num(cost)
+            .num(now)
+            .num(ttl)
+            .num(self.max_bytes)
+            .num(self.max_entries)
+            .arg(owner)
+            .arg(&ckey)
+            .arg(origin)
+            .arg(&label)
+            .num(bytes)
+            .num(marks.lines)
+            .arg(&marks.index)
+            .num(LIST_MAX)
+            .num(GRACE_MS)
+            .num(super::near::EVLOG_MAX as u64)
+            .num(one_trip as u64);
+        let admitted = if one_trip {
+            batch.push(admit);
+            let mut replies = self.pool.run(&batch)?;
+            let last = replies.pop().unwrap_or(Value::Nil);
+            check(replies)?;
+            last
+        } else {
+            check(self.pool.run(&batch)?)?;
+            self.pool.one(admit)?
+        };
+        let evicted = match admitted {
+            Value::Int(n) => n,
+            Value::Error(e) => return Err(io::Error::other(format!("store: {e}"))),
+            again => match again.text() {
+                Some(id) => return Ok(self.stored(id, owner, origin, &label, copyable, &ckey)),
+                None => -1,
+            },
+        };
         if evicted < 0 {
             return Err(io::Error::other(
                 "the store lost the text while it was being stored",
             ));
         }
         self.evictions.fetch_add(evicted as u64, Ordering::Relaxed);
-        if let Some(t) = copyable {
-            self.near.insert(&id, owner, origin, &label, t, &ckey);
+        Ok(self.stored(id, owner, origin, &label, copyable, &ckey))
+    }
+
+    /// `id` stored (or re-issued) for `owner`: a near copy of the text when it is in memory.
+    fn stored(
+        &self,
+        id: String,
+        owner: &str,
+        origin: &str,
+        label: &str,
+        text: Option<&str>,
+        ckey: &str,
+    ) -> Put {
+        if let Some(t) = text {
+            self.near.insert(&id, owner, origin, label, t, ckey);
         }
-        Ok(Put::Stored(id))
+        Put::Stored(id)
     }
 
     /// Records that `id` was refused as too large (so any replica can say why it is missing).
