@@ -125,7 +125,11 @@ fn main() {
     // (what the processes alone cost on these cores, without any shared store).
     let alone: Vec<Server> = (0..n).map(|_| Server::serve(root.path(), &[])).collect();
     let alone_refs: Vec<&Server> = alone.iter().collect();
-    let body: String = file.lines().take(1000).map(|l| format!("{l} // new\n")).collect();
+    let body: String = file
+        .lines()
+        .take(1000)
+        .map(|l| format!("{l} // new\n"))
+        .collect();
     for fresh in [None, Some((root.path(), body.as_str()))] {
         let what = if fresh.is_some() {
             "a new output on every read"

@@ -116,17 +116,7 @@ pub fn run(args: &DoctorArgs, home: &Option<PathBuf>) -> Vec<Check> {
     out.extend(client_configs(home, exe.as_deref(), Some(&cfg.root)));
     out.push(ledger(&cfg));
     out.push(tokenizer());
-    out.push(check(
-        Verdict::Ok,
-        "store",
-        format!(
-            "{} bytes, {} entries, ids live {} s (--store-max-bytes, --store-max-entries, --prune-id-ttl-s)",
-            cfg.store_max_bytes,
-            cfg.store_max_entries,
-            cfg.prune_id_ttl.as_secs()
-        ),
-        None,
-    ));
+    out.push(store(&cfg));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -706,4 +696,34 @@ async fn round_trip_in(cfg: &Config, dir: &Path) -> Result<Vec<String>, String> 
         done.push("health");
     }
     Ok(done.into_iter().map(str::to_string).collect())
+}
+
+/// The recovery store: its caps, and for a shared store whether the server answers.
+fn store(cfg: &Config) -> Check {
+    let caps = format!(
+        "{} bytes, {} entries, ids live {} s (--store-max-bytes, --store-max-entries, --prune-id-ttl-s)",
+        cfg.store_max_bytes,
+        cfg.store_max_entries,
+        cfg.prune_id_ttl.as_secs()
+    );
+    let Some(target) = &cfg.store else {
+        return check(Verdict::Ok, "store", format!("in memory, {caps}"), None);
+    };
+    match crate::store::shared::probe(target) {
+        Ok(server) => check(
+            Verdict::Ok,
+            "store",
+            format!("shared: {target} ({server}), {caps}"),
+            None,
+        ),
+        Err(e) => check(
+            Verdict::Fail,
+            "store",
+            format!("shared: {target} cannot be used: {e}"),
+            Some(
+                "start the server, or fix --store / MCP_PRUNER_STORE (redis://HOST:PORT/DB or rediss://; for TLS, SSL_CERT_FILE names a CA bundle)"
+                    .to_string(),
+            ),
+        ),
+    }
 }

@@ -451,7 +451,11 @@ fn a_replica_answers_from_its_near_copy_until_the_store_evicts_it() {
     assert_eq!(metric(&b, "mcp_pruner_store_near_hits_total"), 0.0);
     // The same output read on the other replica: the server re-issues the id (uploaded and
     // admitted in one trip, the upload dropped).
-    assert_eq!(read_id(&b, &sb, "x.rs"), x, "any replica re-issues the same output's id");
+    assert_eq!(
+        read_id(&b, &sb, "x.rs"),
+        x,
+        "any replica re-issues the same output's id"
+    );
     // `b` fills the store past its cap: `x` (least recently used) is evicted there, and `a`
     // drops its copy within a tick: the same reason as from any replica, never the old text.
     read_id(&b, &sb, "y.rs");
@@ -577,4 +581,44 @@ fn rediss_checks_the_store_certificate_and_carries_every_call() {
     let e = recover_error(&c, &sc, &id);
     assert_eq!(e["code"], -32004, "{e}");
     assert!(e.to_string().contains("unreachable"), "{e}");
+}
+
+#[test]
+fn doctor_names_the_shared_store_and_fails_when_it_cannot_be_reached() {
+    let Some(mut redis) =
+        Redis::start("doctor_names_the_shared_store_and_fails_when_it_cannot_be_reached")
+    else {
+        return;
+    };
+    let root = fixture_root();
+    let home = tempfile::tempdir().unwrap();
+    let doctor = |store: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcp-pruner"))
+            .args(["doctor", "--no-ledger", "--store", store, "--root"])
+            .arg(root.path())
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let line = out
+            .lines()
+            .find(|l| l.contains(" store "))
+            .unwrap_or_else(|| panic!("a store line in\n{out}"))
+            .to_string();
+        (o.status.code(), line)
+    };
+    let (_, line) = doctor(&redis.url());
+    assert!(
+        line.starts_with("ok")
+            && line.contains(&redis.url())
+            && (line.contains("(redis ") || line.contains("(valkey ")),
+        "{line}"
+    );
+    redis.down();
+    let (code, line) = doctor(&redis.url());
+    assert!(
+        line.starts_with("FAIL") && line.contains("cannot be used"),
+        "{line}"
+    );
+    assert_eq!(code, Some(1), "doctor fails the run");
 }

@@ -903,6 +903,25 @@ impl Shared {
     }
 }
 
+/// Asks the server at `target` who it is (`doctor`): `PING`, then `INFO server`'s engine and
+/// version (`valkey 8.0.1`, `redis 7.0.15`); an error says why it cannot be used.
+pub fn probe(target: &Target) -> io::Result<String> {
+    let pool = Pool::new(target.clone())?;
+    let r = pool.run(&[Cmd::new("PING"), Cmd::new("INFO").arg("server")])?;
+    check(r.clone())?;
+    let info = r.get(1).cloned().and_then(Value::text).unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_string())
+    };
+    Ok(match (field("valkey_version:"), field("redis_version:")) {
+        (Some(v), _) => format!("valkey {v}"),
+        (None, Some(v)) => format!("redis {v}"),
+        (None, None) => "a server that answers PING".to_string(),
+    })
+}
+
 /// Reads the server's epoch (creating it if absent) and says whether it differs from the one
 /// `known` saw before (the server lost its data since). Remembers when it did.
 fn epoch_changed(pool: &Pool, known: &Known) -> io::Result<bool> {
