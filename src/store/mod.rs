@@ -718,6 +718,12 @@ impl Store {
 
     /// The entry for `id`, refreshing its recency; or why it is missing.
     pub fn get(&self, id: &str) -> Result<Arc<Entry>, Missing> {
+        self.get_at(id, None)
+    }
+
+    /// [`Store::get`] for a caller about to read from line `first` (1-based): from a shared
+    /// store, an entry this process does not know comes with that line's page in one round trip.
+    pub fn get_at(&self, id: &str, first: Option<usize>) -> Result<Arc<Entry>, Missing> {
         if let Some(s) = &self.shared {
             if let Some(why) = self
                 .inner
@@ -728,7 +734,7 @@ impl Store {
             {
                 return Err(*why);
             }
-            return match s.get(id) {
+            return match s.get_at(id, first) {
                 Ok((origin, label, text)) => Ok(Store::shared_entry(id, origin, label, text)),
                 Err(shared::SharedMiss::Evicted) => Err(Missing::Evicted),
                 Err(shared::SharedMiss::TooLarge) => Err(Missing::TooLarge),

@@ -112,6 +112,9 @@ pub struct SharedText {
     /// This replica's copy of the text, when it holds one fresh ([`super::near`]): read from
     /// memory, no round trip.
     local: Option<std::sync::Arc<super::near::Copy>>,
+    /// The [`PAGE`] reply for a line, fetched with the entry in the same round trip
+    /// ([`Shared::get_at`]); the first read from that line takes it.
+    prefetched: Mutex<Option<(usize, Value)>>,
 }
 
 /// A stored text's marker that its bytes went missing while being read (evicted, expired, the
@@ -189,26 +192,26 @@ impl SharedText {
             let from = c.line_starts.get(line - 1).copied().unwrap_or(c.text.len());
             return Ok(Box::new(&c.text.as_bytes()[from..]));
         }
-        let chunk = 32 * 1024;
+        let chunk = PAGE_CHUNK;
         let (pos, skip, first) = if self.lines == 0 || line > self.lines {
             (if self.lines == 0 { 0 } else { self.bytes }, 0, Vec::new())
         } else {
-            // One round trip: the index mark before `line` and the text from there.
-            let k = (line - 1) / STEP;
-            let r = self
-                .pool
-                .one(
-                    Cmd::script(PAGE)
-                        .num(3)
-                        .arg(key("x", &self.id))
-                        .arg(key("t", &self.id))
-                        .arg(format!("{PREFIX}lru"))
-                        .num(k * 8)
-                        .num(chunk)
-                        .num(now_ms())
-                        .arg(&self.id),
-                )
-                .map_err(|e| unreachable(&self.pool, e))?;
+            // One round trip (or none, fetched with the entry): the index mark before `line` and
+            // the text from there.
+            let prefetched = self
+                .prefetched
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take_if(|(at, _)| *at == line)
+                .map(|(_, v)| v);
+            let r = match prefetched {
+                Some(Value::Error(e)) => return Err(unreachable(&self.pool, io::Error::other(e))),
+                Some(r) => r,
+                None => self
+                    .pool
+                    .one(page_cmd(&self.id, line))
+                    .map_err(|e| unreachable(&self.pool, e))?,
+            };
             let Value::Array(mut r) = r else {
                 return Err(self.lost());
             };
@@ -266,6 +269,22 @@ impl SharedText {
             })
             .collect()
     }
+}
+
+/// Bytes of text the first round trip of a page brings (later ones double, up to 1 MiB).
+const PAGE_CHUNK: usize = 32 * 1024;
+
+/// The [`PAGE`] call for `line` (1-based, within the text) of entry `id`.
+fn page_cmd(id: &str, line: usize) -> Cmd {
+    Cmd::script(PAGE)
+        .num(3)
+        .arg(key("x", id))
+        .arg(key("t", id))
+        .arg(format!("{PREFIX}lru"))
+        .num((line.max(1) - 1) / STEP * 8)
+        .num(PAGE_CHUNK)
+        .num(now_ms())
+        .arg(id)
 }
 
 /// `BufRead` over a stored text from a byte offset, by `GETRANGE`s of growing size.
@@ -776,6 +795,16 @@ impl Shared {
 
     /// The entry for `id` (origin, label, text), refreshing its recency; or why it is missing.
     pub fn get(&self, id: &str) -> Result<(String, String, SharedText), SharedMiss> {
+        self.get_at(id, None)
+    }
+
+    /// [`Shared::get`] for a caller about to read from line `first`: an entry this process does
+    /// not know comes with that line's page in the same round trip.
+    pub fn get_at(
+        &self,
+        id: &str,
+        first: Option<usize>,
+    ) -> Result<(String, String, SharedText), SharedMiss> {
         if !id.starts_with("prn_") || id.len() > 80 {
             return Err(SharedMiss::Absent);
         }
@@ -786,6 +815,7 @@ impl Shared {
             bytes,
             lines,
             local: None,
+            prefetched: Mutex::new(None),
         };
         if let Some(c) = self.near.get(id) {
             let mut t = text(c.text.len() as u64, c.line_starts.len());
@@ -796,23 +826,30 @@ impl Shared {
         if let Some((origin, label, bytes, lines)) = self.known.get(id) {
             return Ok((origin, label, text(bytes, lines)));
         }
-        let r = self
+        let mut cmds = vec![
+            Cmd::new("HMGET")
+                .arg(key("e", id))
+                .arg("o")
+                .arg("l")
+                .arg("b")
+                .arg("n"),
+            Cmd::new("ZADD")
+                .arg(format!("{PREFIX}lru"))
+                .arg("XX")
+                .num(now_ms())
+                .arg(id),
+        ];
+        if let Some(line) = first {
+            cmds.push(page_cmd(id, line));
+        }
+        let mut r = self
             .pool
-            .run(&[
-                Cmd::new("HMGET")
-                    .arg(key("e", id))
-                    .arg("o")
-                    .arg("l")
-                    .arg("b")
-                    .arg("n"),
-                Cmd::new("ZADD")
-                    .arg(format!("{PREFIX}lru"))
-                    .arg("XX")
-                    .num(now_ms())
-                    .arg(id),
-            ])
-            .map_err(|_| SharedMiss::Unavailable)?;
-        match r.into_iter().next() {
+            .run(&cmds)
+            .map_err(|_| SharedMiss::Unavailable)?
+            .into_iter();
+        let entry = r.next();
+        let page = first.zip(r.nth(1));
+        match entry {
             Some(Value::Array(f)) if f.len() == 4 && f[0] != Value::Nil => {
                 let mut f = f.into_iter();
                 let origin = f.next().and_then(Value::text).unwrap_or_default();
@@ -821,7 +858,9 @@ impl Shared {
                 let lines = f.next().and_then(|v| v.int()).unwrap_or(0).max(0) as usize;
                 self.known
                     .remember(id, (origin.clone(), label.clone(), bytes, lines));
-                Ok((origin, label, text(bytes, lines)))
+                let t = text(bytes, lines);
+                *t.prefetched.lock().unwrap_or_else(|e| e.into_inner()) = page;
+                Ok((origin, label, t))
             }
             Some(Value::Array(_)) => Err(self.why_missing(id)),
             _ => Err(SharedMiss::Unavailable),
@@ -882,6 +921,7 @@ impl Shared {
                     bytes,
                     lines,
                     local: None,
+                    prefetched: Mutex::new(None),
                 };
                 Some((id, origin, label, text))
             })

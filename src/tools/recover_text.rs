@@ -67,10 +67,17 @@ pub fn range_error(arguments: &serde_json::Value, errors: &[FieldError]) -> Opti
 
 /// Runs `recover_text`.
 pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
+    // A first page by ranges starts at the first range: a shared store fetches it with the entry.
+    let first = (input.cursor.is_none() && input.context_focus_question.is_none()).then(|| {
+        input
+            .ranges
+            .first()
+            .map_or(1, |r| r.start_line.get() as usize)
+    });
     let entry = ctx
         .app
         .store
-        .get(&input.prune_id)
+        .get_at(&input.prune_id, first)
         .map_err(|why| message::prune_id_not_found(&input.prune_id, why.explain()))?;
     let total = entry.line_count();
     let ranges: Vec<(usize, usize)> = if input.ranges.is_empty() {
