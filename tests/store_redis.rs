@@ -622,3 +622,46 @@ fn doctor_names_the_shared_store_and_fails_when_it_cannot_be_reached() {
     );
     assert_eq!(code, Some(1), "doctor fails the run");
 }
+
+#[test]
+fn a_grep_cursor_from_one_replica_pages_the_stored_matches_on_another() {
+    let Some(redis) =
+        Redis::start("a_grep_cursor_from_one_replica_pages_the_stored_matches_on_another")
+    else {
+        return;
+    };
+    let root = fixture_root();
+    for f in ["m1.txt", "m2.txt", "m3.txt"] {
+        let text: String = (1..=300).map(|i| format!("needle {i} in {f}\n")).collect();
+        std::fs::write(root.path().join(f), text).unwrap();
+    }
+    let store = redis.url();
+    let a = HttpServer::start(root.path(), &["--store", &store]);
+    let b = HttpServer::start(root.path(), &["--store", &store]);
+    let (sa, sb) = (a.initialize(), b.initialize());
+    let args = json!({"pattern": "needle", "max_matches": 50});
+    let first = structured(&a.call(&sa, "grep", args.clone())["result"]).clone();
+    assert!(
+        first["artifactRef"].is_string(),
+        "the matches are stored: {first}"
+    );
+    let cursor = first["nextCursor"]
+        .as_str()
+        .expect("more pages")
+        .to_string();
+    let mut next = args.clone();
+    next["cursor"] = json!(cursor);
+    let want = a.call(&sa, "grep", next.clone());
+    // The files change: a replica that searched again would see it. The other replica pages
+    // the matches stored when the cursor was made, as the first one does.
+    std::fs::remove_file(root.path().join("m1.txt")).unwrap();
+    let got = b.call(&sb, "grep", next);
+    assert_eq!(text(&got["result"]), text(&want["result"]), "the same page");
+    let s = structured(&got["result"]);
+    assert_eq!(s["match_count"], 900);
+    assert_eq!(s["artifactRef"], first["artifactRef"]);
+    assert!(
+        text(&got["result"]).contains("m1.txt"),
+        "from the stored matches, not a new search: {got}"
+    );
+}

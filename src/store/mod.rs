@@ -451,6 +451,22 @@ impl Store {
         self.refused.load(Ordering::Relaxed)
     }
 
+    /// Attaches `data` to entry `id` in a shared store, where any replica reads it back with
+    /// [`Store::attachment`] (a tool's index of its output). Nothing for the in-memory store,
+    /// whose process keeps such an index itself. Best effort: a failure is logged.
+    pub fn attach(&self, id: &str, data: &[u8]) {
+        if let Some(s) = &self.shared
+            && let Err(e) = s.attach(id, data)
+        {
+            tracing::warn!(prune_id = %id, error = %e, "store.attach_failed");
+        }
+    }
+
+    /// What was attached to `id` in a shared store ([`Store::attach`]); `None` without one.
+    pub fn attachment(&self, id: &str) -> Option<Vec<u8>> {
+        self.shared.as_ref()?.attachment(id)
+    }
+
     /// Calls this replica answered from its near copy of a shared text (no round trip), and
     /// the bytes those copies hold; `None` without a shared store.
     pub fn near(&self) -> Option<(u64, usize)> {

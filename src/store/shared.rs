@@ -245,9 +245,10 @@ impl SharedText {
             .map(|r| format!("{}-{}", r.start, r.end))
             .collect();
         self.pool.one(
-            Cmd::script(SET_SHOWN)
+            Cmd::script(SET_FIELD)
                 .num(1)
                 .arg(key("e", &self.id))
+                .arg("s")
                 .arg(enc.join(",")),
         )?;
         Ok(())
@@ -350,9 +351,9 @@ for i = 8, 1, -1 do off = off * 256 + string.byte(m, i) end
 return {off, redis.call('GETRANGE', KEYS[2], off, off + tonumber(ARGV[2]) - 1)}
 "#;
 
-/// Writes `ARGV[1]` as the shown runs of entry `KEYS[1]` if it still exists (never recreates an
-/// expired entry without its TTL).
-const SET_SHOWN: &str = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 's', ARGV[1]) return 1 end return 0";
+/// Writes `ARGV[2]` as field `ARGV[1]` of entry `KEYS[1]` (`s`: the shown runs, `a`: a tool's
+/// attachment) if it still exists (never recreates an expired entry without its TTL).
+const SET_FIELD: &str = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
 
 /// Lua: `reissue(p, ckey, now, ttl, owner, origin, label, listmax, grace)` re-issues the live id
 /// the content key `ckey` names if its entry has the same origin and label: refreshes its TTL
@@ -926,6 +927,27 @@ impl Shared {
                 Some((id, origin, label, text))
             })
             .collect()
+    }
+
+    /// Attaches `data` to the live entry `id` (a tool's own index of it, such as `grep`'s), for
+    /// any replica to read with [`Shared::attachment`]; nothing if the entry is gone.
+    pub fn attach(&self, id: &str, data: &[u8]) -> io::Result<()> {
+        self.pool.one(
+            Cmd::script(SET_FIELD)
+                .num(1)
+                .arg(key("e", id))
+                .arg("a")
+                .arg(data),
+        )?;
+        Ok(())
+    }
+
+    /// What [`Shared::attach`] attached to `id`, if the entry and its attachment are there.
+    pub fn attachment(&self, id: &str) -> Option<Vec<u8>> {
+        self.pool
+            .one(Cmd::new("HGET").arg(key("e", id)).arg("a"))
+            .ok()?
+            .bytes()
     }
 
     /// Entries and bytes the server holds for the whole fleet; `None` when it cannot be reached.

@@ -130,7 +130,10 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
 
     // A page after the first comes from the matches the first call stored, while they live.
     if let Some(id) = cursor_artifact.as_deref() {
-        let stored = match (ctx.app.store.get(id), stored_index(id, fingerprint)) {
+        let stored = match (
+            ctx.app.store.get(id),
+            stored_index(&ctx.app.store, id, fingerprint),
+        ) {
             (Ok(entry), Some(index)) => {
                 let i = index.clone();
                 tokio::task::spawn_blocking(move || stored_page(&entry, &i, skip, page_size))
@@ -290,15 +293,17 @@ async fn respond(
         Artifact::Stored(id) => Some(id),
         Artifact::New(all, per_file) => needs_artifact.then(|| {
             let id = p.store_written(&input.pattern, all);
-            remember_index(
-                &id,
-                StoredIndex {
-                    fingerprint,
-                    total,
-                    files,
-                    per_file,
-                },
-            );
+            let index = StoredIndex {
+                fingerprint,
+                total,
+                files,
+                per_file,
+            };
+            if let Some(json) = index.to_json() {
+                // For the replicas of a shared store: they page it without searching again.
+                p.ctx.app.store.attach(&id, &json);
+            }
+            remember_index(&id, index);
             id
         }),
     };
@@ -740,6 +745,9 @@ fn decode_cursor(cursor: &str, fingerprint: [u8; 32]) -> Option<(usize, Option<S
 /// What a later page needs to know of a search whose matches are stored: its fingerprint (a
 /// cursor of another search cannot use it), counts, and each matched file's path and number of
 /// matches in artifact order (a row's path is found by position, never parsed out of the row).
+/// Kept by this process; with a shared store also attached to the entry (JSON), so that another
+/// replica pages the matches too.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct StoredIndex {
     fingerprint: [u8; 32],
     total: usize,
@@ -758,9 +766,22 @@ const STORED_INDEXES: usize = 32;
 /// kept indexes stay within [`STORED_INDEXES`] times this.
 const STORED_INDEX_MAX_BYTES: usize = 4 << 20;
 
+impl StoredIndex {
+    /// Bytes its paths take (with per-file overhead).
+    fn bytes(&self) -> usize {
+        self.per_file.iter().map(|(p, _)| p.len() + 32).sum()
+    }
+
+    /// Its JSON, unless larger than [`STORED_INDEX_MAX_BYTES`].
+    fn to_json(&self) -> Option<Vec<u8>> {
+        (self.bytes() <= STORED_INDEX_MAX_BYTES)
+            .then(|| serde_json::to_vec(self).ok())
+            .flatten()
+    }
+}
+
 fn remember_index(id: &str, index: StoredIndex) {
-    let bytes: usize = index.per_file.iter().map(|(p, _)| p.len() + 32).sum();
-    if bytes > STORED_INDEX_MAX_BYTES {
+    if index.bytes() > STORED_INDEX_MAX_BYTES {
         return;
     }
     let mut stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
@@ -771,12 +792,34 @@ fn remember_index(id: &str, index: StoredIndex) {
     stored.push((id.to_string(), Arc::new(index)));
 }
 
-fn stored_index(id: &str, fingerprint: [u8; 32]) -> Option<Arc<StoredIndex>> {
-    let stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
-    stored
-        .iter()
-        .find(|(k, i)| k == id && i.fingerprint == fingerprint)
-        .map(|(_, i)| i.clone())
+/// The index of the search stored under `id`, if it is `fingerprint`'s: this process's, else the
+/// one attached to the entry in a shared store (by the replica that searched).
+fn stored_index(
+    store: &crate::store::Store,
+    id: &str,
+    fingerprint: [u8; 32],
+) -> Option<Arc<StoredIndex>> {
+    let here = {
+        let stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
+        stored.iter().find(|(k, _)| k == id).map(|(_, i)| i.clone())
+    };
+    let index = match here {
+        Some(i) => i,
+        None => {
+            let json = store.attachment(id)?;
+            let index: StoredIndex = serde_json::from_slice(&json).ok()?;
+            if index.fingerprint != fingerprint {
+                return None;
+            }
+            remember_index(id, index);
+            let stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
+            stored
+                .iter()
+                .find(|(k, _)| k == id)
+                .map(|(_, i)| i.clone())?
+        }
+    };
+    (index.fingerprint == fingerprint).then_some(index)
 }
 
 /// Matches `skip..skip + page_size` read back from the stored artifact (one row per line, in
