@@ -23,7 +23,7 @@ pub const TICK: Duration = Duration::from_millis(50);
 /// A copy is served only while the last successful check was sent within this long: an
 /// eviction, expiry or loss of data elsewhere reaches this replica within it.
 pub const STALE_AFTER: Duration = Duration::from_millis(100);
-/// Bytes of text all copies may hold together.
+/// Bytes all copies may hold together (texts and their line indexes).
 pub const NEAR_MAX_BYTES: usize = 32 << 20;
 /// Largest text kept as a copy.
 const COPY_MAX: usize = 4 << 20;
@@ -89,7 +89,7 @@ impl State {
 
     fn drop_id(&mut self, id: &str) {
         if let Some(s) = self.slots.remove(id) {
-            self.bytes -= s.copy.text.len();
+            self.bytes -= s.copy.held();
             if self.by_content.get(&s.hash).is_some_and(|i| i == id) {
                 self.by_content.remove(&s.hash);
             }
@@ -115,6 +115,13 @@ pub struct Near {
     ttl: Duration,
     /// Calls answered from a copy (a page, or a re-issue), for `/metrics`.
     pub hits: AtomicU64,
+}
+
+impl Copy {
+    /// Bytes of memory it holds (text and line index).
+    fn held(&self) -> usize {
+        self.text.len() + self.line_starts.len() * std::mem::size_of::<usize>()
+    }
 }
 
 impl Near {
@@ -216,12 +223,6 @@ impl Near {
             }
             return;
         }
-        while st.bytes + text.len() > NEAR_MAX_BYTES {
-            let Some(old) = st.order.pop_front() else {
-                break;
-            };
-            st.drop_id(&old);
-        }
         let hash = self.hash(origin, label, text);
         let copy = Arc::new(Copy {
             origin: origin.to_string(),
@@ -229,7 +230,13 @@ impl Near {
             text: text.to_string(),
             line_starts: super::line_starts(text),
         });
-        st.bytes += text.len();
+        while st.bytes + copy.held() > NEAR_MAX_BYTES {
+            let Some(old) = st.order.pop_front() else {
+                break;
+            };
+            st.drop_id(&old);
+        }
+        st.bytes += copy.held();
         st.order.push_back(id.to_string());
         st.by_content.insert(hash, id.to_string());
         let owners = if owner.is_empty() {
@@ -254,7 +261,7 @@ impl Near {
         self.lock().drop_id(id);
     }
 
-    /// Copies held, and their bytes.
+    /// Copies held, and the bytes they hold.
     pub fn size(&self) -> (usize, usize) {
         let st = self.lock();
         (st.slots.len(), st.bytes)
