@@ -315,3 +315,96 @@ mod tests {
         assert_eq!(k[0].text, "2 passing test lines, 1 progress line");
     }
 }
+
+#[cfg(test)]
+mod visible_analysis {
+    use super::*;
+    use crate::prune::engine::{Limits, SourceType, code, plan_within, split_lines};
+
+    /// Where the gold lines the model cannot see are (dev split only), by cause (no definition
+    /// holds the line; its innermost definition has no label; its name was cut from the marker).
+    /// `VIS_SHOW=1` prints each such line with its definition's first line. Run:
+    /// `VIS_DATA=bench-data/multilang.jsonl cargo test --release --lib visible_misses -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn visible_misses() {
+        let data = std::env::var("VIS_DATA").expect("VIS_DATA");
+        let text = std::fs::read_to_string(&data).unwrap();
+        let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+        let mut gold_total = 0;
+        for row in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(row).unwrap();
+            if v["source_type"] != "code" || v["split"] != "dev" {
+                continue;
+            }
+            let lines = split_lines(v["text"].as_str().unwrap());
+            let plan = plan_within(
+                &lines,
+                v["query"].as_str().unwrap(),
+                SourceType::Code,
+                &Limits::default(),
+                None,
+            );
+            let ext = code::extents(&lines);
+            let seen = visible(&ext, &plan);
+            for g in v["gold_lines"].as_array().unwrap() {
+                let g = g.as_u64().unwrap() as usize;
+                if g == 0 || g > lines.len() {
+                    continue;
+                }
+                gold_total += 1;
+                let i = g - 1;
+                if seen[i] {
+                    continue;
+                }
+                let holding: Vec<&Extent> = ext.iter().filter(|e| e.range.contains(&i)).collect();
+                let inner = holding.iter().min_by_key(|e| e.range.len());
+                let cause = match inner {
+                    None => {
+                        if std::env::var_os("VIS_SHOW").is_some() {
+                            println!("LOOSE {}", lines[i].trim());
+                        }
+                        "no extent (loose line)".to_string()
+                    }
+                    Some(e) if e.label.is_none() => {
+                        if std::env::var_os("VIS_SHOW").is_some() {
+                            println!("NOLABEL {} | {}", lines[e.line].trim(), lines[i].trim());
+                        }
+                        "innermost has no label".to_string()
+                    }
+                    Some(e) => {
+                        let run = plan
+                            .removed
+                            .iter()
+                            .find(|r| r.start_line <= e.line + 1 && e.line < r.end_line);
+                        let outer_named = holding.iter().any(|o| {
+                            o.label.as_ref().is_some_and(|l| {
+                                plan.keep[o.line]
+                                    || plan.removed.iter().any(|r| {
+                                        r.start_line <= o.line + 1
+                                            && o.line < r.end_line
+                                            && r.names.contains(l)
+                                    })
+                            })
+                        });
+                        match run {
+                            None => format!("signature kept? no run (outer named {outer_named})"),
+                            Some(r) if r.more > 0 => {
+                                format!("cut by +more (outer named {outer_named})")
+                            }
+                            Some(r) if r.names.is_empty() => {
+                                format!("run shows no names (outer named {outer_named})")
+                            }
+                            Some(_) => format!("not among shown (outer named {outer_named})"),
+                        }
+                    }
+                };
+                *counts.entry(cause).or_default() += 1;
+            }
+        }
+        println!("gold lines (dev): {gold_total}");
+        for (k, n) in counts {
+            println!("{n:6} {:5.2}%  {k}", 100.0 * n as f64 / gold_total as f64);
+        }
+    }
+}

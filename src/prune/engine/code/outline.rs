@@ -363,7 +363,7 @@ pub(crate) fn naming_line<'a>(lines: &[&'a str], sig: &Range<usize>) -> &'a str 
     };
     let t = first.trim();
     let names_nothing = first_keyword(t) == "template"
-        || !(t.contains('(') || t.contains('{') || label(t).is_some());
+        || !(t.contains('(') || t.contains('{') || label_with(t, false).is_some());
     if sig.len() > 1 && names_nothing {
         let end = sig.end.min(lines.len());
         if let Some(&line) = lines[sig.start + 1..end].iter().find(|l| l.contains('(')) {
@@ -469,6 +469,12 @@ const MAX_LABEL_BYTES: usize = 48;
 /// for Foo`), or the name with `()` where the keyword is a type or absent (Java, C, C# methods,
 /// JavaScript methods: `parse()`). `None` when the line defines no name.
 pub(crate) fn label(sig: &str) -> Option<String> {
+    label_with(sig, true)
+}
+
+/// [`label`], with the names found only by [`declared`] (operators, assigned blocks, C#
+/// properties) when `declared_too`.
+fn label_with(sig: &str, declared_too: bool) -> Option<String> {
     /// Block openers that define nothing (a top-level `if TYPE_CHECKING:`, `try:`, `except
     /// ImportError:` is outlined as a block, but names no definition).
     const CONTROL: &[&str] = &[
@@ -480,6 +486,15 @@ pub(crate) fn label(sig: &str) -> Option<String> {
     let keyword = first_keyword(t);
     if CONTROL.contains(&keyword) {
         return None;
+    }
+    if keyword == "template" {
+        // C++: `template <typename T> struct formatter<T> {` is labelled as the struct.
+        let at = t.find("template").map_or(0, |k| k + "template".len());
+        let rest = t[at..].trim_start();
+        return rest
+            .starts_with('<')
+            .then(|| label_with(skip_generics(rest), declared_too))
+            .flatten();
     }
     let text = if keyword == "impl" {
         // `impl<T: X> Display for Foo<T> {` -> `impl Display for Foo`.
@@ -509,15 +524,20 @@ pub(crate) fn label(sig: &str) -> Option<String> {
         // the identifier right before its parameters (`List<Split> getSplits(` -> getSplits,
         // `<T> T get(` -> get), or an arrow function's name (`handler = (req) =>`). A line
         // without parameters names nothing (a signature's continuation: `mut line: &str,`).
-        let open = t.find('(')?;
-        let name = trailing_ident(t[..open].trim_end())
-            .filter(|n| !CONTROL.contains(n) && !is_modifier(n))
-            .or_else(|| {
-                (t.contains("=>") || t.contains("function"))
-                    .then(|| defined_name(t))
-                    .flatten()
-            })?;
-        format!("{name}()")
+        let named = t.find('(').and_then(|open| {
+            trailing_ident(t[..open].trim_end())
+                .filter(|n| !CONTROL.contains(n) && !is_modifier(n) && *n != "operator")
+                .or_else(|| {
+                    (t.contains("=>") || t.contains("function"))
+                        .then(|| defined_name(t))
+                        .flatten()
+                })
+        });
+        match named {
+            Some(name) => format!("{name}()"),
+            None if declared_too => declared(t)?,
+            None => return None,
+        }
     };
     Some(if text.len() > MAX_LABEL_BYTES {
         let mut end = MAX_LABEL_BYTES;
@@ -529,6 +549,83 @@ pub(crate) fn label(sig: &str) -> Option<String> {
         text
     })
 }
+
+/// The label of a definition [`label`] finds no name for in the usual places: a C++ operator
+/// (`text_style &operator&=(…)` -> `operator&=()`), a block assigned to a name (Java's
+/// `TypeAdapter<Number> DOUBLE = new TypeAdapter<Number>() {` -> `DOUBLE`, Rust's `const
+/// DEFAULT: Config = Config {` -> `const DEFAULT`), a C# property (`public string Name` -> `Name`),
+/// Kotlin's `companion object`.
+fn declared(t: &str) -> Option<String> {
+    if let Some(k) = t.find("operator")
+        && !t[..k].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+    {
+        let rest = &t[k + "operator".len()..];
+        let symbol = if rest.starts_with("()") {
+            "()"
+        } else {
+            rest.split('(').next().unwrap_or("").trim()
+        };
+        let plain = !symbol.is_empty()
+            && !symbol.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+            && symbol.len() <= 4;
+        return plain.then(|| format!("operator{symbol}()"));
+    }
+    if let Some(rest) = t.strip_prefix("companion object") {
+        let name = rest.split(['{', ':']).next().unwrap_or("").trim();
+        return Some(if name.is_empty() {
+            "companion object".to_string()
+        } else {
+            format!("companion object {name}")
+        });
+    }
+    // An assignment (not `==`, `=>`, `<=`, `>=`, `!=`) before any parameter list.
+    let bytes = t.as_bytes();
+    let eq = (0..bytes.len()).find(|&i| {
+        bytes[i] == b'='
+            && bytes.get(i + 1).is_none_or(|&c| c != b'=' && c != b'>')
+            && (i == 0 || !matches!(bytes[i - 1], b'=' | b'<' | b'>' | b'!'))
+    });
+    let open = t.find('(').unwrap_or(t.len());
+    if let Some(eq) = eq.filter(|&e| e < open) {
+        let left = t[..eq].trim_end();
+        // Past a type annotation: `const DEFAULT: Config` -> `const DEFAULT`.
+        let left = left.split_once(':').map_or(left, |(l, _)| l).trim_end();
+        let name = trailing_ident(left)?;
+        let first = left.split_whitespace().next().unwrap_or("");
+        return Some(
+            if matches!(first, "const" | "static" | "let" | "var" | "val") && first != name {
+                format!("{first} {name}")
+            } else {
+                name.to_string()
+            },
+        );
+    }
+    if open < t.len() || t.contains([':', ';', ',']) {
+        return None;
+    }
+    // `public string Name` (the body on the next line): words only, the last one the name.
+    let words: Vec<&str> = t.trim_end_matches('{').split_whitespace().collect();
+    let typed = words.len() >= 2
+        && words.iter().all(|w| {
+            w.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '<' | '>' | '?' | '[' | ']'))
+        });
+    let name = *words.last()?;
+    (typed
+        && !CONTROL_WORDS.contains(&words[0])
+        && !TYPE_WORDS.contains(&name)
+        && trailing_ident(name) == Some(name))
+    .then(|| name.to_string())
+}
+
+/// Words that open a statement rather than a declaration (for [`declared`]).
+const CONTROL_WORDS: &[&str] = &["else", "return", "throw", "new", "goto", "case", "yield"];
+
+/// Type words that end a C return type on a line of its own (`static int`), never a name.
+const TYPE_WORDS: &[&str] = &[
+    "int", "void", "char", "long", "short", "unsigned", "signed", "float", "double", "bool",
+    "size_t", "ssize_t", "auto", "string", "object", "struct", "enum", "union", "const",
+];
 
 /// A modifier word that may stand before a definition's name ([`MODIFIERS`], and `new` of a
 /// C# `public new void F()`).
@@ -979,6 +1076,25 @@ def c():
             ),
             ("public function handle($request)", "function handle"),
             ("module Rack", "module Rack"),
+            (
+                "template <typename Char> struct formatter<std::tm, Char> {",
+                "struct formatter",
+            ),
+            (
+                "FMT_CONSTEXPR text_style &operator&=(const text_style &rhs) FMT_NOEXCEPT {",
+                "operator&=()",
+            ),
+            ("bool operator()(const T& a) const {", "operator()()"),
+            (
+                "public static final TypeAdapter<Number> DOUBLE = new TypeAdapter<Number>() {",
+                "DOUBLE",
+            ),
+            (
+                "const DEFAULT_ERROR_CONFIG: FinalConfig = FinalConfig {",
+                "const DEFAULT_ERROR_CONFIG",
+            ),
+            ("    public string PropertyName", "PropertyName"),
+            ("companion object {", "companion object"),
         ] {
             assert_eq!(label(sig).as_deref(), Some(want), "{sig}");
         }
@@ -990,6 +1106,9 @@ def c():
             "with open(p) as f:",
             "        mut line: &str,",
             "        gitignore: &str,",
+            "else {",
+            "enum {",
+            "x == y {",
         ] {
             assert_eq!(label(control), None, "{control}");
         }
