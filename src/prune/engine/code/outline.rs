@@ -366,7 +366,10 @@ pub(crate) fn naming_line<'a>(lines: &[&'a str], sig: &Range<usize>) -> &'a str 
         || !(t.contains('(') || t.contains('{') || label_with(t, false).is_some());
     if sig.len() > 1 && names_nothing {
         let end = sig.end.min(lines.len());
-        if let Some(&line) = lines[sig.start + 1..end].iter().find(|l| l.contains('(')) {
+        if let Some(&line) = lines[sig.start + 1..end]
+            .iter()
+            .find(|l| l.contains('(') || label_with(l, false).is_some())
+        {
             return line;
         }
     }
@@ -1029,6 +1032,18 @@ def c():
         );
         let cpp = ["template <typename T>", "void format_to(T out, int n) {"];
         assert_eq!(defined_name(naming_line(&cpp, &(0..2))), Some("format_to"));
+        // A class template whose parameters take lines, under an export macro: no line of it
+        // opens a parameter list; the one that declares the struct names it.
+        let tpl = [
+            "FMT_EXPORT",
+            "template <typename FormatContext, typename OutputIt, typename Rep,",
+            "          typename Period>",
+            "struct duration_formatter {",
+        ];
+        assert_eq!(
+            label(naming_line(&tpl, &(0..4))).as_deref(),
+            Some("struct duration_formatter")
+        );
         let rust = ["pub fn parse(", "    line: &str,", ") -> X {"];
         assert_eq!(naming_line(&rust, &(0..3)), rust[0]);
         assert_eq!(naming_line(&["int"], &(0..1)), "int");
