@@ -119,6 +119,7 @@ pub fn label(names: &[String], more: usize) -> Option<String> {
 
 /// A thing a marker may name and the lines it spans (0-based): a definition, a container, a
 /// section.
+#[derive(Debug)]
 pub(crate) struct Extent {
     /// Its lines.
     pub(crate) range: Range<usize>,

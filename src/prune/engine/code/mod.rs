@@ -219,7 +219,35 @@ pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
         line: c.start,
         label: lines.get(c.start).and_then(|l| label(l)),
     });
-    units.chain(containers).collect()
+    let imports = import_blocks(&o).into_iter().map(|r| super::names::Extent {
+        line: r.start,
+        range: r,
+        label: Some(IMPORTS.to_string()),
+    });
+    units.chain(containers).chain(imports).collect()
+}
+
+/// How a marker names a block of imports it hides (`use`, `import`, `#include`, ...).
+const IMPORTS: &str = "imports";
+
+/// The blocks of import lines: each a run of them with at most blank lines between.
+fn import_blocks(o: &outline::Outline) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut last_import: Option<usize> = None;
+    for (i, role) in o.roles.iter().enumerate() {
+        match role {
+            Role::Import => {
+                match (last_import, out.last_mut()) {
+                    (Some(_), Some(block)) => block.end = i + 1,
+                    _ => out.push(i..i + 1),
+                }
+                last_import = Some(i);
+            }
+            Role::Blank => {}
+            _ => last_import = None,
+        }
+    }
+    out
 }
 
 /// The definitions and containers a marker can name, by signature line: each labelled as the
@@ -251,6 +279,12 @@ fn names(lines: &[&str], o: &outline::Outline, scores: &[f32]) -> Vec<Name> {
             });
         }
     }
+    // A block of imports is named by what it is; it weighs least (a marker lists it last).
+    out.extend(import_blocks(o).into_iter().map(|r| Name {
+        line: r.start,
+        text: IMPORTS.to_string(),
+        weight: 0.0,
+    }));
     out.sort_by_key(|n| n.line);
     out
 }
@@ -724,6 +758,30 @@ fn is_comment(line: &str) -> bool {
 mod tests {
     use super::*;
     use crate::prune::engine::terms::Query;
+
+    #[test]
+    fn a_block_of_imports_is_named_imports() {
+        let src = "use std::fmt;\nuse std::io;\n\nuse crate::a;\n\nfn run() {\n    go();\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(import_blocks(&o), vec![0..4]);
+        let e = extents(&lines);
+        assert!(
+            e.iter()
+                .any(|e| e.range == (0..4) && e.label.as_deref() == Some("imports")),
+            "{e:?}"
+        );
+        let n = names(&lines, &o, &vec![1.0; o.units.len()]);
+        assert_eq!(
+            n.first().map(|n| (n.line, n.text.as_str())),
+            Some((0, "imports"))
+        );
+        assert_eq!(
+            n.first().map(|n| n.weight),
+            Some(0.0),
+            "listed last on its marker"
+        );
+    }
 
     fn kept(src: &str, goal: &str) -> Vec<String> {
         let lines: Vec<&str> = src.lines().collect();
