@@ -19,6 +19,8 @@
 //! there is fetched by range as it is read. An output the server cannot take is refused like an
 //! oversized one ([`Store::refused`], [`Store::not_stored`]).
 
+#[macro_use]
+mod lua;
 mod disk;
 mod near;
 mod resp;

@@ -372,7 +372,9 @@ fn run(near: Weak<Near>, pool: &Pool, known: &Known) {
 
 /// Applies deferred refreshes: ARGV = prefix, now (ms), ttl (ms), grace (ms), list max, then per
 /// id: id, content key (empty: only recency), owner. Returns the ids whose entry is gone.
-const TOUCH: &str = r#"
+const TOUCH: &str = concat!(
+    lua_prelude!(),
+    r#"
 local p, now, ttl, grace, listmax = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local gone = {}
 for i = 6, #ARGV, 3 do
@@ -383,18 +385,12 @@ for i = 6, #ARGV, 3 do
   else
     redis.call('ZADD', p .. 'lru', 'XX', now, id)
     if ckey ~= '' then
-      redis.call('PEXPIRE', e, ttl)
-      redis.call('PEXPIRE', p .. 't:' .. id, ttl + grace)
-      redis.call('PEXPIRE', p .. 'x:' .. id, ttl + grace)
+      refresh(p, id, ttl, grace)
       if redis.call('GET', ckey) == id then redis.call('PEXPIRE', ckey, ttl) end
-      if owner ~= '' then
-        local o = p .. 'o:' .. owner
-        redis.call('ZADD', o, now, id)
-        redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
-        redis.call('PEXPIRE', o, ttl)
-      end
+      list_for(p, owner, id, now, ttl, listmax)
     end
   end
 end
 return gone
-"#;
+"#
+);

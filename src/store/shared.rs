@@ -355,40 +355,10 @@ return {off, redis.call('GETRANGE', KEYS[2], off, off + tonumber(ARGV[2]) - 1)}
 /// attachment) if it still exists (never recreates an expired entry without its TTL).
 const SET_FIELD: &str = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
 
-/// Lua: `reissue(p, ckey, now, ttl, owner, origin, label, listmax, grace)` re-issues the live id
-/// the content key `ckey` names if its entry has the same origin and label: refreshes its TTL
-/// (entry, text, index, content key), recency and the owner's listing, and returns the id; nil
-/// otherwise. Shared by [`REISSUE`] and [`ADMIT`].
-macro_rules! reissue_lua {
-    () => {
-        r#"
-local function reissue(p, ckey, now, ttl, owner, origin, label, listmax, grace)
-  local id = redis.call('GET', ckey)
-  if not id then return nil end
-  local e = p .. 'e:' .. id
-  local m = redis.call('HMGET', e, 'o', 'l')
-  if (not m[1]) or m[1] ~= origin or m[2] ~= label then return nil end
-  redis.call('PEXPIRE', e, ttl)
-  redis.call('PEXPIRE', p .. 't:' .. id, ttl + grace)
-  redis.call('PEXPIRE', p .. 'x:' .. id, ttl + grace)
-  redis.call('PEXPIRE', ckey, ttl)
-  redis.call('ZADD', p .. 'lru', now, id)
-  if owner ~= '' then
-    local o = p .. 'o:' .. owner
-    redis.call('ZADD', o, now, id)
-    redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
-    redis.call('PEXPIRE', o, ttl)
-  end
-  return id
-end
-"#
-    };
-}
-
 /// Re-issues the live id of the same output: ARGV = prefix, content key, now (ms), ttl (ms),
 /// owner, origin, label, list max, grace (ms). Returns the id, or nil.
 const REISSUE: &str = concat!(
-    reissue_lua!(),
+    lua_prelude!(),
     r#"
 local id = reissue(ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9]))
 if not id then return false end
@@ -405,7 +375,7 @@ return id
 /// and the count `evseq`) so that replicas drop their near copies of it. Returns the number
 /// evicted, -1 when the uploaded text is gone, or the id re-issued (a string).
 const ADMIT: &str = concat!(
-    reissue_lua!(),
+    lua_prelude!(),
     r#"
 local p, id, size, now, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local maxb, maxn, owner, ckey = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9]
@@ -443,21 +413,14 @@ while redis.call('ZCARD', lru) > 0 and (redis.call('ZCARD', lru) + 1 > maxn or t
   end
 end
 if evicted > 0 then redis.call('LTRIM', p .. 'evlog', 0, tonumber(ARGV[17]) - 1) end
-local e = p .. 'e:' .. id
-redis.call('HSET', e, 'o', ARGV[10], 'l', ARGV[11], 'b', ARGV[12], 'n', ARGV[13])
-redis.call('PEXPIRE', e, ttl)
-redis.call('PEXPIRE', p .. 't:' .. id, ttl + grace)
+redis.call('HSET', p .. 'e:' .. id, 'o', ARGV[10], 'l', ARGV[11], 'b', ARGV[12], 'n', ARGV[13])
 redis.call('SET', p .. 'x:' .. id, ARGV[14], 'PX', ttl + grace)
+refresh(p, id, ttl, grace)
 redis.call('ZADD', lru, now, id)
 redis.call('HSET', sz, id, size)
 redis.call('INCRBY', tot, size)
 redis.call('SET', ckey, id, 'PX', ttl)
-if owner ~= '' then
-  local o = p .. 'o:' .. owner
-  redis.call('ZADD', o, now, id)
-  redis.call('ZREMRANGEBYRANK', o, 0, -listmax - 1)
-  redis.call('PEXPIRE', o, ttl)
-end
+list_for(p, owner, id, now, ttl, listmax)
 return evicted
 "#
 );
