@@ -52,7 +52,8 @@ pub(crate) fn reserve(bytes: usize, names: &[Name]) -> usize {
 
 /// Fills `names` and `more` of each run in `removed` from the candidates `names` (sorted by line),
 /// spending at most `allowance` bytes: every run's heaviest name first (heaviest runs first), then
-/// every run's second, and so on up to [`MAX_PER_MARKER`]. A run's names are listed heaviest first.
+/// every run's second, and so on up to [`MAX_PER_MARKER`]. A run's names are listed heaviest first,
+/// each label once.
 pub(crate) fn attach(removed: &mut [Removed], names: &[Name], allowance: usize) {
     // Candidates per run, heaviest first (ties: the earlier line).
     let per_run: Vec<Vec<&Name>> = removed
@@ -62,6 +63,10 @@ pub(crate) fn attach(removed: &mut [Removed], names: &[Name], allowance: usize) 
             let hi = names.partition_point(|n| n.line < r.end_line);
             let mut v: Vec<&Name> = names[lo..hi].iter().collect();
             v.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.line.cmp(&b.line)));
+            // One name once a marker: overloads, specializations and blocks of imports that
+            // share a label are one thing to ask for.
+            let mut seen = std::collections::HashSet::new();
+            v.retain(|n| seen.insert(n.text.as_str()));
             v
         })
         .collect();
@@ -300,6 +305,20 @@ mod tests {
         );
         assert_eq!(removed[1].names, ["fn e"]);
         assert_eq!(removed[1].more, 0);
+    }
+
+    #[test]
+    fn a_marker_shows_a_label_once() {
+        let names = [
+            name(1, "imports", 0.0),
+            name(3, "struct impl2", 2.0),
+            name(5, "struct impl2", 1.0),
+            name(7, "imports", 0.0),
+        ];
+        let mut removed = [run(1, 9)];
+        attach(&mut removed, &names, 1000);
+        assert_eq!(removed[0].names, ["struct impl2", "imports"]);
+        assert_eq!(removed[0].more, 0);
     }
 
     #[test]

@@ -219,24 +219,31 @@ pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
         line: c.start,
         label: lines.get(c.start).and_then(|l| label(l)),
     });
-    let imports = import_blocks(&o).into_iter().map(|r| super::names::Extent {
-        line: r.start,
-        range: r,
-        label: Some(IMPORTS.to_string()),
-    });
+    let imports = import_blocks(lines, &o)
+        .into_iter()
+        .map(|r| super::names::Extent {
+            line: r.start,
+            range: r,
+            label: Some(IMPORTS.to_string()),
+        });
     units.chain(containers).chain(imports).collect()
 }
 
 /// How a marker names a block of imports it hides (`use`, `import`, `#include`, ...).
 const IMPORTS: &str = "imports";
 
-/// The blocks of import lines: each a run of them with at most blank lines between.
-fn import_blocks(o: &outline::Outline) -> Vec<std::ops::Range<usize>> {
+/// The blocks of import lines: each a run of them with at most blank lines between. A C++ or C#
+/// alias (`using mapped_type_t = typename T::mapped_type;`) defines a name: it is no import.
+fn import_blocks(lines: &[&str], o: &outline::Outline) -> Vec<std::ops::Range<usize>> {
     let mut out: Vec<std::ops::Range<usize>> = Vec::new();
     let mut last_import: Option<usize> = None;
     for (i, role) in o.roles.iter().enumerate() {
+        let alias = || {
+            let t = lines.get(i).map_or("", |l| l.trim_start());
+            t.starts_with("using ") && t.contains('=')
+        };
         match role {
-            Role::Import => {
+            Role::Import if !alias() => {
                 match (last_import, out.last_mut()) {
                     (Some(_), Some(block)) => block.end = i + 1,
                     _ => out.push(i..i + 1),
@@ -280,7 +287,7 @@ fn names(lines: &[&str], o: &outline::Outline, scores: &[f32]) -> Vec<Name> {
         }
     }
     // A block of imports is named by what it is; it weighs least (a marker lists it last).
-    out.extend(import_blocks(o).into_iter().map(|r| Name {
+    out.extend(import_blocks(lines, o).into_iter().map(|r| Name {
         line: r.start,
         text: IMPORTS.to_string(),
         weight: 0.0,
@@ -764,7 +771,7 @@ mod tests {
         let src = "use std::fmt;\nuse std::io;\n\nuse crate::a;\n\nfn run() {\n    go();\n}\n";
         let lines: Vec<&str> = src.lines().collect();
         let o = outline(&lines);
-        assert_eq!(import_blocks(&o), vec![0..4]);
+        assert_eq!(import_blocks(&lines, &o), vec![0..4]);
         let e = extents(&lines);
         assert!(
             e.iter()
@@ -781,6 +788,11 @@ mod tests {
             Some(0.0),
             "listed last on its marker"
         );
+        // A C++ alias declares a name: not an import.
+        let cpp = "#include <vector>\n#include <map>\n\nusing key_type_t = typename T::key_type;\nusing namespace std;\n";
+        let lines: Vec<&str> = cpp.lines().collect();
+        let o = outline(&lines);
+        assert!(!import_blocks(&lines, &o).iter().any(|b| b.contains(&3)));
     }
 
     fn kept(src: &str, goal: &str) -> Vec<String> {
