@@ -215,14 +215,21 @@ impl Near {
             return;
         }
         let deadline = Instant::now() + self.ttl;
-        let mut st = self.lock();
-        if let Some(slot) = st.slots.get_mut(id) {
+        let refreshed = |st: &mut State| {
+            let Some(slot) = st.slots.get_mut(id) else {
+                return false;
+            };
             slot.deadline = deadline;
             if !owner.is_empty() && !slot.owners.iter().any(|o| o == owner) {
                 slot.owners.push(owner.to_string());
             }
+            true
+        };
+        if refreshed(&mut self.lock()) {
             return;
         }
+        // The copy, its hash and its line index are made outside the lock: pages and re-issues
+        // of other copies do not wait for them.
         let hash = self.hash(origin, label, text);
         let copy = Arc::new(Copy {
             origin: origin.to_string(),
@@ -230,6 +237,10 @@ impl Near {
             text: text.to_string(),
             line_starts: super::line_starts(text),
         });
+        let mut st = self.lock();
+        if refreshed(&mut st) {
+            return;
+        }
         while st.bytes + copy.held() > NEAR_MAX_BYTES {
             let Some(old) = st.order.pop_front() else {
                 break;
@@ -300,8 +311,9 @@ impl Near {
             cmds.push(touch);
         }
         let Ok(r) = pool.run(&cmds) else {
-            self.lock().clear();
-            self.lock().checked = None;
+            let mut st = self.lock();
+            st.clear();
+            st.checked = None;
             return;
         };
         let mut r = r.into_iter();

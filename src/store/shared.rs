@@ -272,6 +272,16 @@ impl SharedText {
     }
 }
 
+/// The fields of entry `id` an opened text needs: origin, label, bytes, lines.
+fn fields_cmd(id: &str) -> Cmd {
+    Cmd::new("HMGET")
+        .arg(key("e", id))
+        .arg("o")
+        .arg("l")
+        .arg("b")
+        .arg("n")
+}
+
 /// Bytes of text the first round trip of a page brings (later ones double, up to 1 MiB).
 const PAGE_CHUNK: usize = 32 * 1024;
 
@@ -772,15 +782,7 @@ impl Shared {
         if !id.starts_with("prn_") || id.len() > 80 {
             return Err(SharedMiss::Absent);
         }
-        let text = |bytes, lines| SharedText {
-            pool: self.pool.clone(),
-            known: self.known.clone(),
-            id: id.to_string(),
-            bytes,
-            lines,
-            local: None,
-            prefetched: Mutex::new(None),
-        };
+        let text = |bytes, lines| self.text(id, bytes, lines);
         if let Some(c) = self.near.get(id) {
             let mut t = text(c.text.len() as u64, c.line_starts.len());
             let (origin, label) = (c.origin.clone(), c.label.clone());
@@ -791,12 +793,7 @@ impl Shared {
             return Ok((origin, label, text(bytes, lines)));
         }
         let mut cmds = vec![
-            Cmd::new("HMGET")
-                .arg(key("e", id))
-                .arg("o")
-                .arg("l")
-                .arg("b")
-                .arg("n"),
+            fields_cmd(id),
             Cmd::new("ZADD")
                 .arg(format!("{PREFIX}lru"))
                 .arg("XX")
@@ -831,6 +828,19 @@ impl Shared {
         }
     }
 
+    /// The text of entry `id` of `bytes` and `lines`, read from the server.
+    fn text(&self, id: &str, bytes: u64, lines: usize) -> SharedText {
+        SharedText {
+            pool: self.pool.clone(),
+            known: self.known.clone(),
+            id: id.to_string(),
+            bytes,
+            lines,
+            local: None,
+            prefetched: Mutex::new(None),
+        }
+    }
+
     fn why_missing(&self, id: &str) -> SharedMiss {
         why_missing(&self.pool, &self.known, id)
     }
@@ -852,17 +862,7 @@ impl Shared {
             return Vec::new();
         };
         let ids: Vec<String> = ids.into_iter().filter_map(Value::text).collect();
-        let cmds: Vec<Cmd> = ids
-            .iter()
-            .map(|id| {
-                Cmd::new("HMGET")
-                    .arg(key("e", id))
-                    .arg("o")
-                    .arg("l")
-                    .arg("b")
-                    .arg("n")
-            })
-            .collect();
+        let cmds: Vec<Cmd> = ids.iter().map(|id| fields_cmd(id)).collect();
         let Ok(rows) = self.pool.run(&cmds) else {
             return Vec::new();
         };
@@ -878,15 +878,7 @@ impl Shared {
                 let label = f.next()?.text().unwrap_or_default();
                 let bytes = f.next()?.int()?.max(0) as u64;
                 let lines = f.next()?.int()?.max(0) as usize;
-                let text = SharedText {
-                    pool: self.pool.clone(),
-                    known: self.known.clone(),
-                    id: id.clone(),
-                    bytes,
-                    lines,
-                    local: None,
-                    prefetched: Mutex::new(None),
-                };
+                let text = self.text(&id, bytes, lines);
                 Some((id, origin, label, text))
             })
             .collect()

@@ -303,7 +303,7 @@ async fn respond(
                 // For the replicas of a shared store: they page it without searching again.
                 p.ctx.app.store.attach(&id, &json);
             }
-            remember_index(&id, index);
+            remember_index(&id, Arc::new(index));
             id
         }),
     };
@@ -780,7 +780,7 @@ impl StoredIndex {
     }
 }
 
-fn remember_index(id: &str, index: StoredIndex) {
+fn remember_index(id: &str, index: Arc<StoredIndex>) {
     if index.bytes() > STORED_INDEX_MAX_BYTES {
         return;
     }
@@ -789,7 +789,7 @@ fn remember_index(id: &str, index: StoredIndex) {
     if stored.len() >= STORED_INDEXES {
         stored.remove(0);
     }
-    stored.push((id.to_string(), Arc::new(index)));
+    stored.push((id.to_string(), index));
 }
 
 /// The index of the search stored under `id`, if it is `fingerprint`'s: this process's, else the
@@ -807,16 +807,11 @@ fn stored_index(
         Some(i) => i,
         None => {
             let json = store.attachment(id)?;
-            let index: StoredIndex = serde_json::from_slice(&json).ok()?;
-            if index.fingerprint != fingerprint {
-                return None;
+            let index: Arc<StoredIndex> = Arc::new(serde_json::from_slice(&json).ok()?);
+            if index.fingerprint == fingerprint {
+                remember_index(id, index.clone());
             }
-            remember_index(id, index);
-            let stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
-            stored
-                .iter()
-                .find(|(k, _)| k == id)
-                .map(|(_, i)| i.clone())?
+            index
         }
     };
     (index.fingerprint == fingerprint).then_some(index)
