@@ -6,15 +6,6 @@ mod common;
 use common::*;
 use serde_json::json;
 
-/// The value of the sample line that starts with `prefix` (name and labels).
-fn sample(text: &str, prefix: &str) -> f64 {
-    text.lines()
-        .find(|l| l.starts_with(prefix) && l[prefix.len()..].starts_with(' '))
-        .and_then(|l| l.rsplit(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no sample {prefix} in\n{text}"))
-}
-
 #[test]
 fn metrics_count_calls_tokens_and_the_store_behind_the_token() {
     let root = fixture_root();
@@ -82,42 +73,42 @@ fn metrics_count_calls_tokens_and_the_store_behind_the_token() {
     );
     let m = r.text().unwrap();
     assert_eq!(
-        sample(&m, "mcp_pruner_tool_calls_total{tool=\"read\"}"),
+        metric_sample(&m, "mcp_pruner_tool_calls_total{tool=\"read\"}"),
         3.0
     );
     assert_eq!(
-        sample(&m, "mcp_pruner_tool_errors_total{tool=\"read\"}"),
+        metric_sample(&m, "mcp_pruner_tool_errors_total{tool=\"read\"}"),
         1.0
     );
     assert_eq!(
-        sample(&m, "mcp_pruner_tool_errors_total{tool=\"recover_text\"}"),
+        metric_sample(&m, "mcp_pruner_tool_errors_total{tool=\"recover_text\"}"),
         1.0
     );
     assert_eq!(
-        sample(&m, "mcp_pruner_tool_duration_seconds_count{tool=\"read\"}"),
+        metric_sample(&m, "mcp_pruner_tool_duration_seconds_count{tool=\"read\"}"),
         3.0
     );
     assert_eq!(
-        sample(
+        metric_sample(
             &m,
             "mcp_pruner_tool_duration_seconds_bucket{tool=\"read\",le=\"+Inf\"}"
         ),
         3.0
     );
     let (raw, read, saved) = (
-        sample(&m, "mcp_pruner_tokens_total{kind=\"raw\"}"),
-        sample(&m, "mcp_pruner_tokens_total{kind=\"read\"}"),
-        sample(&m, "mcp_pruner_tokens_total{kind=\"saved\"}"),
+        metric_sample(&m, "mcp_pruner_tokens_total{kind=\"raw\"}"),
+        metric_sample(&m, "mcp_pruner_tokens_total{kind=\"read\"}"),
+        metric_sample(&m, "mcp_pruner_tokens_total{kind=\"saved\"}"),
     );
     assert!(raw > read && read > 0.0 && saved == raw - read, "{m}");
     // Two outputs stored with room for one: one entry, one eviction.
     assert_eq!(
-        sample(&m, "mcp_pruner_store_entries{backend=\"memory\"}"),
+        metric_sample(&m, "mcp_pruner_store_entries{backend=\"memory\"}"),
         1.0
     );
     assert_eq!(
-        sample(&m, "mcp_pruner_store_evictions_total{backend=\"memory\"}"),
+        metric_sample(&m, "mcp_pruner_store_evictions_total{backend=\"memory\"}"),
         1.0
     );
-    assert_eq!(sample(&m, "mcp_pruner_pruner_fallbacks_total"), 0.0);
+    assert_eq!(metric_sample(&m, "mcp_pruner_pruner_fallbacks_total"), 0.0);
 }

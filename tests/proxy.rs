@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{StdioClient, content_texts};
+use common::{StdioClient, content_texts, free_port, spawn_listening};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -596,15 +596,6 @@ fn proxy_speaks_the_2026_era_downstream() {
     assert_eq!(r["result"]["resultType"], "complete", "{r}");
 }
 
-/// A free loopback port.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[test]
 fn proxy_over_http_on_both_sides() {
     let Some(cmd) = upstream("everything") else {
@@ -613,21 +604,14 @@ fn proxy_over_http_on_both_sides() {
     use std::io::BufRead;
     use std::process::{Command, Stdio};
     let port = free_port();
-    let mut upstream = Command::new(&cmd[0])
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "server-everything did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let mut upstream = spawn_listening(
+        Command::new(&cmd[0])
+            .arg("streamableHttp")
+            .env("PORT", port.to_string()),
+        port,
+        Duration::from_secs(20),
+        "server-everything",
+    );
     let mut proxy = Command::new(common::bin())
         .args(["proxy", "--listen", "http", "--port", "0", "--no-ledger"])
         .arg("--upstream")
@@ -823,25 +807,17 @@ fn proxy_starts_a_new_session_with_a_restarted_http_upstream() {
     let Some(cmd) = upstream("everything") else {
         return;
     };
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     let port = free_port();
     let start = || {
-        let c = Command::new(&cmd[0])
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "server-everything did not listen"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        c
+        spawn_listening(
+            Command::new(&cmd[0])
+                .arg("streamableHttp")
+                .env("PORT", port.to_string()),
+            port,
+            Duration::from_secs(20),
+            "server-everything",
+        )
     };
     let mut up = start();
     let url = format!("http://127.0.0.1:{port}/mcp");

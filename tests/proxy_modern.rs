@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{StdioClient, content_texts};
+use common::{StdioClient, content_texts, free_port, spawn_listening};
 use serde_json::{Value, json};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -289,26 +289,15 @@ fn a_handshake_only_upstream_gets_the_handshake_unless_2026_is_forced() {
         );
         return;
     }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut up = Command::new(&exe)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "server-everything did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let port = free_port();
+    let mut up = spawn_listening(
+        Command::new(&exe)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string()),
+        port,
+        Duration::from_secs(20),
+        "server-everything",
+    );
     let url = format!("http://127.0.0.1:{port}/mcp");
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("proxy.log");
@@ -373,26 +362,15 @@ fn the_python_sdk_over_http_is_spoken_to_in_2026_07_28() {
         );
         return;
     }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut up = Command::new(&python)
-        .arg(dir.join("issues_server.py"))
-        .args(["--http", &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "issues_server.py did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let port = free_port();
+    let mut up = spawn_listening(
+        Command::new(&python)
+            .arg(dir.join("issues_server.py"))
+            .args(["--http", &port.to_string()]),
+        port,
+        Duration::from_secs(30),
+        "issues_server.py",
+    );
     let log_dir = tempfile::tempdir().unwrap();
     let log = log_dir.path().join("proxy.log");
     let mut p = logged_proxy(&format!("http://127.0.0.1:{port}/mcp"), &[], &log);

@@ -42,11 +42,7 @@ impl Redis {
             );
             return None;
         };
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let mut r = Redis {
             bin: bin.to_string_lossy().into_owned(),
             port,
@@ -138,11 +134,7 @@ fn metric(s: &HttpServer, name: &str) -> f64 {
         .unwrap()
         .text()
         .unwrap();
-    text.lines()
-        .find(|l| l.starts_with(name) && l[name.len()..].starts_with(['{', ' ']))
-        .and_then(|l| l.rsplit(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no sample {name} in\n{text}"))
+    metric_sample(&text, name)
 }
 
 /// A file of numbered, distinct lines (`n` of them).
@@ -240,19 +232,7 @@ fn an_id_from_one_replica_is_recovered_byte_exact_by_another() {
     // The same output read on another replica re-issues the same id.
     assert_eq!(read_id(&b, &sb, "big.rs"), id);
     // Listings stay per session, whichever replica answers.
-    let list = |s: &HttpServer, sid: &str| -> Vec<String> {
-        let r = s.post(
-            "/mcp",
-            &json!({"jsonrpc":"2.0","id":9,"method":"resources/list","params":{}}),
-            Some(sid),
-        );
-        r.json::<Value>().unwrap()["result"]["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["name"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let list = |s: &HttpServer, sid: &str| s.resource_names(Some(sid));
     assert!(list(&a, &sa).contains(&id));
     assert!(list(&b, &sb).contains(&id), "re-issued to b's session");
     assert!(!list(&c, &sc).contains(&id));

@@ -258,19 +258,7 @@ fn stored_outputs_are_listed_only_to_their_session() {
                 && tag.bytes().all(|b| b.is_ascii_digit())),
         "{id}"
     );
-    let list = |sid: Option<&str>| -> Vec<String> {
-        let r = s.post(
-            "/mcp",
-            &json!({"jsonrpc":"2.0","id":9,"method":"resources/list","params":{}}),
-            sid,
-        );
-        r.json::<Value>().unwrap()["result"]["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["name"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let list = |sid: Option<&str>| s.resource_names(sid);
     assert!(list(Some(&a)).contains(&id));
     assert!(!list(Some(&b)).contains(&id));
     assert!(list(None).is_empty());

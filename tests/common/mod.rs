@@ -359,6 +359,21 @@ impl HttpServer {
         rb.send().unwrap()
     }
 
+    /// The names `resources/list` gives `session` (none: a request without one).
+    pub fn resource_names(&self, session: Option<&str>) -> Vec<String> {
+        let r = self.post(
+            "/mcp",
+            &json!({"jsonrpc":"2.0","id":9,"method":"resources/list","params":{}}),
+            session,
+        );
+        r.json::<Value>().unwrap()["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
     /// Initializes and returns the session id.
     pub fn initialize(&self) -> String {
         let r = self.post("/mcp", &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tests"}}}), None);
@@ -448,6 +463,40 @@ pub fn assert_processes_gone(dir: &Path, files: &[&str], within: Duration, what:
             "{file} {pid} survived {what}"
         );
     }
+}
+
+/// A free loopback port (bound, then let go for a child to take).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Spawns `cmd`, a server that listens on loopback `port` (its output discarded), and waits up
+/// to `within` for it to accept a connection; past that, panics saying `what` did not listen.
+pub fn spawn_listening(cmd: &mut Command, port: u16, within: Duration, what: &str) -> Child {
+    let child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + within;
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
+}
+
+/// The value of the Prometheus sample `name` (with its labels, if given) in `text`.
+pub fn metric_sample(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find(|l| l.starts_with(name) && l[name.len()..].starts_with(['{', ' ']))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no sample {name} in\n{text}"))
 }
 
 /// A blocking HTTP client with this `timeout`, the TLS provider installed first (a client panics
