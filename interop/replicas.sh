@@ -46,16 +46,7 @@ if [[ "${1:-}" == --install-only ]]; then
   say "store server: $SERVER"
   exit 0
 fi
-BIN="${MCP_PRUNER_BIN:-}"
-if [[ -z "$BIN" ]]; then
-  BIN="${CARGO_TARGET_DIR:-$REPO/target}/debug/mcp-pruner"
-  case "$BIN" in /*) ;; *) BIN="$REPO/$BIN" ;; esac
-  if [[ ! -x "$BIN" ]]; then
-    say "building mcp-pruner (debug)…"
-    (cd "$REPO" && cargo build --quiet --bin mcp-pruner) || give_up "cargo build failed"
-  fi
-fi
-[[ -x "$BIN" ]] || give_up "server binary not found or not executable: $BIN"
+source "$HERE/debug_bin.sh"
 
 # Debian starts the packaged service on 6379; the suite uses its own server on a free port.
 

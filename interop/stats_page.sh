@@ -22,16 +22,7 @@ say() { printf 'stats page: %s\n' "$*"; }
 give_up() { say "FAILED: $*"; say "0 passed, 1 failed"; exit 1; }
 
 # The server binary.
-BIN="${MCP_PRUNER_BIN:-}"
-if [[ -z "$BIN" ]]; then
-  BIN="${CARGO_TARGET_DIR:-$REPO/target}/debug/mcp-pruner"
-  case "$BIN" in /*) ;; *) BIN="$REPO/$BIN" ;; esac
-  if [[ ! -x "$BIN" ]]; then
-    say "building mcp-pruner (debug)…"
-    (cd "$REPO" && cargo build --quiet --bin mcp-pruner) || give_up "cargo build failed"
-  fi
-fi
-[[ -x "$BIN" ]] || give_up "server binary not found or not executable: $BIN"
+source "$HERE/debug_bin.sh"
 
 # The browser: Debian's chromium package, which playwright-core drives through executablePath.
 CHROMIUM="${STATS_PAGE_CHROMIUM:-/usr/bin/chromium}"

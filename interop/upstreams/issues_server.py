@@ -13,6 +13,8 @@ import os
 
 from mcp.server.mcpserver import Context, MCPServer
 
+from build_log import build_log_text
+
 server = MCPServer("issues", instructions="A fake issue tracker for the proxy tests.")
 
 COMPONENTS = ["parser", "scheduler", "websocket", "storage", "auth", "ui", "cli", "metrics"]
@@ -45,13 +47,7 @@ def list_issues(state: str = "all") -> str:
 @server.tool(structured_output=False)
 def build_log() -> str:
     """The log of the last CI build (3,000 lines)."""
-    lines = []
-    for i in range(1, 3001):
-        if i == 2412:
-            lines.append(f"[{i:05d}] ERROR linker: undefined reference to `ws_reconnect_backoff' in websocket/client.o")
-        else:
-            lines.append(f"[{i:05d}] INFO compiling module_{i % 97}.c ({i * 7 % 1000} ms)")
-    return "\n".join(lines) + "\n"
+    return build_log_text()
 
 
 @server.tool(structured_output=False)

@@ -14,6 +14,8 @@ import json
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from build_log import build_log_text
+
 VERSION = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPS = "io.modelcontextprotocol/clientCapabilities"
@@ -39,16 +41,6 @@ TOOLS = [
         "inputSchema": {"type": "object", "properties": {"why": {"type": "string"}}},
     },
 ]
-
-
-def build_log():
-    lines = []
-    for i in range(1, 3001):
-        if i == 2412:
-            lines.append(f"[{i:05d}] ERROR linker: undefined reference to `ws_reconnect_backoff' in websocket/client.o")
-        else:
-            lines.append(f"[{i:05d}] INFO compiling module_{i % 97}.c ({i * 7 % 1000} ms)")
-    return "\n".join(lines) + "\n"
 
 
 def record(line):
@@ -103,7 +95,7 @@ class Handler(BaseHTTPRequestHandler):
         if method == "tools/list":
             return self.result(mid, {"tools": TOOLS, "ttlMs": 5, "cacheScope": "public"})
         if method == "tools/call" and params.get("name") == "build_log":
-            result = {"content": [{"type": "text", "text": build_log()}]}
+            result = {"content": [{"type": "text", "text": build_log_text()}]}
             if level:
                 return self.stream(mid, result, "linking websocket/client.o")
             return self.result(mid, result)
