@@ -121,7 +121,8 @@ impl Pruner {
         let lines = engine::split_lines(job.text);
         let prune_id = app
             .store
-            .put(&ctx.session.id, job.tool, job.label, job.text.to_string());
+            .put_async(&ctx.session.id, job.tool, job.label, job.text.to_string())
+            .await;
         if let Some(why) = app.store.not_stored(&prune_id) {
             let why = why.not_stored(app.store.limits().0);
             return Pruned {
@@ -186,8 +187,8 @@ impl Pruner {
                 }
                 metadata.applied = true;
                 // A recovery by question returns what this result did not show.
-                if let Ok(entry) = app.store.get(&prune_id) {
-                    entry.set_shown(&plan.keep);
+                if let Ok(entry) = app.store.get_at_async(&prune_id, None).await {
+                    entry.set_shown(&plan.keep).await;
                 }
                 Pruned {
                     text: Some(rendered.pruned_text),
@@ -418,12 +419,15 @@ pub async fn serve_pruner_request(app: &App, req: PrunerRequest) -> Result<Prune
         PrunerRequestTool::Read => engine::detect_source_type(&req.input, None),
         PrunerRequestTool::Bash | PrunerRequestTool::Grep => SourceType::Logs,
     };
-    let prune_id = app.store.put(
-        PRUNE_ENDPOINT_OWNER,
-        "prune",
-        &req.request_id,
-        req.input.clone(),
-    );
+    let prune_id = app
+        .store
+        .put_async(
+            PRUNE_ENDPOINT_OWNER,
+            "prune",
+            &req.request_id,
+            req.input.clone(),
+        )
+        .await;
     if app.store.refused(&prune_id) {
         // Markers would point at lines nobody can get back: answer the input unpruned.
         return Ok(PrunerResponse {

@@ -108,7 +108,7 @@ async fn request(
         "tools/list" => Ok(tools_list(app)),
         "tools/call" => tools_call(app, session, id, params, notify).await,
         "resources/list" => Ok(tools::resources::list(app, &session.id, &params)),
-        "resources/read" => tools::resources::read(app, &params),
+        "resources/read" => tools::resources::read(app, &params).await,
         "resources/templates/list" => {
             Ok(json!({ "resourceTemplates": tools::resources::templates() }))
         }

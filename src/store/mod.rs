@@ -84,11 +84,11 @@ pub struct Entry {
 impl Entry {
     /// Records which lines a pruned result showed (`keep`, one flag per line), replacing what an
     /// earlier result of the same text recorded.
-    pub fn set_shown(&self, keep: &[bool]) {
+    pub async fn set_shown(&self, keep: &[bool]) {
         let runs = runs_of(keep);
         if let Body::Shared(s) = &self.body {
             // Best effort: without the record a recovery by question counts every line unshown.
-            if let Err(e) = s.set_shown(&runs) {
+            if let Err(e) = s.set_shown(&runs).await {
                 tracing::warn!(prune_id = %self.id, error = %e, "store.shown_not_recorded");
             }
             return;
@@ -495,12 +495,39 @@ impl Store {
         content: shared::Content<'_>,
     ) -> String {
         let mut fresh = None;
-        let new_id = || {
-            let id = self.new_id(self.next_id.fetch_add(1, Ordering::Relaxed));
-            fresh = Some(id.clone());
-            id
+        let put = s.put(owner, origin, label, content, || self.fresh_id(&mut fresh));
+        self.put_shared_end(s, put, fresh)
+    }
+
+    /// [`Store::put`] for async callers: a shared store's round trip is awaited instead of
+    /// holding the thread ([`shared::Shared::put_async`]).
+    pub async fn put_async(&self, owner: &str, origin: &str, label: &str, text: String) -> String {
+        let Some(s) = &self.shared else {
+            return self.put(owner, origin, label, text);
         };
-        let (id, why) = match s.put(owner, origin, label, content, new_id) {
+        let mut fresh = None;
+        let put = s
+            .put_async(owner, origin, label, &text, || self.fresh_id(&mut fresh))
+            .await;
+        self.put_shared_end(s, put, fresh)
+    }
+
+    /// A new id, remembered in `fresh`.
+    fn fresh_id(&self, fresh: &mut Option<String>) -> String {
+        let id = self.new_id(self.next_id.fetch_add(1, Ordering::Relaxed));
+        *fresh = Some(id.clone());
+        id
+    }
+
+    /// The id a shared store's `put` ended with; one it refused (`fresh`, or a new one if it
+    /// refused before issuing any) is remembered with why.
+    fn put_shared_end(
+        &self,
+        s: &shared::Shared,
+        put: std::io::Result<shared::Put>,
+        fresh: Option<String>,
+    ) -> String {
+        let (id, why) = match put {
             Ok(shared::Put::Stored(id)) => return id,
             Ok(shared::Put::TooLarge) => {
                 let id = fresh
@@ -743,28 +770,61 @@ impl Store {
     /// store, an entry this process does not know comes with that line's page in one round trip.
     pub fn get_at(&self, id: &str, first: Option<usize>) -> Result<Arc<Entry>, Missing> {
         if let Some(s) = &self.shared {
-            if let Some(why) = self
-                .inner
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .gone
-                .get(id)
-            {
-                return Err(*why);
-            }
-            return match s.get_at(id, first) {
-                Ok((origin, label, text)) => Ok(Store::shared_entry(id, origin, label, text)),
-                Err(shared::SharedMiss::Evicted) => Err(Missing::Evicted),
-                Err(shared::SharedMiss::TooLarge) => Err(Missing::TooLarge),
-                Err(shared::SharedMiss::Lost) => Err(Missing::Lost),
-                Err(shared::SharedMiss::Unavailable) => Err(Missing::Unavailable),
-                Err(shared::SharedMiss::Absent) => Err(if self.issued_here(id) {
-                    Missing::Gone
-                } else {
-                    Missing::Absent
-                }),
-            };
+            self.not_gone(id)?;
+            return self.shared_found(id, s.get_at(id, first));
         }
+        self.get_memory(id)
+    }
+
+    /// [`Store::get_at`] for async callers: a shared store's round trip is awaited.
+    pub async fn get_at_async(
+        &self,
+        id: &str,
+        first: Option<usize>,
+    ) -> Result<Arc<Entry>, Missing> {
+        if let Some(s) = &self.shared {
+            self.not_gone(id)?;
+            return self.shared_found(id, s.get_at_async(id, first).await);
+        }
+        self.get_memory(id)
+    }
+
+    /// Why `id` is missing if this process already knows it is.
+    fn not_gone(&self, id: &str) -> Result<(), Missing> {
+        match self
+            .inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .gone
+            .get(id)
+        {
+            Some(why) => Err(*why),
+            None => Ok(()),
+        }
+    }
+
+    /// The entry a shared store found for `id`, or why it is missing.
+    fn shared_found(
+        &self,
+        id: &str,
+        found: Result<(String, String, shared::SharedText), shared::SharedMiss>,
+    ) -> Result<Arc<Entry>, Missing> {
+        match found {
+            Ok((origin, label, text)) => Ok(Store::shared_entry(id, origin, label, text)),
+            Err(shared::SharedMiss::Evicted) => Err(Missing::Evicted),
+            Err(shared::SharedMiss::TooLarge) => Err(Missing::TooLarge),
+            Err(shared::SharedMiss::Lost) => Err(Missing::Lost),
+            Err(shared::SharedMiss::Unavailable) => Err(Missing::Unavailable),
+            Err(shared::SharedMiss::Absent) => Err(if self.issued_here(id) {
+                Missing::Gone
+            } else {
+                Missing::Absent
+            }),
+        }
+    }
+
+    /// The entry for `id` in this process's memory, refreshing its recency.
+    fn get_memory(&self, id: &str) -> Result<Arc<Entry>, Missing> {
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         self.expire(&mut inner);

@@ -120,6 +120,12 @@ impl Cmd {
 
 trait Stream: Read + Write + Send {}
 
+impl std::fmt::Debug for AsyncConn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AsyncConn")
+    }
+}
+
 impl std::fmt::Debug for Conn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Conn")
@@ -159,24 +165,7 @@ impl Conn {
         let mut conn = Conn {
             io: BufReader::with_capacity(64 * 1024, stream),
         };
-        let mut hello = Vec::new();
-        if let Some(pass) = &t.password {
-            let mut c = Cmd::new("AUTH");
-            if let Some(user) = &t.user {
-                c = c.arg(user);
-            }
-            hello.push(c.arg(pass));
-        }
-        if t.db != 0 {
-            hello.push(Cmd::new("SELECT").num(t.db));
-        }
-        for r in conn.run(&hello)? {
-            if let Value::Error(e) = r {
-                return Err(io::Error::other(format!(
-                    "store refused the connection: {e}"
-                )));
-            }
-        }
+        greeted(conn.run(&hello(t))?)?;
         Ok(conn)
     }
 
@@ -193,6 +182,157 @@ impl Conn {
         w.write_all(&buf)?;
         w.flush()?;
         cmds.iter().map(|_| read_value(&mut self.io, 0)).collect()
+    }
+}
+
+/// The commands a new connection sends first: `AUTH` with the target's credentials, `SELECT`
+/// of its database.
+fn hello(t: &Target) -> Vec<Cmd> {
+    let mut hello = Vec::new();
+    if let Some(pass) = &t.password {
+        let mut c = Cmd::new("AUTH");
+        if let Some(user) = &t.user {
+            c = c.arg(user);
+        }
+        hello.push(c.arg(pass));
+    }
+    if t.db != 0 {
+        hello.push(Cmd::new("SELECT").num(t.db));
+    }
+    hello
+}
+
+/// The replies to [`hello`]: an error if the server refused any of them.
+fn greeted(replies: Vec<Value>) -> io::Result<()> {
+    for r in replies {
+        if let Value::Error(e) = r {
+            return Err(io::Error::other(format!(
+                "store refused the connection: {e}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// One open plain-TCP connection driven by tokio: a round trip on it lets the worker run other
+/// tasks while the server answers, where [`Conn`] holds a thread.
+struct AsyncConn {
+    tcp: tokio::net::TcpStream,
+    /// Bytes read and not yet parsed (a reply can arrive in pieces).
+    buf: Vec<u8>,
+}
+
+impl AsyncConn {
+    async fn open(t: &Target) -> io::Result<AsyncConn> {
+        let addr = tokio::net::lookup_host((t.host.as_str(), t.port))
+            .await?
+            .next()
+            .ok_or_else(|| io::Error::other(format!("{} does not resolve", t.host)))?;
+        let tcp = within(tokio::net::TcpStream::connect(addr)).await?;
+        tcp.set_nodelay(true)?;
+        let mut conn = AsyncConn {
+            tcp,
+            buf: Vec::with_capacity(16 * 1024),
+        };
+        greeted(conn.run(&hello(t)).await?)?;
+        Ok(conn)
+    }
+
+    /// Sends `cmds` in one write and reads one reply each, every step within [`IO_TIMEOUT`].
+    async fn run(&mut self, cmds: &[Cmd]) -> io::Result<Vec<Value>> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        if cmds.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for c in cmds {
+            c.encode(&mut out);
+        }
+        within(self.tcp.write_all(&out)).await?;
+        let mut replies = Vec::with_capacity(cmds.len());
+        let mut at = 0;
+        while replies.len() < cmds.len() {
+            match reply_len(&self.buf[at..], 0)? {
+                Some(n) => {
+                    let mut whole = &self.buf[at..at + n];
+                    replies.push(read_value(&mut whole, 0)?);
+                    at += n;
+                }
+                None => {
+                    self.buf.reserve(64 * 1024);
+                    if within(self.tcp.read_buf(&mut self.buf)).await? == 0 {
+                        return Err(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "the store closed the connection",
+                        ));
+                    }
+                }
+            }
+        }
+        self.buf.drain(..at);
+        Ok(replies)
+    }
+}
+
+/// `f` within [`IO_TIMEOUT`], a timeout being an error of kind `TimedOut`.
+async fn within<T>(f: impl std::future::Future<Output = io::Result<T>>) -> io::Result<T> {
+    tokio::time::timeout(IO_TIMEOUT, f)
+        .await
+        .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "the store did not answer in time"))?
+}
+
+/// The length of the first reply in `buf` if it is all there (`None`: more bytes are needed),
+/// without copying it; what [`read_value`] rejects as malformed or too large is an error here
+/// too, as soon as its header shows it.
+fn reply_len(buf: &[u8], depth: usize) -> io::Result<Option<usize>> {
+    if depth > 8 {
+        return Err(bad("nested too deep"));
+    }
+    let Some(end) = memchr::memmem::find(buf, b"\r\n") else {
+        return if buf.len() > 64 * 1024 {
+            Err(bad("unterminated line"))
+        } else {
+            Ok(None)
+        };
+    };
+    let line = end + 2;
+    let num = || -> io::Result<i64> {
+        std::str::from_utf8(&buf[1..end])
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| bad("not a number"))
+    };
+    match buf.first() {
+        Some(b'+' | b'-' | b':') => Ok(Some(line)),
+        Some(b'$') => {
+            let n = num()?;
+            if n < 0 {
+                return Ok(Some(line));
+            }
+            if n as u64 > REPLY_MAX as u64 {
+                return Err(bad("bulk string too large"));
+            }
+            let whole = line + n as usize + 2;
+            Ok((buf.len() >= whole).then_some(whole))
+        }
+        Some(b'*') => {
+            let n = num()?;
+            if n < 0 {
+                return Ok(Some(line));
+            }
+            if n as u64 > (REPLY_MAX / 16) as u64 {
+                return Err(bad("array too large"));
+            }
+            let mut at = line;
+            for _ in 0..n {
+                match reply_len(&buf[at..], depth + 1)? {
+                    Some(k) => at += k,
+                    None => return Ok(None),
+                }
+            }
+            Ok(Some(at))
+        }
+        _ => Err(bad("unknown type")),
     }
 }
 
@@ -276,12 +416,48 @@ fn read_value(r: &mut impl BufRead, depth: usize) -> io::Result<Value> {
     })
 }
 
+/// An idle connection of `idle`, if there is one.
+fn take<C>(idle: &Mutex<Vec<C>>) -> Option<C> {
+    idle.lock().unwrap_or_else(|e| e.into_inner()).pop()
+}
+
+/// Forgets every idle connection of `idle` (the server may have restarted).
+fn clear<C>(idle: &Mutex<Vec<C>>) {
+    idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+/// After a run that ended `ok`, `conn` goes back to `idle` (up to [`POOL_MAX`]); after a
+/// failure it is dropped and the pool emptied: a store restart closes every pooled connection.
+fn settle<C>(idle: &Mutex<Vec<C>>, conn: C, ok: bool) {
+    let mut idle = idle.lock().unwrap_or_else(|e| e.into_inner());
+    if !ok {
+        idle.clear();
+    } else if idle.len() < POOL_MAX {
+        idle.push(conn);
+    }
+}
+
+/// The scripts among `cmds` that did not run because the server had not cached them
+/// (`NOSCRIPT`, first use or after a restart): their index and the command with the script's
+/// text, to send again on the same connection.
+fn uncached(replies: &[Value], cmds: &[Cmd]) -> Vec<(usize, Cmd)> {
+    replies
+        .iter()
+        .zip(cmds)
+        .enumerate()
+        .filter(|(_, (r, _))| matches!(r, Value::Error(e) if e.starts_with("NOSCRIPT")))
+        .filter_map(|(i, (_, c))| c.with_body().map(|eval| (i, eval)))
+        .collect()
+}
+
 /// Connections to one server, opened on demand and kept while idle (up to [`POOL_MAX`]).
 #[derive(Debug)]
 pub struct Pool {
     target: Target,
     tls: Option<Arc<rustls::ClientConfig>>,
     idle: Mutex<Vec<Conn>>,
+    /// Idle connections of [`Pool::run_async`] (plain TCP only).
+    idle_async: Mutex<Vec<AsyncConn>>,
 }
 
 impl Pool {
@@ -301,6 +477,7 @@ impl Pool {
             target,
             tls,
             idle: Mutex::new(Vec::new()),
+            idle_async: Mutex::new(Vec::new()),
         })
     }
 
@@ -325,7 +502,7 @@ impl Pool {
     }
 
     fn run_here(&self, cmds: &[Cmd]) -> io::Result<Vec<Value>> {
-        let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let pooled = take(&self.idle);
         let reused = pooled.is_some();
         let mut conn = match pooled {
             Some(c) => c,
@@ -335,23 +512,18 @@ impl Pool {
         if reused && out.as_ref().is_err_and(closed) {
             // An idle connection the server closed (a restart): the commands never reached a
             // live server. Once more, on a new connection.
-            self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            clear(&self.idle);
             conn = Conn::open(&self.target, self.tls.as_ref())?;
             out = conn.run(cmds);
         }
         let mut failed = None;
         if let Ok(replies) = &mut out {
-            // A script the server has not cached (NOSCRIPT) did not run: send its text.
-            for (r, c) in replies.iter_mut().zip(cmds) {
-                if matches!(r, Value::Error(e) if e.starts_with("NOSCRIPT"))
-                    && let Some(eval) = c.with_body()
-                {
-                    match conn.run(std::slice::from_ref(&eval)) {
-                        Ok(mut v) => *r = v.pop().unwrap_or(Value::Nil),
-                        Err(e) => {
-                            failed = Some(e);
-                            break;
-                        }
+            for (i, eval) in uncached(replies, cmds) {
+                match conn.run(std::slice::from_ref(&eval)) {
+                    Ok(mut v) => replies[i] = v.pop().unwrap_or(Value::Nil),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
                     }
                 }
             }
@@ -359,15 +531,45 @@ impl Pool {
         if let Some(e) = failed {
             out = Err(e);
         }
-        if out.is_ok() {
-            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-            if idle.len() < POOL_MAX {
-                idle.push(conn);
-            }
-        } else {
-            // A pooled connection may have been closed by a store restart: the pool is stale.
-            self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        settle(&self.idle, conn, out.is_ok());
+        out
+    }
+
+    /// [`Pool::run`] for async callers: on plain TCP inside a tokio runtime, the round trip is
+    /// awaited on a connection of its own pool, so the worker serves other tasks meanwhile (and
+    /// no thread is handed over, as `block_in_place` does). TLS goes through [`Pool::run`].
+    pub async fn run_async(&self, cmds: &[Cmd]) -> io::Result<Vec<Value>> {
+        if self.tls.is_some() || tokio::runtime::Handle::try_current().is_err() {
+            return self.run(cmds);
         }
+        let pooled = take(&self.idle_async);
+        let reused = pooled.is_some();
+        let mut conn = match pooled {
+            Some(c) => c,
+            None => AsyncConn::open(&self.target).await?,
+        };
+        let mut out = conn.run(cmds).await;
+        if reused && out.as_ref().is_err_and(closed) {
+            clear(&self.idle_async);
+            conn = AsyncConn::open(&self.target).await?;
+            out = conn.run(cmds).await;
+        }
+        let mut failed = None;
+        if let Ok(replies) = &mut out {
+            for (i, eval) in uncached(replies, cmds) {
+                match conn.run(std::slice::from_ref(&eval)).await {
+                    Ok(mut v) => replies[i] = v.pop().unwrap_or(Value::Nil),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(e) = failed {
+            out = Err(e);
+        }
+        settle(&self.idle_async, conn, out.is_ok());
         out
     }
 
@@ -405,6 +607,35 @@ mod tests {
             Value::Error("ERR no".into())
         );
         assert!(read_value(&mut r, 0).is_err(), "end of input");
+    }
+
+    /// A reply is complete only once all its bytes are there, whatever piece the network
+    /// delivered last; complete, it parses as [`read_value`] parses the whole stream.
+    #[test]
+    fn reply_len_waits_for_whole_replies() {
+        let stream: &[u8] =
+            b"+OK\r\n:-3\r\n$3\r\na\r\n\r\n$-1\r\n*2\r\n$1\r\nx\r\n*1\r\n:1\r\n-ERR no\r\n*-1\r\n";
+        let mut whole = stream;
+        let mut expected = Vec::new();
+        while !whole.is_empty() {
+            expected.push(read_value(&mut whole, 0).unwrap());
+        }
+        for cut in 0..=stream.len() {
+            let mut got = Vec::new();
+            let mut at = 0;
+            while let Some(n) = reply_len(&stream[at..cut], 0).unwrap() {
+                let mut one = &stream[at..at + n];
+                got.push(read_value(&mut one, 0).unwrap());
+                assert!(one.is_empty(), "the reply is exactly {n} bytes");
+                at += n;
+            }
+            assert_eq!(got, expected[..got.len()], "prefix of {cut} bytes");
+            if cut == stream.len() {
+                assert_eq!(got.len(), expected.len());
+            }
+        }
+        assert!(reply_len(b"$99999999999\r\n", 0).is_err(), "too large");
+        assert!(reply_len(b"?x\r\n", 0).is_err(), "unknown type");
     }
 
     #[test]

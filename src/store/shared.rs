@@ -62,6 +62,38 @@ pub enum Put {
     TooLarge,
 }
 
+/// What [`Shared::get_at`] found without the network, or the round trip that fetches it.
+enum Fetch {
+    /// From the near copy, or from what this process knows of the entry.
+    Done((String, String, SharedText)),
+    /// The entry's fields, its recency, and the first page if asked.
+    Trip(Vec<Cmd>),
+}
+
+/// How far [`Shared::put`] got without the network.
+enum Begun<'a> {
+    /// Done: re-issued from a near copy, refused as too large, or stored in round trips of its
+    /// own.
+    Done(Put),
+    /// One round trip left: the upload and the admission.
+    Trip(Trip<'a>),
+}
+
+/// The round trip that stores a text in memory, and what its end needs.
+struct Trip<'a> {
+    /// The upload, the admission script last.
+    batch: Vec<Cmd>,
+    /// The id the text is stored under if it is new.
+    id: String,
+    owner: &'a str,
+    origin: &'a str,
+    label: String,
+    /// The text, for the near copy.
+    text: Option<&'a str>,
+    /// The content key of the same output from the same origin and label.
+    ckey: String,
+}
+
 /// A text to store.
 pub enum Content<'a> {
     /// In memory.
@@ -239,19 +271,17 @@ impl SharedText {
     }
 
     /// Records the shown runs (0-based half-open) if the entry still exists.
-    pub fn set_shown(&self, runs: &[std::ops::Range<usize>]) -> io::Result<()> {
+    pub async fn set_shown(&self, runs: &[std::ops::Range<usize>]) -> io::Result<()> {
         let enc: Vec<String> = runs
             .iter()
             .map(|r| format!("{}-{}", r.start, r.end))
             .collect();
-        self.pool.one(
-            Cmd::script(SET_FIELD)
-                .num(1)
-                .arg(key("e", &self.id))
-                .arg("s")
-                .arg(enc.join(",")),
-        )?;
-        Ok(())
+        let cmd = Cmd::script(SET_FIELD)
+            .num(1)
+            .arg(key("e", &self.id))
+            .arg("s")
+            .arg(enc.join(","));
+        check(self.pool.run_async(std::slice::from_ref(&cmd)).await?)
     }
 
     /// The shown runs recorded (empty when none, or on any failure).
@@ -611,12 +641,50 @@ impl Shared {
         content: Content<'_>,
         new_id: impl FnOnce() -> String,
     ) -> io::Result<Put> {
+        match self.put_begin(owner, origin, label, content, new_id)? {
+            Begun::Done(put) => Ok(put),
+            Begun::Trip(trip) => {
+                let replies = self.pool.run(&trip.batch);
+                self.put_end(trip, replies)
+            }
+        }
+    }
+
+    /// [`Shared::put`] for async callers: the one round trip of a text in memory up to
+    /// [`ONE_TRIP_MAX`] is awaited ([`Pool::run_async`]) instead of holding the thread.
+    pub async fn put_async(
+        &self,
+        owner: &str,
+        origin: &str,
+        label: &str,
+        text: &str,
+        new_id: impl FnOnce() -> String,
+    ) -> io::Result<Put> {
+        match self.put_begin(owner, origin, label, Content::Text(text), new_id)? {
+            Begun::Done(put) => Ok(put),
+            Begun::Trip(trip) => {
+                let replies = self.pool.run_async(&trip.batch).await;
+                self.put_end(trip, replies)
+            }
+        }
+    }
+
+    /// What [`Shared::put`] can do without the network, or in several round trips of its own (a
+    /// text on disk or larger than [`ONE_TRIP_MAX`]); else the one round trip left to make.
+    fn put_begin<'a>(
+        &self,
+        owner: &'a str,
+        origin: &'a str,
+        label: &str,
+        content: Content<'a>,
+        new_id: impl FnOnce() -> String,
+    ) -> io::Result<Begun<'a>> {
         let label: String = label.chars().take(200).collect();
         let owner = listed_owner(owner);
         let bytes = content.len();
         // The index costs 8 bytes a STEP lines; bounded by the text's own size.
         if bytes.saturating_add(bytes / 8) > self.max_bytes as u64 {
-            return Ok(Put::TooLarge);
+            return Ok(Begun::Done(Put::TooLarge));
         }
         let copyable = match content {
             Content::Text(t) => Some(t),
@@ -625,7 +693,7 @@ impl Shared {
         if let Some(t) = copyable
             && let Some(id) = self.near.reissue(owner, origin, &label, t)
         {
-            return Ok(Put::Stored(id));
+            return Ok(Begun::Done(Put::Stored(id)));
         }
         let mut sha = ring::digest::Context::new(&ring::digest::SHA256);
         for part in [origin.as_bytes(), b"\0", label.as_bytes(), b"\0"] {
@@ -662,7 +730,9 @@ impl Shared {
                     .num(GRACE_MS),
             )?;
             if let Some(id) = again.text() {
-                return Ok(self.stored(id, owner, origin, &label, copyable, &ckey));
+                return Ok(Begun::Done(
+                    self.stored(id, owner, origin, &label, copyable, &ckey),
+                ));
             }
         }
         let id = new_id();
@@ -713,21 +783,46 @@ impl Shared {
             .num(GRACE_MS)
             .num(super::near::EVLOG_MAX as u64)
             .num(one_trip as u64);
-        let admitted = if one_trip {
-            batch.push(admit);
-            let mut replies = self.pool.run(&batch)?;
-            let last = replies.pop().unwrap_or(Value::Nil);
-            check(replies)?;
-            last
-        } else {
-            check(self.pool.run(&batch)?)?;
-            self.pool.one(admit)?
+        let mut trip = Trip {
+            batch,
+            id,
+            owner,
+            origin,
+            label,
+            text: copyable,
+            ckey,
         };
+        if one_trip {
+            trip.batch.push(admit);
+            return Ok(Begun::Trip(trip));
+        }
+        check(self.pool.run(&trip.batch)?)?;
+        let admitted = self.pool.one(admit);
+        trip.batch.clear();
+        self.put_end(trip, admitted.map(|v| vec![v]))
+            .map(Begun::Done)
+    }
+
+    /// The end of a [`Trip`] from its batch's `replies`: the admission's (the last) says whether
+    /// the text was stored, re-issued or lost.
+    fn put_end(&self, trip: Trip<'_>, replies: io::Result<Vec<Value>>) -> io::Result<Put> {
+        let mut replies = replies?;
+        let admitted = replies.pop().unwrap_or(Value::Nil);
+        check(replies)?;
+        let Trip {
+            id,
+            owner,
+            origin,
+            label,
+            text,
+            ckey,
+            ..
+        } = trip;
         let evicted = match admitted {
             Value::Int(n) => n,
             Value::Error(e) => return Err(io::Error::other(format!("store: {e}"))),
             again => match again.text() {
-                Some(id) => return Ok(self.stored(id, owner, origin, &label, copyable, &ckey)),
+                Some(id) => return Ok(self.stored(id, owner, origin, &label, text, &ckey)),
                 None => -1,
             },
         };
@@ -737,7 +832,7 @@ impl Shared {
             ));
         }
         self.evictions.fetch_add(evicted as u64, Ordering::Relaxed);
-        Ok(self.stored(id, owner, origin, &label, copyable, &ckey))
+        Ok(self.stored(id, owner, origin, &label, text, &ckey))
     }
 
     /// `id` stored (or re-issued) for `owner`: a near copy of the text when it is in memory.
@@ -779,18 +874,38 @@ impl Shared {
         id: &str,
         first: Option<usize>,
     ) -> Result<(String, String, SharedText), SharedMiss> {
+        match self.get_begin(id, first)? {
+            Fetch::Done(found) => Ok(found),
+            Fetch::Trip(cmds) => self.get_end(id, first, self.pool.run(&cmds)),
+        }
+    }
+
+    /// [`Shared::get_at`] for async callers: its round trip is awaited ([`Pool::run_async`]).
+    pub async fn get_at_async(
+        &self,
+        id: &str,
+        first: Option<usize>,
+    ) -> Result<(String, String, SharedText), SharedMiss> {
+        match self.get_begin(id, first)? {
+            Fetch::Done(found) => Ok(found),
+            Fetch::Trip(cmds) => self.get_end(id, first, self.pool.run_async(&cmds).await),
+        }
+    }
+
+    /// The entry from this process's near copy or what it knows of `id`, or the commands that
+    /// fetch it (and the page of line `first`).
+    fn get_begin(&self, id: &str, first: Option<usize>) -> Result<Fetch, SharedMiss> {
         if !id.starts_with("prn_") || id.len() > 80 {
             return Err(SharedMiss::Absent);
         }
-        let text = |bytes, lines| self.text(id, bytes, lines);
         if let Some(c) = self.near.get(id) {
-            let mut t = text(c.text.len() as u64, c.line_starts.len());
+            let mut t = self.text(id, c.text.len() as u64, c.line_starts.len());
             let (origin, label) = (c.origin.clone(), c.label.clone());
             t.local = Some(c);
-            return Ok((origin, label, t));
+            return Ok(Fetch::Done((origin, label, t)));
         }
         if let Some((origin, label, bytes, lines)) = self.known.get(id) {
-            return Ok((origin, label, text(bytes, lines)));
+            return Ok(Fetch::Done((origin, label, self.text(id, bytes, lines))));
         }
         let mut cmds = vec![
             fields_cmd(id),
@@ -803,11 +918,17 @@ impl Shared {
         if let Some(line) = first {
             cmds.push(page_cmd(id, line));
         }
-        let mut r = self
-            .pool
-            .run(&cmds)
-            .map_err(|_| SharedMiss::Unavailable)?
-            .into_iter();
+        Ok(Fetch::Trip(cmds))
+    }
+
+    /// The entry `id` from the replies to [`Shared::get_begin`]'s commands.
+    fn get_end(
+        &self,
+        id: &str,
+        first: Option<usize>,
+        replies: io::Result<Vec<Value>>,
+    ) -> Result<(String, String, SharedText), SharedMiss> {
+        let mut r = replies.map_err(|_| SharedMiss::Unavailable)?.into_iter();
         let entry = r.next();
         let page = first.zip(r.nth(1));
         match entry {
@@ -819,7 +940,7 @@ impl Shared {
                 let lines = f.next().and_then(|v| v.int()).unwrap_or(0).max(0) as usize;
                 self.known
                     .remember(id, (origin.clone(), label.clone(), bytes, lines));
-                let t = text(bytes, lines);
+                let t = self.text(id, bytes, lines);
                 *t.prefetched.lock().unwrap_or_else(|e| e.into_inner()) = page;
                 Ok((origin, label, t))
             }

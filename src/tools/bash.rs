@@ -286,7 +286,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         }
     };
 
-    let out = fit(&p, &out_view, &err_view, &build);
+    let out = fit(&p, &out_view, &err_view, &build).await;
     if let Some(r) = reason {
         crate::events::exec_failed(
             &ctx.request_id,
@@ -511,11 +511,11 @@ async fn prune_one(
 }
 
 /// Shows as many head/tail lines of both streams as the budget allows; stores what is cut.
-fn fit(
+async fn fit(
     p: &Pipeline<'_>,
     out: &View,
     err: &View,
-    build: &dyn Fn(&str, &str, bool, &Refs) -> ToolOutput,
+    build: &(dyn Fn(&str, &str, bool, &Refs) -> ToolOutput + Sync),
 ) -> ToolOutput {
     let mut refs = Refs {
         stdout: out.stored.clone(),
@@ -536,10 +536,10 @@ fn fit(
     }
     // Store the raw streams so every byte stays recoverable.
     if refs.stdout.is_none() && !out.raw.is_empty() {
-        refs.stdout = Some(p.store("stdout", out.raw.clone()));
+        refs.stdout = Some(p.store("stdout", out.raw.clone()).await);
     }
     if refs.stderr.is_none() && !err.raw.is_empty() {
-        refs.stderr = Some(p.store("stderr", err.raw.clone()));
+        refs.stderr = Some(p.store("stderr", err.raw.clone()).await);
     }
     // Each stream's lines, indexed once for every size tried.
     let (out_lines, err_lines) = (

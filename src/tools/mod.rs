@@ -416,7 +416,7 @@ async fn run(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<(ToolOutput,
         "bash" => bash::run(decode(arguments)?, ctx).await?,
         "grep" => grep::run(decode(arguments)?, ctx).await?,
         "prune_text" => prune_text::run(decode(arguments)?, ctx).await?,
-        "recover_text" => recover_text::run(decode(arguments)?, ctx)?,
+        "recover_text" => recover_text::run(decode(arguments)?, ctx).await?,
         "health" => health::run(ctx),
         other => {
             return Err(message::invalid_field(

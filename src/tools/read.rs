@@ -453,7 +453,7 @@ async fn store_artifact(
     let ctx = p.ctx;
     let store = &ctx.app.store;
     match source {
-        Source::Text(text) => Ok(p.store(label, text)),
+        Source::Text(text) => Ok(p.store(label, text).await),
         Source::Scanned {
             key,
             index: Some(index),

@@ -66,7 +66,7 @@ pub fn range_error(arguments: &serde_json::Value, errors: &[FieldError]) -> Opti
 }
 
 /// Runs `recover_text`.
-pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
+pub async fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
     // A first page by ranges starts at the first range: a shared store fetches it with the entry.
     let first = (input.cursor.is_none() && input.context_focus_question.is_none()).then(|| {
         input
@@ -77,7 +77,8 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
     let entry = ctx
         .app
         .store
-        .get_at(&input.prune_id, first)
+        .get_at_async(&input.prune_id, first)
+        .await
         .map_err(|why| message::prune_id_not_found(&input.prune_id, why.explain()))?;
     let total = entry.line_count();
     let ranges: Vec<(usize, usize)> = if input.ranges.is_empty() {
@@ -112,7 +113,7 @@ pub fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcErro
     }
     if let Some(question) = input.context_focus_question.as_deref() {
         let within = (!input.ranges.is_empty()).then_some(ranges.as_slice());
-        return by_question(&input, question, &entry, within, &ctx.app);
+        return by_question(&input, question, &entry, within, &ctx.app).await;
     }
     let numbered = input.include_line_numbers.unwrap_or(true);
     let fp = fingerprint(&input.prune_id, &ranges, numbered);
@@ -212,7 +213,7 @@ const QUESTION_OVERHEAD: usize = 512;
 /// checked 1-based `within` ranges, if given) that the earlier result did not show, best for the
 /// question first, fitted to the call's budget as the JSON result the model reads; markers name
 /// what stays out. The lines returned count as shown from then on.
-pub(crate) fn by_question(
+pub(crate) async fn by_question(
     input: &RecoverTextInput,
     question: &str,
     entry: &Entry,
@@ -322,7 +323,7 @@ pub(crate) fn by_question(
         .zip(&plan.keep)
         .map(|(s, k)| *s || *k)
         .collect();
-    entry.set_shown(&seen);
+    entry.set_shown(&seen).await;
     Ok(out)
 }
 

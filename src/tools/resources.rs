@@ -58,7 +58,7 @@ pub fn templates() -> Value {
 }
 
 /// `resources/read {uri}`: the whole stored text.
-pub fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
+pub async fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
     let uri = params
         .get("uri")
         .and_then(Value::as_str)
@@ -80,7 +80,8 @@ pub fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
     };
     let entry = app
         .store
-        .get(id)
+        .get_at_async(id, None)
+        .await
         .map_err(|why| not_found(why.explain().to_string()))?;
     if let Some(question) = question {
         let input = RecoverTextInput {
@@ -91,7 +92,7 @@ pub fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
             max_output_bytes: None,
             ranges: Vec::new(),
         };
-        let out = recover_text::by_question(&input, &question, &entry, None, app)?;
+        let out = recover_text::by_question(&input, &question, &entry, None, app).await?;
         let text = out.structured["raw_text"].as_str().unwrap_or_default();
         return Ok(json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": text }] }));
     }

@@ -103,11 +103,12 @@ impl<'a> Pipeline<'a> {
     }
 
     /// Stores a raw text the result cuts; its `prune_id`.
-    pub fn store(&self, label: &str, text: String) -> String {
+    pub async fn store(&self, label: &str, text: String) -> String {
         self.ctx
             .app
             .store
-            .put(&self.ctx.session.id, self.tool, label, text)
+            .put_async(&self.ctx.session.id, self.tool, label, text)
+            .await
     }
 
     /// Stores a raw text already written out (spilled); its `prune_id`.
@@ -195,7 +196,7 @@ impl Pipeline<'_> {
         }
         let id = match pruning.prune_id.clone().filter(|_| applied) {
             Some(id) => id,
-            None => self.store(label, raw.to_string()),
+            None => self.store(label, raw.to_string()).await,
         };
         let not_stored = self.ctx.app.store.not_stored(&id);
         let starts = line_starts(&body);

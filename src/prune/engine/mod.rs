@@ -698,3 +698,75 @@ mod tests {
         assert!(!p.removed.is_empty());
     }
 }
+
+#[cfg(test)]
+mod two_call_probe {
+    use super::*;
+
+    /// Where the gold lines that two calls miss are.
+    #[test]
+    #[ignore]
+    fn two_call_misses() {
+        let data = std::env::var("VIS_DATA").expect("VIS_DATA");
+        let text = std::fs::read_to_string(&data).unwrap();
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        let (mut total, mut cases, mut rsum, mut csum) = (0, 0, 0.0, 0.0);
+        for row in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(row).unwrap();
+            if v["source_type"] != "code" || v["split"] != "dev" {
+                continue;
+            }
+            let lines = split_lines(v["text"].as_str().unwrap());
+            let q = v["query"].as_str().unwrap();
+            let plan = plan(&lines, q, SourceType::Code, &Limits::default());
+            let budget = TextBudget {
+                bytes: crate::budget::for_pruned_text(10240, false),
+                marker_bytes: crate::prune::widest_compact_marker(lines.len()),
+            };
+            let more = plan_more(&lines, q, SourceType::Code, &plan.keep, budget);
+            let query = Query::new(q, true);
+            let draft = strategy(&lines, &query, SourceType::Code);
+            let gold: Vec<usize> = v["gold_lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| g.as_u64().unwrap() as usize)
+                .filter(|g| *g >= 1 && *g <= lines.len())
+                .collect();
+            if gold.is_empty() {
+                continue;
+            }
+            cases += 1;
+            let mut got = 0;
+            let mut cand = 0;
+            for &g in &gold {
+                let i = g - 1;
+                total += 1;
+                let c = draft.keep[i] || draft.score[i] > 0.0;
+                if plan.keep[i] || more.keep[i] {
+                    got += 1;
+                    cand += 1;
+                    *counts.entry("seen").or_default() += 1;
+                } else if c {
+                    cand += 1;
+                    *counts.entry("candidate, cut").or_default() += 1;
+                } else {
+                    if std::env::var_os("VIS_SHOW").is_some() {
+                        println!("NC {:.60} || {}", q.replace('\n', " "), lines[i].trim());
+                    }
+                    *counts.entry("not a candidate").or_default() += 1;
+                }
+            }
+            rsum += got as f64 / gold.len() as f64;
+            csum += cand as f64 / gold.len() as f64;
+        }
+        println!(
+            "cases {cases} gold {total} two-call recall {:.1} candidate ceiling {:.1}",
+            100.0 * rsum / cases as f64,
+            100.0 * csum / cases as f64
+        );
+        for (k, n) in counts {
+            println!("{n:6} {:5.2}%  {k}", 100.0 * n as f64 / total as f64);
+        }
+    }
+}
