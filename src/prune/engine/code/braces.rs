@@ -98,7 +98,10 @@ impl Braces<'_> {
             let end = close.map_or(hi, |j| j + 1);
             let start = self.sig_start(o, i, lo);
             let mut kind = classify(self.lines[start]);
-            if kind == Kind::Unit && self.holds_definitions(i + 1, close.unwrap_or(hi), d + 1) {
+            if kind == Kind::Unit
+                && (self.holds_definitions(i + 1, close.unwrap_or(hi), d + 1)
+                    || self.wraps_items(start, i, close.unwrap_or(hi), d + 1))
+            {
                 kind = Kind::Container;
             }
             if kind == Kind::Container && nest >= MAX_NESTING {
@@ -229,6 +232,39 @@ impl Braces<'_> {
             })
             .count();
         nested >= MIN_NESTED
+    }
+
+    /// Whether the block opened on line `i` (its header from `start`) is a macro invocation that
+    /// wraps items: Rust's `cfg_if! {`, `pin_project! {`, tokio's `cfg_rt! {` around functions,
+    /// structs and impls, each a definition of its own.
+    fn wraps_items(&self, start: usize, i: usize, hi: usize, d: i32) -> bool {
+        let head = trimmed(self.lines[start]);
+        let Some(name) = head
+            .strip_suffix('{')
+            .map(str::trim_end)
+            .and_then(|h| h.strip_suffix('!'))
+        else {
+            return false;
+        };
+        if start != i
+            || name.is_empty()
+            || name == "macro_rules"
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+        {
+            return false;
+        }
+        (i + 1..hi).any(|k| {
+            let s = self.s[k];
+            s.before == d
+                && !s.in_string
+                && !s.comment
+                && matches!(
+                    super::outline::first_keyword(self.lines[k]),
+                    "fn" | "struct" | "enum" | "impl" | "trait" | "mod" | "union" | "type" | "use"
+                )
+        })
     }
 
     /// First line of the signature whose body opens on line `i`.

@@ -1000,6 +1000,29 @@ def c():
         assert!(is_import("from x import y") && is_import("use std::io;"));
     }
 
+    /// A macro block around items (tokio's `cfg_rt! {`, `cfg_if! {`) holds definitions of its
+    /// own; `macro_rules!` holds rules, not items, and stays one definition.
+    #[test]
+    fn a_macro_block_around_items_is_a_container() {
+        let src = "cfg_io_util! {\n    /// Reads.\n    pub fn try_read_buf(&self) -> usize {\n        0\n    }\n\n    pub(crate) fn poll(&self) {\n    }\n}\n\nmacro_rules! m {\n    ($x:expr) => {\n        fn f() {}\n    };\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.containers, [0..9]);
+        let labels: Vec<Option<String>> = o
+            .units
+            .iter()
+            .map(|u| label(naming_line(&lines, &u.sig)))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                Some("fn try_read_buf".to_string()),
+                Some("fn poll".to_string()),
+                Some("macro_rules! m".to_string())
+            ]
+        );
+    }
+
     #[test]
     fn ruby_blocks_close_with_their_end() {
         let src = "# frozen_string_literal: true\n\nrequire 'rack'\n\nmodule Rack\n  class Lint\n    # Checks the env.\n    def check_env(env)\n      if env.nil?\n        raise 'x'\n      end\n    end\n\n    def call(env) = check_env(env)\n  end\nend\n";
