@@ -98,6 +98,9 @@ impl Braces<'_> {
             let end = close.map_or(hi, |j| j + 1);
             let start = self.sig_start(o, i, lo);
             let mut kind = classify(self.lines[start]);
+            if kind == Kind::Unit && close.is_some_and(|j| self.destructures_require(start, j)) {
+                kind = Kind::Import;
+            }
             if kind == Kind::Unit
                 && (self.holds_definitions(i + 1, close.unwrap_or(hi), d + 1)
                     || self.wraps_items(start, i, close.unwrap_or(hi), d + 1))
@@ -232,6 +235,14 @@ impl Braces<'_> {
             })
             .count();
         nested >= MIN_NESTED
+    }
+
+    /// Whether lines `start..=close` are one CommonJS import of several names:
+    /// `const {` (or `let`, `var`), the names, `} = require("./utils");`.
+    fn destructures_require(&self, start: usize, close: usize) -> bool {
+        matches!(trimmed(self.lines[start]), "const {" | "let {" | "var {")
+            && trimmed(self.lines[close]).starts_with('}')
+            && self.lines[close].contains("require(")
     }
 
     /// Whether the block opened on line `i` (its header from `start`) is a macro invocation that

@@ -1023,6 +1023,17 @@ def c():
         );
     }
 
+    /// CommonJS imports several names in one destructuring `require`: an import, like ES's
+    /// `import {` block, not a definition without a name.
+    #[test]
+    fn a_destructuring_require_is_an_import() {
+        let src = "const {\n  wrapTextMultiline,\n  lowercaseTrim,\n} = require(\"../common/utils\");\n\nconst config = {\n  a: 1,\n};\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.roles[..4], [Role::Import; 4]);
+        assert_ne!(o.roles[5], Role::Import);
+    }
+
     #[test]
     fn ruby_blocks_close_with_their_end() {
         let src = "# frozen_string_literal: true\n\nrequire 'rack'\n\nmodule Rack\n  class Lint\n    # Checks the env.\n    def check_env(env)\n      if env.nil?\n        raise 'x'\n      end\n    end\n\n    def call(env) = check_env(env)\n  end\nend\n";
