@@ -1,6 +1,7 @@
-//! A small blocking client of the Redis protocol (RESP2), enough for the shared store: commands
-//! and pipelines over plain TCP or TLS (rustls with ring and the platform's roots), `AUTH` and
-//! `SELECT` on connect, a pool of idle connections, connect and I/O timeouts. Owns the sockets;
+//! A small client of the Redis protocol (RESP2), enough for the shared store: commands and
+//! pipelines over plain TCP or TLS (rustls with ring and the platform's roots), blocking
+//! ([`Pool::run`]) or, on plain TCP inside tokio, awaited ([`Pool::run_async`]); `AUTH` and
+//! `SELECT` on connect, pools of idle connections, connect and I/O timeouts. Owns the sockets;
 //! must never retry a command that may have run: the one retry is on a pooled connection found
 //! closed by the server (after a restart), and any other failure goes to the caller.
 
