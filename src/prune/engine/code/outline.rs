@@ -1007,7 +1007,7 @@ def c():
         let src = "cfg_io_util! {\n    /// Reads.\n    pub fn try_read_buf(&self) -> usize {\n        0\n    }\n\n    pub(crate) fn poll(&self) {\n    }\n}\n\nmacro_rules! m {\n    ($x:expr) => {\n        fn f() {}\n    };\n}\n";
         let lines: Vec<&str> = src.lines().collect();
         let o = outline(&lines);
-        assert_eq!(o.containers, [0..9]);
+        assert_eq!(o.containers, vec![0..9]);
         let labels: Vec<Option<String>> = o
             .units
             .iter()
