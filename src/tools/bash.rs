@@ -65,34 +65,9 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
 
     // Opened beneath the root, and entered by that handle (fchdir): a directory swapped for a
     // link out of the root after this check cannot move the command there.
-    let invalid_cwd =
-        |message: String| Failure::new(ToolName::Bash, ErrorReason::InvalidCwd, message, 0);
     let (cwd_dir, cwd) = match beneath::open_dir(root, &cwd_lex) {
         Ok(opened) => opened,
-        Err(beneath::OpenError::NotRegular { .. }) => {
-            return Ok(p.fail(invalid_cwd(format!(
-                "cwd {} is not a directory",
-                paths::display(root, &cwd_lex)
-            ))));
-        }
-        Err(beneath::OpenError::OutsideRoot) => {
-            return Ok(p.fail(invalid_cwd(
-                "cwd resolves outside the root through a symlink".to_string(),
-            )));
-        }
-        Err(beneath::OpenError::NotFound) => {
-            let shown = input.cwd.clone().unwrap_or_default();
-            return Ok(p.fail(
-                invalid_cwd(format!("cwd {shown:?} does not exist under the root"))
-                    .hint("create it first or pass an existing directory"),
-            ));
-        }
-        Err(e) => {
-            let shown = input.cwd.clone().unwrap_or_default();
-            return Ok(p.fail(invalid_cwd(format!(
-                "cwd {shown:?} cannot be opened: {e:?}"
-            ))));
-        }
+        Err(e) => return Ok(p.fail(cwd_failure(root, &cwd_lex, input.cwd.as_deref(), e))),
     };
     for name in SCRUBBED_ENV {
         if !env.iter().any(|(k, _)| k == name) && std::env::var_os(name).is_some() {
@@ -147,35 +122,12 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let cwd_shown = paths::display(root, &cwd);
     let label = budget::summary(&input.cmd);
 
-    let (reason, message, exit_code) = match outcome.ending {
-        Ending::Exited(0) => (None, String::new(), 0),
-        Ending::Exited(c) => (
-            Some(ErrorReason::NonzeroExit),
-            format!("command exited with status {c}"),
-            c as i64,
-        ),
-        Ending::Signaled(s) => (
-            Some(ErrorReason::NonzeroExit),
-            format!("command killed by signal {s}"),
-            128 + s as i64,
-        ),
-        Ending::TimedOut => {
-            crate::events::exec_timeout(&ctx.request_id, "bash", timeout_ms);
-            (
-                Some(ErrorReason::Timeout),
-                format!("timed out after {timeout_ms} ms; its process group was killed"),
-                -1,
-            )
-        }
-        Ending::Cancelled => {
-            crate::events::cancelled(&ctx.request_id, "bash");
-            (
-                Some(ErrorReason::Cancelled),
-                "cancelled by the client; its process group was killed".to_string(),
-                -1,
-            )
-        }
-    };
+    let (reason, message, exit_code) = ending(&outcome.ending, timeout_ms);
+    match outcome.ending {
+        Ending::TimedOut => crate::events::exec_timeout(&ctx.request_id, "bash", timeout_ms),
+        Ending::Cancelled => crate::events::cancelled(&ctx.request_id, "bash"),
+        Ending::Exited(_) | Ending::Signaled(_) => {}
+    }
     if reason.is_none() {
         crate::events::exec_ok(
             &ctx.request_id,
@@ -388,6 +340,60 @@ fn copy_spilled(
     }
     excerpt.finish();
     Ok((writer.finish()?, excerpt))
+}
+
+/// The failure a `cwd` that cannot be entered answers (`shown`: the `cwd` as the client gave it).
+fn cwd_failure(
+    root: &std::path::Path,
+    lexical: &std::path::Path,
+    shown: Option<&str>,
+    e: beneath::OpenError,
+) -> Failure {
+    let shown = shown.unwrap_or_default();
+    let invalid =
+        |message: String| Failure::new(ToolName::Bash, ErrorReason::InvalidCwd, message, 0);
+    match e {
+        beneath::OpenError::NotRegular { .. } => invalid(format!(
+            "cwd {} is not a directory",
+            paths::display(root, lexical)
+        )),
+        beneath::OpenError::OutsideRoot => {
+            invalid("cwd resolves outside the root through a symlink".to_string())
+        }
+        beneath::OpenError::NotFound => {
+            invalid(format!("cwd {shown:?} does not exist under the root"))
+                .hint("create it first or pass an existing directory")
+        }
+        e => invalid(format!("cwd {shown:?} cannot be opened: {e:?}")),
+    }
+}
+
+/// How a run ended, as the result says it: the error reason (none for exit 0), its message, and
+/// the exit code (128 + the signal when killed by one, -1 when the command was stopped).
+fn ending(ending: &Ending, timeout_ms: u64) -> (Option<ErrorReason>, String, i64) {
+    match *ending {
+        Ending::Exited(0) => (None, String::new(), 0),
+        Ending::Exited(c) => (
+            Some(ErrorReason::NonzeroExit),
+            format!("command exited with status {c}"),
+            c as i64,
+        ),
+        Ending::Signaled(s) => (
+            Some(ErrorReason::NonzeroExit),
+            format!("command killed by signal {s}"),
+            128 + s as i64,
+        ),
+        Ending::TimedOut => (
+            Some(ErrorReason::Timeout),
+            format!("timed out after {timeout_ms} ms; its process group was killed"),
+            -1,
+        ),
+        Ending::Cancelled => (
+            Some(ErrorReason::Cancelled),
+            "cancelled by the client; its process group was killed".to_string(),
+            -1,
+        ),
+    }
 }
 
 /// One stream as shown: its text, and the prune id holding its raw bytes (when stored).

@@ -53,71 +53,18 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     // latency).
     let beneath::Opened { file, meta, real } = match beneath::open_file(root, &lexical) {
         Ok(o) => o,
-        Err(beneath::OpenError::NotFound) => {
-            return Ok(p.fail(
-                fail(
-                    ErrorReason::NotFound,
-                    format!("no such file: {}", input.path),
-                )
-                .hint("paths are relative to the root; use grep or bash ls to find the file"),
-            ));
-        }
-        Err(beneath::OpenError::OutsideRoot) => {
-            return Ok(p.fail(fail(
-                ErrorReason::InvalidPath,
-                format!("{} resolves outside the root through a symlink", input.path),
-            )));
-        }
-        Err(beneath::OpenError::PermissionDenied) => {
-            return Ok(p.fail(fail(
-                ErrorReason::PermissionDenied,
-                format!("permission denied: {}", input.path),
-            )));
-        }
-        Err(beneath::OpenError::NotRegular { dir }) => {
-            let (what, hint) = if dir {
-                (
-                    "a directory",
-                    "list it with bash (ls) or search it with grep",
-                )
-            } else {
-                ("not a regular file", "read only regular files")
-            };
-            return Ok(p.fail(
-                fail(
-                    ErrorReason::InvalidPath,
-                    format!("{} is {what}", input.path),
-                )
-                .hint(hint),
-            ));
-        }
-        Err(beneath::OpenError::Io(e)) => {
-            return Ok(io_failed(&e));
-        }
+        Err(e) => return Ok(open_failure(&p, &input.path, e)),
     };
     let offset = input.offset.map(|o| o.get() as usize).unwrap_or(1);
     let limit = input.limit.map(|l| l.get() as usize).unwrap_or(usize::MAX);
     let question = input.context_focus_question.as_deref().map(String::as_str);
-    let loaded = if meta.len() <= INLINE_READ_MAX {
-        // Small files (most source files) are read inline, like the open above.
-        read_all(file, meta.len()).map(|bytes| whole(bytes, offset, limit))
-    } else if meta.len() <= STREAM_ABOVE {
-        let len = meta.len();
-        tokio::task::spawn_blocking(move || read_all(file, len))
-            .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e)))
-            .map(|bytes| whole(bytes, offset, limit))
+    // What the page can use: the budget's worth of text, or the pruner's input limit.
+    let cap = if question.is_some() {
+        budget.max(cfg.max_prune_input_bytes)
     } else {
-        // What the page can use: the budget's worth of text, or the pruner's input limit.
-        let cap = if question.is_some() {
-            budget.max(cfg.max_prune_input_bytes)
-        } else {
-            budget
-        } + 8;
-        tokio::task::spawn_blocking(move || scan(file, offset, limit, cap))
-            .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e)))
-    };
+        budget
+    } + 8;
+    let loaded = load(file, meta.len(), offset, limit, cap).await;
     let loaded = match loaded {
         Ok(l) => l,
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
@@ -282,6 +229,63 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         }
     };
     Ok(finish(&p, out, applied))
+}
+
+/// The failure a file that could not be opened beneath the root answers, named with the path as
+/// the client gave it.
+fn open_failure(p: &Pipeline<'_>, path: &str, e: beneath::OpenError) -> ToolOutput {
+    let fail = |reason, msg: String| Failure::new(ToolName::Read, reason, msg, 0);
+    p.fail(match e {
+        beneath::OpenError::NotFound => {
+            fail(ErrorReason::NotFound, format!("no such file: {path}"))
+                .hint("paths are relative to the root; use grep or bash ls to find the file")
+        }
+        beneath::OpenError::OutsideRoot => fail(
+            ErrorReason::InvalidPath,
+            format!("{path} resolves outside the root through a symlink"),
+        ),
+        beneath::OpenError::PermissionDenied => fail(
+            ErrorReason::PermissionDenied,
+            format!("permission denied: {path}"),
+        ),
+        beneath::OpenError::NotRegular { dir } => {
+            let (what, hint) = if dir {
+                (
+                    "a directory",
+                    "list it with bash (ls) or search it with grep",
+                )
+            } else {
+                ("not a regular file", "read only regular files")
+            };
+            fail(ErrorReason::InvalidPath, format!("{path} is {what}")).hint(hint)
+        }
+        beneath::OpenError::Io(e) => fail(ErrorReason::IoError, format!("{path}: {e}")),
+    })
+}
+
+/// The window `offset`/`limit` of an opened file of `len` bytes: small files are read inline
+/// (like the open: a stat and a read are microseconds, two thread hand-offs were most of a small
+/// read's latency), larger ones on the blocking pool, and files over [`STREAM_ABOVE`] streamed,
+/// keeping at most `cap` bytes of the window.
+async fn load(
+    file: std::fs::File,
+    len: u64,
+    offset: usize,
+    limit: usize,
+    cap: usize,
+) -> std::io::Result<Loaded> {
+    if len <= INLINE_READ_MAX {
+        read_all(file, len).map(|bytes| whole(bytes, offset, limit))
+    } else if len <= STREAM_ABOVE {
+        tokio::task::spawn_blocking(move || read_all(file, len))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+            .map(|bytes| whole(bytes, offset, limit))
+    } else {
+        tokio::task::spawn_blocking(move || scan(file, offset, limit, cap))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+    }
 }
 
 /// Lines in `text` (a last line without a newline counts).
