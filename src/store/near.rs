@@ -115,6 +115,9 @@ pub struct Near {
     ttl: Duration,
     /// Calls answered from a copy (a page, or a re-issue), for `/metrics`.
     pub hits: AtomicU64,
+    /// The thread that checks the copies: woken when a first copy waits for its first check,
+    /// so that re-reads right after a start (or after every copy left) need not wait a tick.
+    ticker: Mutex<Option<std::thread::Thread>>,
 }
 
 impl Copy {
@@ -142,14 +145,19 @@ impl Near {
             hasher: std::hash::RandomState::new(),
             ttl,
             hits: AtomicU64::new(0),
+            ticker: Mutex::new(None),
         });
         let weak = Arc::downgrade(&near);
         let spawned = std::thread::Builder::new()
             .name("store-near".into())
             .spawn(move || run(weak, &pool, &known));
-        if let Err(e) = spawned {
+        match spawned {
+            Ok(handle) => {
+                *near.ticker.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(handle.thread().clone());
+            }
             // Without the thread no check ever succeeds: no copy is ever served.
-            tracing::warn!(error = %e, "store.near_thread_failed");
+            Err(e) => tracing::warn!(error = %e, "store.near_thread_failed"),
         }
         near
     }
@@ -265,6 +273,11 @@ impl Near {
                 owners,
             },
         );
+        let unchecked = st.checked.is_none();
+        drop(st);
+        if unchecked && let Some(t) = &*self.ticker.lock().unwrap_or_else(|e| e.into_inner()) {
+            t.unpark();
+        }
     }
 
     /// Forgets the copy of `id` (the server said it is gone).
@@ -374,7 +387,9 @@ impl Near {
 /// The background thread: a check every [`TICK`] while the copies live.
 fn run(near: Weak<Near>, pool: &Pool, known: &Known) {
     loop {
-        std::thread::sleep(TICK);
+        // Woken early by the first copy after none (`Near::insert`); a spurious wake-up only
+        // checks early.
+        std::thread::park_timeout(TICK);
         let Some(near) = near.upgrade() else {
             return;
         };
