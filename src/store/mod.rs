@@ -349,6 +349,23 @@ struct Inner {
     /// Ids that left the store and why (bounded; oldest forgotten first).
     gone: HashMap<String, Missing>,
     gone_order: std::collections::VecDeque<String>,
+    /// Live ids by their last use (`Slot::last_used`, unique ticks): the least recently used is
+    /// the first, so an eviction does not scan every slot.
+    lru: std::collections::BTreeMap<u64, String>,
+    /// No entry expires before this (a lower bound: re-issues only push expiries later); `None`
+    /// when none can. Until then a call does not scan the slots for expired ones.
+    earliest: Option<Instant>,
+}
+
+impl Inner {
+    /// Marks `id` used at `tick`.
+    fn touch(&mut self, id: &str, tick: u64) {
+        if let Some(slot) = self.slots.get_mut(id) {
+            self.lru.remove(&slot.last_used);
+            slot.last_used = tick;
+            self.lru.insert(tick, id.to_string());
+        }
+    }
 }
 
 /// Store counters for `health`.
@@ -693,8 +710,9 @@ impl Store {
         if !(slot.entry.origin == origin && same(&slot.entry)) {
             return None;
         }
-        slot.last_used = tick;
         slot.issued = Instant::now();
+        inner.touch(&id, tick);
+        let slot = inner.slots.get_mut(&id)?;
         if !slot.owners.iter().any(|o| o == owner) {
             if slot.owners.len() == MAX_OWNERS {
                 slot.owners.remove(0);
@@ -736,18 +754,20 @@ impl Store {
         while !inner.slots.is_empty()
             && (inner.bytes + size > self.max_bytes || inner.slots.len() + 1 > self.max_entries)
         {
-            let oldest = inner
-                .slots
-                .iter()
-                .min_by_key(|(_, s)| s.last_used)
-                .map(|(k, _)| k.clone())
-                .expect("non-empty");
+            let oldest = match inner.lru.first_key_value() {
+                Some((_, id)) => id.clone(),
+                None => break,
+            };
             self.remove(&mut inner, &oldest, Missing::Evicted);
             self.evicted.fetch_add(1, Ordering::Relaxed);
         }
         inner.bytes += size;
         inner.memory += entry.memory();
         inner.by_content.insert(content, id.clone());
+        inner.lru.insert(tick, id.clone());
+        if inner.earliest.is_none() {
+            inner.earliest = Instant::now().checked_add(self.ttl);
+        }
         inner.slots.insert(
             id.clone(),
             Slot {
@@ -828,11 +848,9 @@ impl Store {
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         self.expire(&mut inner);
-        match inner.slots.get_mut(id) {
-            Some(slot) => {
-                slot.last_used = tick;
-                Ok(slot.entry.clone())
-            }
+        inner.touch(id, tick);
+        match inner.slots.get(id) {
+            Some(slot) => Ok(slot.entry.clone()),
             None => Err(inner.gone.get(id).copied().unwrap_or_else(|| {
                 if self.issued_here(id) {
                     Missing::Gone
@@ -907,20 +925,32 @@ impl Store {
         }
     }
 
+    /// Removes the entries whose TTL ran out: one look at the clock while none can have
+    /// ([`Inner::earliest`]), a scan of every slot only once one may have.
     fn expire(&self, inner: &mut Inner) {
+        let now = Instant::now();
+        if inner.earliest.is_none_or(|e| now < e) {
+            return;
+        }
         let expired: Vec<String> = inner
             .slots
             .iter()
-            .filter(|(_, s)| s.issued.elapsed() >= self.ttl)
+            .filter(|(_, s)| now.duration_since(s.issued) >= self.ttl)
             .map(|(k, _)| k.clone())
             .collect();
         for id in expired {
             self.remove(inner, &id, Missing::Expired);
         }
+        inner.earliest = inner
+            .slots
+            .values()
+            .filter_map(|s| s.issued.checked_add(self.ttl))
+            .min();
     }
 
     fn remove(&self, inner: &mut Inner, id: &str, why: Missing) {
         if let Some(slot) = inner.slots.remove(id) {
+            inner.lru.remove(&slot.last_used);
             inner.bytes -= slot.entry.cost();
             inner.memory -= slot.entry.memory();
             if inner.by_content.get(&slot.content).is_some_and(|i| i == id) {
