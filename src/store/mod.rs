@@ -1099,6 +1099,45 @@ mod tests {
         assert_eq!(s.get(&again).unwrap().lines(1, 1).unwrap(), "aaaa");
     }
 
+    proptest::proptest! {
+        /// Whatever the sequence of stores and reads, the entries evicted are the least recently
+        /// used ones (the ordered index agrees with a plain list kept alongside).
+        #[test]
+        fn eviction_follows_recency(ops in proptest::collection::vec((0u8..2, 0u8..6), 1..60)) {
+            let s = Store::new(1 << 20, 3, Duration::from_secs(60));
+            // Live ids, least recently used first, with their text.
+            let mut model: Vec<(String, String)> = Vec::new();
+            let mut evicted: Vec<String> = Vec::new();
+            for (op, k) in ops {
+                let text = format!("text {k}");
+                if op == 0 {
+                    let id = s.put("o", "t", "", text.clone());
+                    if let Some(at) = model.iter().position(|(_, t)| *t == text) {
+                        proptest::prop_assert_eq!(&model[at].0, &id);
+                        let e = model.remove(at);
+                        model.push(e);
+                    } else {
+                        model.push((id, text));
+                        if model.len() > 3 {
+                            evicted.push(model.remove(0).0);
+                        }
+                    }
+                } else if let Some(at) = model.iter().position(|(_, t)| *t == text) {
+                    proptest::prop_assert!(s.get(&model[at].0).is_ok());
+                    let e = model.remove(at);
+                    model.push(e);
+                }
+            }
+            proptest::prop_assert_eq!(s.stats().entries, model.len());
+            for id in &evicted {
+                proptest::prop_assert_eq!(s.get(id).unwrap_err(), Missing::Evicted);
+            }
+            for (id, _) in &model {
+                proptest::prop_assert!(s.get(id).is_ok());
+            }
+        }
+    }
+
     #[test]
     fn ttl_runs_from_the_last_issue() {
         let s = Store::new(100, 10, Duration::from_millis(1000));
