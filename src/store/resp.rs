@@ -451,6 +451,22 @@ fn uncached(replies: &[Value], cmds: &[Cmd]) -> Vec<(usize, Cmd)> {
         .collect()
 }
 
+/// Puts `reply`, that of a script sent again with its text, in place of reply `i` of `out` (its
+/// `NOSCRIPT`); a failure of that round trip fails the whole run. Whether to go on.
+fn resent(out: &mut io::Result<Vec<Value>>, i: usize, reply: io::Result<Vec<Value>>) -> bool {
+    match (out.as_mut(), reply) {
+        (Ok(replies), Ok(mut v)) => {
+            replies[i] = v.pop().unwrap_or(Value::Nil);
+            true
+        }
+        (_, Err(e)) => {
+            *out = Err(e);
+            false
+        }
+        (Err(_), Ok(_)) => false,
+    }
+}
+
 /// Connections to one server, opened on demand and kept while idle (up to [`POOL_MAX`]).
 #[derive(Debug)]
 pub struct Pool {
@@ -517,20 +533,12 @@ impl Pool {
             conn = Conn::open(&self.target, self.tls.as_ref())?;
             out = conn.run(cmds);
         }
-        let mut failed = None;
-        if let Ok(replies) = &mut out {
-            for (i, eval) in uncached(replies, cmds) {
-                match conn.run(std::slice::from_ref(&eval)) {
-                    Ok(mut v) => replies[i] = v.pop().unwrap_or(Value::Nil),
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                }
+        let again = out.as_ref().map(|r| uncached(r, cmds)).unwrap_or_default();
+        for (i, eval) in again {
+            let reply = conn.run(std::slice::from_ref(&eval));
+            if !resent(&mut out, i, reply) {
+                break;
             }
-        }
-        if let Some(e) = failed {
-            out = Err(e);
         }
         settle(&self.idle, conn, out.is_ok());
         out
@@ -555,20 +563,12 @@ impl Pool {
             conn = AsyncConn::open(&self.target).await?;
             out = conn.run(cmds).await;
         }
-        let mut failed = None;
-        if let Ok(replies) = &mut out {
-            for (i, eval) in uncached(replies, cmds) {
-                match conn.run(std::slice::from_ref(&eval)).await {
-                    Ok(mut v) => replies[i] = v.pop().unwrap_or(Value::Nil),
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                }
+        let again = out.as_ref().map(|r| uncached(r, cmds)).unwrap_or_default();
+        for (i, eval) in again {
+            let reply = conn.run(std::slice::from_ref(&eval)).await;
+            if !resent(&mut out, i, reply) {
+                break;
             }
-        }
-        if let Some(e) = failed {
-            out = Err(e);
         }
         settle(&self.idle_async, conn, out.is_ok());
         out
