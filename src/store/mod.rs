@@ -237,12 +237,13 @@ pub fn runs_of(flags: &[bool]) -> Vec<std::ops::Range<usize>> {
     runs
 }
 
-/// The `by_content` key of a stored output.
+/// The `by_content` key of a stored output. A fast unkeyed hash (FxHash, which hashes long byte
+/// strings a word at a time) rather than SipHash: a key only finds a candidate, which is compared
+/// byte for byte before its id is re-issued, so a collision costs a second copy, never a wrong
+/// answer; and the whole text is hashed on every store.
 fn content_key(what: &impl std::hash::Hash) -> u64 {
-    use std::hash::Hasher;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    what.hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(what)
 }
 
 /// Byte offsets of line starts in `text`.

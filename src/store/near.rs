@@ -109,8 +109,9 @@ impl State {
 /// This replica's copies of shared texts.
 pub struct Near {
     state: Mutex<State>,
-    /// Keys the content hash (never sent anywhere).
-    hasher: std::hash::RandomState,
+    /// Hashes a copy's origin, label and text to find it again (never sent anywhere). Unkeyed
+    /// and fast: a hit is compared byte for byte before it is used, so a collision only misses.
+    hasher: rustc_hash::FxBuildHasher,
     /// The store's TTL: a refresh keeps an entry this long.
     ttl: Duration,
     /// Calls answered from a copy (a page, or a re-issue), for `/metrics`.
@@ -142,7 +143,7 @@ impl Near {
                 evseq,
                 ..State::default()
             }),
-            hasher: std::hash::RandomState::new(),
+            hasher: rustc_hash::FxBuildHasher,
             ttl,
             hits: AtomicU64::new(0),
             ticker: Mutex::new(None),
