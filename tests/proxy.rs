@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{StdioClient, content_texts, free_port, spawn_listening};
+use common::{StdioClient, content_texts, free_port, spawn_everything_http};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -604,14 +604,7 @@ fn proxy_over_http_on_both_sides() {
     use std::io::BufRead;
     use std::process::{Command, Stdio};
     let port = free_port();
-    let mut upstream = spawn_listening(
-        Command::new(&cmd[0])
-            .arg("streamableHttp")
-            .env("PORT", port.to_string()),
-        port,
-        Duration::from_secs(20),
-        "server-everything",
-    );
+    let mut upstream = spawn_everything_http(&cmd[0], port);
     let mut proxy = Command::new(common::bin())
         .args(["proxy", "--listen", "http", "--port", "0", "--no-ledger"])
         .arg("--upstream")
@@ -807,18 +800,8 @@ fn proxy_starts_a_new_session_with_a_restarted_http_upstream() {
     let Some(cmd) = upstream("everything") else {
         return;
     };
-    use std::process::Command;
     let port = free_port();
-    let start = || {
-        spawn_listening(
-            Command::new(&cmd[0])
-                .arg("streamableHttp")
-                .env("PORT", port.to_string()),
-            port,
-            Duration::from_secs(20),
-            "server-everything",
-        )
-    };
+    let start = || spawn_everything_http(&cmd[0], port);
     let mut up = start();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let mut p = proxy(&[], &["--upstream", &url], &[]);

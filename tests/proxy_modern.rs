@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{StdioClient, content_texts, free_port, spawn_listening};
+use common::{StdioClient, content_texts, free_port, spawn_everything_http, spawn_listening};
 use serde_json::{Value, json};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -290,14 +290,7 @@ fn a_handshake_only_upstream_gets_the_handshake_unless_2026_is_forced() {
         return;
     }
     let port = free_port();
-    let mut up = spawn_listening(
-        Command::new(&exe)
-            .arg("streamableHttp")
-            .env("PORT", port.to_string()),
-        port,
-        Duration::from_secs(20),
-        "server-everything",
-    );
+    let mut up = spawn_everything_http(&exe, port);
     let url = format!("http://127.0.0.1:{port}/mcp");
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("proxy.log");

@@ -490,6 +490,19 @@ pub fn spawn_listening(cmd: &mut Command, port: u16, within: Duration, what: &st
     child
 }
 
+/// The reference `everything` server (`exe`, from `interop/upstreams`) serving streamable HTTP
+/// on `port`, once it listens.
+pub fn spawn_everything_http(exe: impl AsRef<std::ffi::OsStr>, port: u16) -> Child {
+    spawn_listening(
+        Command::new(exe)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string()),
+        port,
+        Duration::from_secs(20),
+        "server-everything",
+    )
+}
+
 /// The value of the Prometheus sample `name` (with its labels, if given) in `text`.
 pub fn metric_sample(text: &str, name: &str) -> f64 {
     text.lines()
