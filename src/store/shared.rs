@@ -276,11 +276,7 @@ impl SharedText {
             .iter()
             .map(|r| format!("{}-{}", r.start, r.end))
             .collect();
-        let cmd = Cmd::script(SET_FIELD)
-            .num(1)
-            .arg(key("e", &self.id))
-            .arg("s")
-            .arg(enc.join(","));
+        let cmd = set_field_cmd(&self.id, "s", enc.join(","));
         check(self.pool.run_async(std::slice::from_ref(&cmd)).await?)
     }
 
@@ -394,6 +390,15 @@ return {off, redis.call('GETRANGE', KEYS[2], off, off + tonumber(ARGV[2]) - 1)}
 /// Writes `ARGV[2]` as field `ARGV[1]` of entry `KEYS[1]` (`s`: the shown runs, `a`: a tool's
 /// attachment) if it still exists (never recreates an expired entry without its TTL).
 const SET_FIELD: &str = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
+
+/// The [`SET_FIELD`] call writing `value` as `field` of entry `id`.
+fn set_field_cmd(id: &str, field: &str, value: impl AsRef<[u8]>) -> Cmd {
+    Cmd::script(SET_FIELD)
+        .num(1)
+        .arg(key("e", id))
+        .arg(field)
+        .arg(value)
+}
 
 /// Re-issues the live id of the same output: ARGV = prefix, content key, now (ms), ttl (ms),
 /// owner, origin, label, list max, grace (ms). Returns the id, or nil.
@@ -1008,13 +1013,7 @@ impl Shared {
     /// Attaches `data` to the live entry `id` (a tool's own index of it, such as `grep`'s), for
     /// any replica to read with [`Shared::attachment`]; nothing if the entry is gone.
     pub fn attach(&self, id: &str, data: &[u8]) -> io::Result<()> {
-        self.pool.one(
-            Cmd::script(SET_FIELD)
-                .num(1)
-                .arg(key("e", id))
-                .arg("a")
-                .arg(data),
-        )?;
+        self.pool.one(set_field_cmd(id, "a", data))?;
         Ok(())
     }
 
