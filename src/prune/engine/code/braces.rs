@@ -247,7 +247,8 @@ impl Braces<'_> {
 
     /// Whether the block opened on line `i` (its header from `start`) is a macro invocation that
     /// wraps items: Rust's `cfg_if! {`, `pin_project! {`, tokio's `cfg_rt! {` around functions,
-    /// structs and impls, each a definition of its own.
+    /// structs and impls, each a definition of its own (`macro_rules! m {` names its macro after
+    /// the `!`, so it is not one).
     fn wraps_items(&self, start: usize, i: usize, hi: usize, d: i32) -> bool {
         let head = trimmed(self.lines[start]);
         let Some(name) = head
@@ -259,7 +260,6 @@ impl Braces<'_> {
         };
         if start != i
             || name.is_empty()
-            || name == "macro_rules"
             || !name
                 .chars()
                 .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
@@ -272,7 +272,7 @@ impl Braces<'_> {
                 && !s.in_string
                 && !s.comment
                 && matches!(
-                    super::outline::first_keyword(self.lines[k]),
+                    first_keyword(self.lines[k]),
                     "fn" | "struct" | "enum" | "impl" | "trait" | "mod" | "union" | "type" | "use"
                 )
         })
