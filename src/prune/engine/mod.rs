@@ -699,6 +699,19 @@ mod tests {
     }
 }
 
+/// The code cases of the dev split of the benchmark set `VIS_DATA` names, for the ignored
+/// probes that sort what the engine misses (`two_call_misses`, `names::visible_misses`).
+#[cfg(test)]
+pub(crate) fn dev_code_cases() -> Vec<serde_json::Value> {
+    let data = std::env::var("VIS_DATA").expect("VIS_DATA: a benchmark set (.jsonl)");
+    std::fs::read_to_string(&data)
+        .unwrap()
+        .lines()
+        .map(|row| serde_json::from_str::<serde_json::Value>(row).unwrap())
+        .filter(|v| v["source_type"] == "code" && v["split"] == "dev")
+        .collect()
+}
+
 #[cfg(test)]
 mod two_call_probe {
     use super::*;
@@ -712,15 +725,9 @@ mod two_call_probe {
     #[test]
     #[ignore]
     fn two_call_misses() {
-        let data = std::env::var("VIS_DATA").expect("VIS_DATA");
-        let text = std::fs::read_to_string(&data).unwrap();
         let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
         let (mut total, mut cases, mut rsum, mut csum) = (0, 0, 0.0, 0.0);
-        for row in text.lines() {
-            let v: serde_json::Value = serde_json::from_str(row).unwrap();
-            if v["source_type"] != "code" || v["split"] != "dev" {
-                continue;
-            }
+        for v in dev_code_cases() {
             let lines = split_lines(v["text"].as_str().unwrap());
             let q = v["query"].as_str().unwrap();
             let plan = plan(&lines, q, SourceType::Code, &Limits::default());

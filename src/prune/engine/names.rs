@@ -361,15 +361,9 @@ mod visible_analysis {
     #[test]
     #[ignore]
     fn visible_misses() {
-        let data = std::env::var("VIS_DATA").expect("VIS_DATA");
-        let text = std::fs::read_to_string(&data).unwrap();
         let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
         let mut gold_total = 0;
-        for row in text.lines() {
-            let v: serde_json::Value = serde_json::from_str(row).unwrap();
-            if v["source_type"] != "code" || v["split"] != "dev" {
-                continue;
-            }
+        for v in crate::prune::engine::dev_code_cases() {
             let lines = split_lines(v["text"].as_str().unwrap());
             // `VIS_BUDGET=10240`: fitted to a tool's response budget, as the bench's 10 KiB rows.
             let budget =

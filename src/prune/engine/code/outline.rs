@@ -924,13 +924,8 @@ def c():
         let src = "import Foundation\n\n/// A queue.\npublic final class Queue<T> {\n    private var items: [T] = []\n\n    public init(items: [T]) {\n        self.items = items\n    }\n\n    @discardableResult\n    public func pop() -> T? {\n        return items.popLast()\n    }\n\n    var count: Int {\n        items.count\n    }\n}\n\nextension Queue: CustomStringConvertible {\n    public var description: String { \"Queue(\\(count))\" }\n}\n";
         let lines: Vec<&str> = src.lines().collect();
         let o = outline(&lines);
-        let labels: Vec<Option<String>> = o
-            .units
-            .iter()
-            .map(|u| label(naming_line(&lines, &u.sig)))
-            .collect();
         assert_eq!(
-            labels,
+            unit_labels(&lines, &o),
             [
                 Some("init()".to_owned()),
                 Some("func pop".to_owned()),
@@ -1000,6 +995,14 @@ def c():
         assert!(is_import("from x import y") && is_import("use std::io;"));
     }
 
+    /// The label of each unit of `o`, in order, as markers write it.
+    fn unit_labels(lines: &[&str], o: &Outline) -> Vec<Option<String>> {
+        o.units
+            .iter()
+            .map(|u| label(naming_line(lines, &u.sig)))
+            .collect()
+    }
+
     /// A macro block around items (tokio's `cfg_rt! {`, `cfg_if! {`) holds definitions of its
     /// own; `macro_rules!` holds rules, not items, and stays one definition.
     #[test]
@@ -1008,13 +1011,8 @@ def c():
         let lines: Vec<&str> = src.lines().collect();
         let o = outline(&lines);
         assert_eq!(o.containers, vec![0..9]);
-        let labels: Vec<Option<String>> = o
-            .units
-            .iter()
-            .map(|u| label(naming_line(&lines, &u.sig)))
-            .collect();
         assert_eq!(
-            labels,
+            unit_labels(&lines, &o),
             [
                 Some("fn try_read_buf".to_string()),
                 Some("fn poll".to_string()),
