@@ -128,6 +128,7 @@ pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
                 range: start..end,
                 line: start,
                 label: Some(heading_label(lines[start], level)),
+                statement: false,
             }
         })
         .collect()

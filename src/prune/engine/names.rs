@@ -44,16 +44,23 @@ pub(crate) fn allowance(rendered: usize, slack: Option<usize>) -> usize {
 }
 
 /// Bytes to hold back from a response budget of `bytes` so the names fit beside the kept lines:
-/// at most [`NAMES_SHARE`] of it, and no more than all of `names` would take.
+/// at most [`NAMES_SHARE`] of it, and no more than all of `names` would take. Names of negative
+/// weight (the named statements: constants, fields) are not held room for: they take what the
+/// definitions leave.
 pub(crate) fn reserve(bytes: usize, names: &[Name]) -> usize {
-    let wanted: usize = names.iter().map(|n| n.text.len() + 2).sum();
+    let wanted: usize = names
+        .iter()
+        .filter(|n| n.weight >= 0.0)
+        .map(|n| n.text.len() + 2)
+        .sum();
     wanted.min((bytes as f64 * NAMES_SHARE) as usize)
 }
 
 /// Fills `names` and `more` of each run in `removed` from the candidates `names` (sorted by line),
 /// spending at most `allowance` bytes: every run's heaviest name first (heaviest runs first), then
-/// every run's second, and so on up to [`MAX_PER_MARKER`]. A run's names are listed heaviest first,
-/// each label once.
+/// every run's second, and so on up to [`MAX_PER_MARKER`]; names of negative weight (the named
+/// statements: constants, fields) only after every run's others. A run's names are listed
+/// heaviest first, each label once.
 pub(crate) fn attach(removed: &mut [Removed], names: &[Name], allowance: usize) {
     // Candidates per run, heaviest first (ties: the earlier line).
     let per_run: Vec<Vec<&Name>> = removed
@@ -71,34 +78,9 @@ pub(crate) fn attach(removed: &mut [Removed], names: &[Name], allowance: usize) 
         })
         .collect();
     let mut left = allowance;
-    for rank in 0..MAX_PER_MARKER {
-        let mut order: Vec<usize> = (0..removed.len())
-            .filter(|&r| per_run[r].len() > rank)
-            .collect();
-        order.sort_by(|&a, &b| {
-            per_run[b][rank]
-                .weight
-                .total_cmp(&per_run[a][rank].weight)
-                .then(a.cmp(&b))
-        });
-        for r in order {
-            // Shown so far: the run's names are taken in rank order, so a run that missed an
-            // earlier rank shows no later one.
-            if removed[r].names.len() != rank {
-                continue;
-            }
-            let text = &per_run[r][rank].text;
-            // `: ` or `, ` before the name; with the first name of a run holding more, room for
-            // the count that may follow (` +N more`).
-            let mut cost = text.len() + 2;
-            if rank == 0 && per_run[r].len() > 1 {
-                cost += 9;
-            }
-            if cost > left {
-                continue;
-            }
-            left -= cost;
-            removed[r].names.push(text.clone());
+    for statements in [false, true] {
+        for rank in 0..MAX_PER_MARKER {
+            take_rank(removed, &per_run, rank, statements, &mut left);
         }
     }
     for (r, cands) in removed.iter_mut().zip(&per_run) {
@@ -108,6 +90,51 @@ pub(crate) fn attach(removed: &mut [Removed], names: &[Name], allowance: usize) 
             cands.len() - r.names.len()
         };
     }
+}
+
+/// One rank of [`attach`]: the `rank`-th name of every run that shows all the names before it,
+/// heaviest first, while `left` bytes allow; a name of negative weight only when `statements`.
+fn take_rank(
+    removed: &mut [Removed],
+    per_run: &[Vec<&Name>],
+    rank: usize,
+    statements: bool,
+    left: &mut usize,
+) {
+    let mut order: Vec<usize> = (0..removed.len())
+        .filter(|&r| per_run[r].len() > rank && (statements || per_run[r][rank].weight >= 0.0))
+        .collect();
+    order.sort_by(|&a, &b| {
+        per_run[b][rank]
+            .weight
+            .total_cmp(&per_run[a][rank].weight)
+            .then(a.cmp(&b))
+    });
+    for r in order {
+        take(removed, per_run, r, rank, left);
+    }
+}
+
+/// Shows run `r`'s `rank`-th name if it has shown all the names before it and `left` bytes
+/// allow.
+fn take(removed: &mut [Removed], per_run: &[Vec<&Name>], r: usize, rank: usize, left: &mut usize) {
+    // The run's names are taken in rank order, so a run that missed an earlier rank shows no
+    // later one.
+    if removed[r].names.len() != rank {
+        return;
+    }
+    let text = &per_run[r][rank].text;
+    // `: ` or `, ` before the name; with the first name of a run holding more, room for the
+    // count that may follow (` +N more`).
+    let mut cost = text.len() + 2;
+    if rank == 0 && per_run[r].len() > 1 {
+        cost += 9;
+    }
+    if cost > *left {
+        return;
+    }
+    *left -= cost;
+    removed[r].names.push(text.clone());
 }
 
 /// The label of a run's marker: `fn a, fn b +3 more`; `None` when it names nothing.
@@ -132,16 +159,22 @@ pub(crate) struct Extent {
     pub(crate) line: usize,
     /// Its label, as markers write it.
     pub(crate) label: Option<String>,
+    /// A named statement (a constant, a field) rather than a definition, container or section:
+    /// named, it shows its own lines; unnamed, it hides nothing the definition holding it shows.
+    pub(crate) statement: bool,
 }
 
-/// Which lines of `lines` the model can see or see named after `plan`: the kept ones, and those
+/// Which lines of `lines` the model can see or see named after `plan`: the kept ones, those
 /// whose innermost definition (code) or section (docs) shows its name, on a kept signature or
-/// heading line or in the marker of the run holding it. Logs: the kept lines.
+/// heading line or in the marker of the run holding it, and those of a named statement.
+/// Logs: the kept lines.
 pub(crate) fn visible(extents: &[Extent], plan: &super::Plan) -> Vec<bool> {
     let mut out = plan.keep.clone();
     // The innermost extent of each line: the shortest one holding it.
     let mut inner: Vec<Option<usize>> = vec![None; out.len()];
-    let mut order: Vec<usize> = (0..extents.len()).collect();
+    let mut order: Vec<usize> = (0..extents.len())
+        .filter(|&e| !extents[e].statement)
+        .collect();
     order.sort_by_key(|&e| std::cmp::Reverse(extents[e].range.len()));
     for e in order {
         for slot in
@@ -165,6 +198,14 @@ pub(crate) fn visible(extents: &[Extent], plan: &super::Plan) -> Vec<bool> {
     let shows: Vec<bool> = extents.iter().map(named).collect();
     for (v, e) in out.iter_mut().zip(&inner) {
         *v = *v || e.is_some_and(|e| shows[e]);
+    }
+    for (e, _) in extents
+        .iter()
+        .zip(&shows)
+        .filter(|(e, s)| e.statement && **s)
+    {
+        let end = e.range.end.min(out.len());
+        out[e.range.start.min(end)..end].fill(true);
     }
     out
 }
@@ -331,6 +372,22 @@ mod tests {
         let mut none = [run(1, 2), run(6, 7)];
         attach(&mut none, &names, 0);
         assert!(none.iter().all(|r| r.names.is_empty() && r.more == 0));
+    }
+
+    #[test]
+    fn named_statements_take_what_the_definitions_leave() {
+        // Run 1 holds a constant about the goal (weight below 0: a statement) and run 2 a
+        // definition about nothing; 20 bytes name one of them.
+        let names = [name(0, "const RETRIES", -0.2), name(5, "fn other", 0.0)];
+        let mut removed = [run(1, 2), run(6, 7)];
+        attach(&mut removed, &names, 20);
+        assert!(removed[0].names.is_empty());
+        assert_eq!(removed[1].names, ["fn other"]);
+        let mut roomy = [run(1, 2), run(6, 7)];
+        attach(&mut roomy, &names, 1000);
+        assert_eq!(roomy[0].names, ["const RETRIES"]);
+        // No room is held back for them from a response budget.
+        assert_eq!(reserve(10_000, &names), "fn other".len() + 2);
     }
 
     #[test]

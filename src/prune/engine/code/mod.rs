@@ -22,6 +22,7 @@ mod outline;
 mod quiet;
 mod scan;
 mod skip;
+mod statements;
 
 use super::draft::{Draft, Reason, is_blank, is_paragraph_break, trimmed, trimmed_start};
 use super::evidence::telling_lines;
@@ -145,7 +146,7 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
     } else {
         from_the_top(&o.units, lines)
     };
-    draft.names = names(lines, o, &scores);
+    draft.names = names(lines, o, m, &scores);
     for (k, u) in o.units.iter().enumerate() {
         if let Some(close) = u.close {
             draft.closers.push((u.body.start..close, close));
@@ -213,11 +214,13 @@ pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
         range: u.pre.start.min(u.sig.start)..u.body.end.max(u.sig.end),
         line: u.sig.start,
         label: label(naming_line(lines, &u.sig)),
+        statement: false,
     });
     let containers = o.containers.iter().map(|c| super::names::Extent {
         range: c.clone(),
         line: c.start,
         label: lines.get(c.start).and_then(|l| label(l)),
+        statement: false,
     });
     let imports = import_blocks(lines, &o)
         .into_iter()
@@ -225,8 +228,21 @@ pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
             line: r.start,
             range: r,
             label: Some(IMPORTS.to_string()),
+            statement: false,
         });
-    units.chain(containers).chain(imports).collect()
+    let statements = statements::statements(lines, &o)
+        .into_iter()
+        .map(|s| super::names::Extent {
+            range: s.range,
+            line: s.line,
+            label: Some(s.label),
+            statement: true,
+        });
+    units
+        .chain(containers)
+        .chain(imports)
+        .chain(statements)
+        .collect()
 }
 
 /// How a marker names a block of imports it hides (`use`, `import`, `#include`, ...).
@@ -260,7 +276,7 @@ fn import_blocks(lines: &[&str], o: &outline::Outline) -> Vec<std::ops::Range<us
 /// The definitions and containers a marker can name, by signature line: each labelled as the
 /// language writes it ([`outline::label`]) and weighted by its score (a container by its best
 /// member's).
-fn names(lines: &[&str], o: &outline::Outline, scores: &[f32]) -> Vec<Name> {
+fn names(lines: &[&str], o: &outline::Outline, m: &Matches, scores: &[f32]) -> Vec<Name> {
     let mut out: Vec<Name> = o
         .units
         .iter()
@@ -291,6 +307,13 @@ fn names(lines: &[&str], o: &outline::Outline, scores: &[f32]) -> Vec<Name> {
         line: r.start,
         text: IMPORTS.to_string(),
         weight: 0.0,
+    }));
+    // A named statement (a constant, a field) comes after every definition and block of imports,
+    // the more of the goal its lines hold the sooner.
+    out.extend(statements::statements(lines, o).into_iter().map(|s| Name {
+        line: s.line,
+        text: s.label,
+        weight: -1.0 / (1.0 + m.best_line(s.range)),
     }));
     out.sort_by_key(|n| n.line);
     out
@@ -778,7 +801,8 @@ mod tests {
                 .any(|e| e.range == (0..4) && e.label.as_deref() == Some("imports")),
             "{e:?}"
         );
-        let n = names(&lines, &o, &vec![1.0; o.units.len()]);
+        let m = Matches::new(&Query::new("", true), &lines);
+        let n = names(&lines, &o, &m, &vec![1.0; o.units.len()]);
         assert_eq!(
             n.first().map(|n| (n.line, n.text.as_str())),
             Some((0, "imports"))

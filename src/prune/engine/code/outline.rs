@@ -581,28 +581,10 @@ fn declared(t: &str) -> Option<String> {
             format!("companion object {name}")
         });
     }
-    // An assignment (not `==`, `=>`, `<=`, `>=`, `!=`) before any parameter list.
-    let bytes = t.as_bytes();
-    let eq = (0..bytes.len()).find(|&i| {
-        bytes[i] == b'='
-            && bytes.get(i + 1).is_none_or(|&c| c != b'=' && c != b'>')
-            && (i == 0 || !matches!(bytes[i - 1], b'=' | b'<' | b'>' | b'!'))
-    });
-    let open = t.find('(').unwrap_or(t.len());
-    if let Some(eq) = eq.filter(|&e| e < open) {
-        let left = t[..eq].trim_end();
-        // Past a type annotation: `const DEFAULT: Config` -> `const DEFAULT`.
-        let left = left.split_once(':').map_or(left, |(l, _)| l).trim_end();
-        let name = trailing_ident(left)?;
-        let first = left.split_whitespace().next().unwrap_or("");
-        return Some(
-            if matches!(first, "const" | "static" | "let" | "var" | "val") && first != name {
-                format!("{first} {name}")
-            } else {
-                name.to_string()
-            },
-        );
+    if assignment(t).is_some() {
+        return assigned(t);
     }
+    let open = t.find('(').unwrap_or(t.len());
     if open < t.len() || t.contains([':', ';', ',']) {
         return None;
     }
@@ -619,6 +601,35 @@ fn declared(t: &str) -> Option<String> {
         && !TYPE_WORDS.contains(&name)
         && trailing_ident(name) == Some(name))
     .then(|| name.to_string())
+}
+
+/// Where the assignment of `t` is, when one comes before any parameter list (not `==`, `=>`,
+/// `<=`, `>=`, `!=`).
+pub(super) fn assignment(t: &str) -> Option<usize> {
+    let bytes = t.as_bytes();
+    let open = t.find('(').unwrap_or(t.len());
+    (0..open).find(|&i| {
+        bytes[i] == b'='
+            && bytes.get(i + 1).is_none_or(|&c| c != b'=' && c != b'>')
+            && (i == 0 || !matches!(bytes[i - 1], b'=' | b'<' | b'>' | b'!'))
+    })
+}
+
+/// The name an assignment before any parameter list defines: `TypeAdapter<Number> DOUBLE = new
+/// ...` -> `DOUBLE`, `const DEFAULT: Config = ...` -> `const DEFAULT`, `RETRIES = 3` -> `RETRIES`.
+pub(super) fn assigned(t: &str) -> Option<String> {
+    let left = t[..assignment(t)?].trim_end();
+    // Past a type annotation: `const DEFAULT: Config` -> `const DEFAULT`.
+    let left = left.split_once(':').map_or(left, |(l, _)| l).trim_end();
+    let name = trailing_ident(left)?;
+    let first = left.split_whitespace().next().unwrap_or("");
+    Some(
+        if matches!(first, "const" | "static" | "let" | "var" | "val") && first != name {
+            format!("{first} {name}")
+        } else {
+            name.to_string()
+        },
+    )
 }
 
 /// Words that open a statement rather than a declaration (for [`declared`]).
