@@ -57,7 +57,11 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
                 indent,
                 cont: brackets > 0 || backslash,
                 in_string: triple.is_some(),
-                comment: triple.is_none() && trimmed_start(line).starts_with('#'),
+                // `#` (Python, Ruby, Elixir) or `--` (Lua).
+                comment: triple.is_none() && {
+                    let t = trimmed_start(line);
+                    t.starts_with('#') || t.starts_with("--")
+                },
                 colon: false,
             };
             let mut last = 0u8;
@@ -96,7 +100,8 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
                     }
                 }
                 match b[i] {
-                    b'#' => break,
+                    // Not after a word or a bracket: Lua's length operator (`s:sub(#base)`).
+                    b'#' if i == 0 || b[i - 1].is_ascii_whitespace() => break,
                     q @ (b'"' | b'\'') => {
                         if b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q) {
                             triple = Some(q);
@@ -125,9 +130,17 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
 fn starts_definition(line: &str) -> bool {
     let t = trimmed_start(line);
     let t = t.strip_prefix("async ").unwrap_or(t);
-    ["def ", "class ", "module "]
-        .iter()
-        .any(|k| t.starts_with(k))
+    [
+        "def ",
+        "class ",
+        "module ",
+        "defp ",
+        "defmodule ",
+        "function ",
+        "local function ",
+    ]
+    .iter()
+    .any(|k| t.starts_with(k))
 }
 
 /// Index of the quote closing the one-line string opened at `i` (end of line if unclosed).

@@ -73,7 +73,9 @@ impl Indent<'_> {
             let inner_end = end;
             let end = close.map_or(end, |c| c + 1);
             let keyword = first_keyword(t);
-            if (keyword == "class" || (self.end_closes && keyword == "module"))
+            if (keyword == "class"
+                || (self.end_closes
+                    && matches!(keyword, "module" | "defmodule" | "defprotocol" | "defimpl")))
                 && nest < MAX_NESTING
             {
                 o.roles[i..=last].fill(Role::Sig);

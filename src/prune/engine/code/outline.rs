@@ -191,15 +191,33 @@ pub(super) fn is_end_opener(t: &str) -> bool {
         .strip_prefix("private ")
         .or_else(|| t.strip_prefix("protected "))
         .or_else(|| t.strip_prefix("public "))
+        .or_else(|| t.strip_prefix("local "))
         .unwrap_or(t);
-    (t.starts_with("def ") || t.starts_with("class ") || t.starts_with("module "))
+    let word = t.split([' ', '(']).next().unwrap_or("");
+    // Elixir's one-line forms (`def f(x), do: x`) open no block; its block forms end in `do`.
+    let elixir = END_KEYWORDS_ELIXIR.contains(&word);
+    ((matches!(word, "def" | "class" | "module") && t.len() > word.len())
+        || (elixir && t.ends_with(" do"))
+        || (word == "function" && t.contains('('))
+        || (t.contains("= function(") && !word.is_empty()))
         && !t.ends_with(':')
         && !t.ends_with('{')
         && !t.ends_with(" end")
         && !t.ends_with("; end")
-        && !(t.starts_with("def ") && t.contains(") ="))
+        && !(word == "def" && t.contains(") ="))
         && !t.starts_with("class <<")
 }
+
+/// Elixir's definitions that open a `do ... end` block.
+const END_KEYWORDS_ELIXIR: &[&str] = &[
+    "defmodule",
+    "defp",
+    "defmacro",
+    "defmacrop",
+    "defimpl",
+    "defprotocol",
+    "defguard",
+];
 
 pub(super) fn is_py_opener(t: &str) -> bool {
     t.ends_with(':')
@@ -286,7 +304,8 @@ pub(super) fn classify(first_line: &str) -> Kind {
     let word = first_keyword(first_line);
     match word {
         "impl" | "trait" | "mod" | "class" | "namespace" | "interface" | "extern" | "object"
-        | "module" | "protocol" | "extension" | "actor" => Kind::Container,
+        | "module" | "protocol" | "extension" | "actor" | "defmodule" | "defprotocol"
+        | "defimpl" => Kind::Container,
         "use" | "import" | "from" | "#include" | "require" | "using" | "package" => Kind::Import,
         _ => Kind::Unit,
     }
@@ -316,6 +335,7 @@ const MODIFIERS: &[&str] = &[
     "declare",
     "data",
     "case",
+    "local",
 ];
 
 /// The first word of a declaration after visibility and other modifiers.
@@ -407,6 +427,12 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
             | "let"
             | "var"
             | "static"
+            | "defp"
+            | "defmacro"
+            | "defmacrop"
+            | "defmodule"
+            | "defimpl"
+            | "defprotocol"
     ) {
         let at = t.find(keyword).map_or(0, |k| k + keyword.len());
         let mut rest = t[at..].trim_start();
@@ -423,6 +449,20 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
             return trailing_ident(&rest[..cut]);
         }
         rest = rest.trim_start_matches(['*', '&']);
+        if matches!(keyword, "defmodule" | "defimpl" | "defprotocol") {
+            // A module's dotted name: `defmodule Phoenix.CodeReloader.Server do`.
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                .unwrap_or(rest.len());
+            return (end > 0).then(|| rest[..end].trim_end_matches('.'));
+        }
+        if keyword == "function"
+            && let Some(open) = rest.find('(')
+            && rest[..open].contains(['.', ':'])
+        {
+            // Lua's `function M.parse(` and `function Parser:next(`: the last name.
+            return trailing_ident(&rest[..open]);
+        }
         if let Some(end) = ident(rest) {
             return Some(&rest[..end]);
         }
@@ -462,6 +502,12 @@ const LABEL_KEYWORDS: &[&str] = &[
     "let",
     "var",
     "macro_rules!",
+    "defp",
+    "defmacro",
+    "defmacrop",
+    "defmodule",
+    "defimpl",
+    "defprotocol",
 ];
 
 /// A label longer than this many bytes is cut (a generated name, a long `impl` header).
@@ -1012,6 +1058,46 @@ def c():
             .iter()
             .map(|u| label(naming_line(lines, &u.sig)))
             .collect()
+    }
+
+    /// Elixir: `defmodule ... do` is a container, `def`/`defp ... do` blocks closed by `end` are
+    /// definitions labelled as written; a one-line `def f(x), do: x` opens nothing.
+    #[test]
+    fn elixir_modules_and_functions() {
+        let src = "defmodule Phoenix.CodeReloader.Server do\n  use GenServer\n\n  def start_link(_) do\n    GenServer.start_link(__MODULE__, :ok)\n  end\n\n  defp os_symlink(_),\n    do: \"\"\n\n  defp can_symlink?() do\n    case File.ln_s(a, b) do\n      :ok -> true\n    end\n  end\nend\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.containers, vec![0..16]);
+        assert_eq!(
+            unit_labels(&lines, &o),
+            [
+                Some("def start_link".to_string()),
+                Some("defp can_symlink".to_string())
+            ]
+        );
+        assert_eq!(o.units[1].body.end, 15);
+        assert_eq!(
+            label(lines[0]).as_deref(),
+            Some("defmodule Phoenix.CodeReloader.Server")
+        );
+    }
+
+    /// Lua: `function M.f(`, `local function g(` blocks closed by `end`, named by their last
+    /// name; `#` is the length operator (no comment), `--` opens a comment.
+    #[test]
+    fn lua_functions() {
+        let src = "local M = {}\n\n-- Finds the server.\nlocal function find(url, servers)\n  for _, s in ipairs(servers) do\n    if url:sub(#s + 1) == s then\n      return s\n    end\n  end\nend\n\nfunction M.fetch(url)\n  return find(url, {})\nend\n\nreturn M\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(
+            unit_labels(&lines, &o),
+            [
+                Some("function find".to_string()),
+                Some("function fetch".to_string())
+            ]
+        );
+        assert_eq!((o.units[0].pre.start, o.units[0].body.end), (2, 10));
+        assert_eq!(o.units[1].sig.start, 11);
     }
 
     /// A macro block around items (tokio's `cfg_rt! {`, `cfg_if! {`) holds definitions of its

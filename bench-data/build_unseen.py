@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""A holdout of fix-commit cases in languages no other set holds (Swift, Elixir, Scala, Dart,
+Lua), to see whether the engine stays above head-of-file truncation where nothing was fitted.
+
+The same mining as build_multilang.py (and through it build_realistic.py): commit messages as
+questions, the parent file as the text, removed/modified lines as the gold. Every case is
+marked split "holdout": no constant or rule is fitted on it; read it to check, not to tune.
+
+Usage:
+    python3 bench-data/build_unseen.py --mirrors /work/.mirror --out bench-data/unseen.jsonl
+
+Repositories and pinned shas: bench-data/unseen_repos.txt (``owner/name <sha> <group>``).
+"""
+
+import argparse
+import os
+import sys
+from collections import Counter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import build_multilang as bm  # noqa: E402
+
+br = bm.br
+UNSEEN_GROUP_EXT = {
+    "swift": {".swift": "swift"},
+    "elixir": {".ex": "elixir", ".exs": "elixir"},
+    "scala": {".scala": "scala"},
+    "dart": {".dart": "dart"},
+    "lua": {".lua": "lua"},
+}
+br.GROUP_EXT.update(UNSEEN_GROUP_EXT)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mirrors", default="/work/.mirror")
+    ap.add_argument("--out", default=os.path.join(HERE, "unseen.jsonl"))
+    ap.add_argument("--repos", default=os.path.join(HERE, "unseen_repos.txt"))
+    args = ap.parse_args()
+    repos = br.read_repo_list(args.repos)
+    used = bm.other_repo_lists()
+    cases = []
+    for repo, sha in repos:
+        if bm.is_forbidden(repo) or repo.lower() in used:
+            sys.exit("repository evaluated elsewhere or in another set: %s" % repo)
+        if br.REPO_GROUP.get(repo) not in UNSEEN_GROUP_EXT:
+            sys.exit("%s: needs a group, one of %s" % (repo, ", ".join(UNSEEN_GROUP_EXT)))
+        gitdir = br.find_gitdir(args.mirrors, repo)
+        if gitdir is None:
+            sys.exit("missing mirror for %s under %s (fetch it first)" % (repo, args.mirrors))
+        if os.path.isdir(os.path.join(gitdir, ".git")):
+            gitdir = os.path.join(gitdir, ".git")  # a snapshot with a work tree
+        stats = Counter()
+        code, _docs, ncode, _ndocs = br.repo_cases(gitdir, repo, sha, stats)
+        for c in code:
+            c["split"] = "holdout"
+            c["style"] = "commit"
+            cases.append(c)
+        print("%-34s %-6s code %3d/%4d" % (repo, br.REPO_GROUP[repo], len(code), ncode),
+              file=sys.stderr)
+    bm.write_cases(args.out, cases, ["query", "text", "source_type", "gold_lines", "origin",
+                                     "language", "repo", "commit", "split", "style"], width=7)
+
+
+if __name__ == "__main__":
+    main()
