@@ -1060,6 +1060,24 @@ def c():
             .collect()
     }
 
+    /// A Swift or C# `struct` holding methods is a container of them; one holding fields only
+    /// stays one definition.
+    #[test]
+    fn a_struct_with_methods_is_a_container() {
+        let src = "public struct JSON {\n    var object: Any\n\n    public init(_ object: Any) {\n        self.object = object\n    }\n\n    public static func parse(_ s: String) -> JSON {\n        return JSON(s)\n    }\n}\n\nstruct Point {\n    var x: Int\n    var y: Int\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.containers, vec![0..11]);
+        assert_eq!(
+            unit_labels(&lines, &o),
+            [
+                Some("init()".to_string()),
+                Some("func parse".to_string()),
+                Some("struct Point".to_string())
+            ]
+        );
+    }
+
     /// Elixir: `defmodule ... do` is a container, `def`/`defp ... do` blocks closed by `end` are
     /// definitions labelled as written; a one-line `def f(x), do: x` opens nothing.
     #[test]
