@@ -427,6 +427,7 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
             | "let"
             | "var"
             | "static"
+            | "sub"
             | "defp"
             | "defmacro"
             | "defmacrop"
@@ -502,6 +503,7 @@ const LABEL_KEYWORDS: &[&str] = &[
     "let",
     "var",
     "macro_rules!",
+    "sub",
     "defp",
     "defmacro",
     "defmacrop",
@@ -1098,6 +1100,16 @@ def c():
             label(lines[0]).as_deref(),
             Some("defmodule Phoenix.CodeReloader.Server")
         );
+    }
+
+    /// Perl: `sub name {` is labelled as written.
+    #[test]
+    fn perl_subs_are_labelled_with_their_keyword() {
+        assert_eq!(
+            label("sub clearcache    {").as_deref(),
+            Some("sub clearcache")
+        );
+        assert_eq!(label("sub import {").as_deref(), Some("sub import"));
     }
 
     /// Lua: `function M.f(`, `local function g(` blocks closed by `end`, named by their last
