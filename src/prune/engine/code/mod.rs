@@ -1294,3 +1294,79 @@ pub fn close(conn: Conn) {
         assert!(out.iter().any(|l| l.contains("return follow")), "{out:?}");
     }
 }
+
+#[cfg(test)]
+mod rank_probe {
+    use super::*;
+    use crate::prune::engine::split_lines;
+
+    /// Where the definition holding most of a case's gold lines ranks among the file's
+    /// definitions by score, and whether [`select`] keeps it, over the dev code cases of
+    /// `VIS_DATA` (a count per rank bucket; "no unit": the gold is in no definition).
+    /// `RANK_SHOW=1` prints the question, the gold definition and the top three of the cases
+    /// ranked past 10. Run:
+    /// `VIS_DATA=bench-data/issue_reports.jsonl cargo test --release --lib gold_unit_ranks -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn gold_unit_ranks() {
+        let mut hist: std::collections::BTreeMap<String, usize> = Default::default();
+        for v in crate::prune::engine::dev_code_cases() {
+            let lines = split_lines(v["text"].as_str().unwrap());
+            let q = Query::new(v["query"].as_str().unwrap(), true);
+            let (o, m) = analyse(&lines, &q, false);
+            let (scores, _) = ranked(&lines, &o, &q, &m, about_docs(&q));
+            let kept = select(&o.units, &scores, lines.len());
+            let gold: Vec<usize> = v["gold_lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|g| (g.as_u64()? as usize).checked_sub(1))
+                .collect();
+            let holding = |u: &Unit| {
+                gold.iter()
+                    .filter(|&&g| g >= u.pre.start && g < u.body.end)
+                    .count()
+            };
+            let main = (0..o.units.len())
+                .filter(|&k| holding(&o.units[k]) > 0)
+                .max_by_key(|&k| (holding(&o.units[k]), std::cmp::Reverse(k)));
+            let key = match main {
+                None => "no unit".to_string(),
+                Some(k) => {
+                    let rank = scores.iter().filter(|&&s| s > scores[k]).count() + 1;
+                    let bucket = match rank {
+                        1 => "1",
+                        2 => "2",
+                        3..=5 => "3-5",
+                        6..=10 => "6-10",
+                        _ => ">10",
+                    };
+                    if rank > 10 && std::env::var_os("RANK_SHOW").is_some() {
+                        let mut order: Vec<usize> = (0..o.units.len()).collect();
+                        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+                        let q: String = v["query"].as_str().unwrap().chars().take(300).collect();
+                        println!("Q: {}", q.replace('\n', " "));
+                        println!(
+                            "  gold, rank {rank}, score {:.2}: {}",
+                            scores[k],
+                            lines[o.units[k].sig.start].trim()
+                        );
+                        for &t in order.iter().take(3) {
+                            println!(
+                                "  top, score {:.2}: {}",
+                                scores[t],
+                                lines[o.units[t].sig.start].trim()
+                            );
+                        }
+                    }
+                    let zero = if scores[k] == 0.0 { ", score 0" } else { "" };
+                    format!("rank {bucket}{zero}, kept {}", kept[k])
+                }
+            };
+            *hist.entry(key).or_default() += 1;
+        }
+        for (k, n) in hist {
+            println!("{n:5} {k}");
+        }
+    }
+}
