@@ -1370,3 +1370,65 @@ mod rank_probe {
         }
     }
 }
+
+#[cfg(test)]
+mod loss_probe {
+    use super::*;
+    use crate::prune::engine::{Limits, SourceType, split_lines};
+
+    /// Where the gold lines a plan at the defaults loses are, in recall points over the dev code
+    /// cases of `VIS_DATA`: outside every definition, in a definition that scores 0, in one that
+    /// scores but [`select`] leaves out, in a selected one's thinned long body, or in a selected
+    /// one all the same (the focus cap, the limits, islands). Run:
+    /// `VIS_DATA=bench-data/issue_reports.jsonl cargo test --release --lib where_gold_is_lost -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn where_gold_is_lost() {
+        let mut lost: std::collections::BTreeMap<&str, f64> = Default::default();
+        let mut cases = 0.0;
+        for v in crate::prune::engine::dev_code_cases() {
+            let lines = split_lines(v["text"].as_str().unwrap());
+            let goal = v["query"].as_str().unwrap();
+            let q = Query::new(goal, true);
+            let (o, m) = analyse(&lines, &q, false);
+            let (scores, _) = ranked(&lines, &o, &q, &m, about_docs(&q));
+            let kept = select(&o.units, &scores, lines.len());
+            let plan =
+                crate::prune::engine::plan(&lines, goal, SourceType::Code, &Limits::default());
+            let gold: Vec<usize> = v["gold_lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|g| (g.as_u64()? as usize).checked_sub(1))
+                .filter(|&g| g < lines.len())
+                .collect();
+            if gold.is_empty() {
+                continue;
+            }
+            cases += 1.0;
+            let w = 1.0 / gold.len() as f64;
+            for &g in &gold {
+                if plan.keep[g] {
+                    continue;
+                }
+                let unit = o
+                    .units
+                    .iter()
+                    .position(|u| g >= u.pre.start && g < u.body.end);
+                let key = match unit {
+                    None => "outside definitions",
+                    Some(k) if kept[k] && o.units[k].body.len() > THIN_BODY_LINES => {
+                        "in a selected long body (thinned)"
+                    }
+                    Some(k) if kept[k] => "in a selected definition (cap/limits/islands)",
+                    Some(k) if scores[k] > 0.0 => "in a scored, unselected definition",
+                    Some(_) => "in a zero-score definition",
+                };
+                *lost.entry(key).or_default() += w;
+            }
+        }
+        for (k, n) in lost {
+            println!("{:6.2} recall points  {k}", 100.0 * n / cases);
+        }
+    }
+}
