@@ -72,6 +72,8 @@ pub(crate) fn statements(lines: &[&str], o: &Outline) -> Vec<Statement> {
     let prose = |i: usize| o.comment[i] || o.doc[i];
     let mut out = Vec::new();
     let mut i = 0;
+    // One past the last line an earlier statement took: a comment above is never taken twice.
+    let mut taken = 0;
     while i < n {
         let Some(at) = region(i) else {
             i += 1;
@@ -91,7 +93,7 @@ pub(crate) fn statements(lines: &[&str], o: &Outline) -> Vec<Statement> {
         let end = statement_end(lines, i, name.is_some(), |j| region(j) == Some(at));
         if let Some(label) = name {
             let mut start = i;
-            while start > 0
+            while start > taken
                 && region(start - 1) == Some(at)
                 && prose(start - 1)
                 && !is_blank(lines[start - 1])
@@ -105,6 +107,7 @@ pub(crate) fn statements(lines: &[&str], o: &Outline) -> Vec<Statement> {
             });
         }
         i = end.max(i + 1);
+        taken = i;
     }
     out
 }
@@ -334,6 +337,35 @@ mod tests {
             named(java),
             vec![(1..2, "cache".to_string()), (2..3, "MAX".to_string())]
         );
+    }
+
+    proptest::proptest! {
+        /// Whatever the text, statements come in line order, never overlap, stay inside the
+        /// text, hold the line naming them, and carry a label.
+        #[test]
+        fn statements_are_ordered_disjoint_and_inside(
+            lines in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "const A = f(", "  x,", ")", "let b = {", "}", "#define M(a) \\", "  (a)",
+                    "static int n;", "def f():", "    return 1", "if x:", "    def g():",
+                    "        pass", "class C {", "  private int k;", "  void m() {", "  }",
+                    "// note", "/* a", " */", "\"unterminated", "`tpl", "end`", "", "  ",
+                    "const (", "\tv = 1", "end", "function M.f(x)", "local n = #t",
+                ]),
+                0..40,
+            ),
+        ) {
+            let o = super::super::outline::outline(&lines);
+            let found = statements(&lines, &o);
+            let mut end = 0;
+            for s in &found {
+                proptest::prop_assert!(s.range.start >= end, "{found:?}");
+                proptest::prop_assert!(s.range.contains(&s.line), "{found:?}");
+                proptest::prop_assert!(s.range.end <= lines.len(), "{found:?}");
+                proptest::prop_assert!(!s.label.is_empty());
+                end = s.range.end;
+            }
+        }
     }
 
     #[test]
