@@ -17,6 +17,9 @@ use std::ops::Range;
 const BIG_BODY: usize = 150;
 /// ...that opens at least this many functions of its own is outlined as a container.
 const MIN_NESTED: usize = 3;
+/// A signature whose parameter list is still open past [`MAX_SIG_LINES`] lines above its
+/// opening line reaches up to this many lines for its first.
+const MAX_PARAMETER_LINES: usize = 64;
 /// A `struct` or `record` whose body opens at least this many named blocks (methods) is
 /// outlined as a container, whatever its size.
 const TYPE_METHODS: usize = 2;
@@ -310,14 +313,35 @@ impl Braces<'_> {
     /// First line of the signature whose body opens on line `i`.
     fn sig_start(&self, o: &Outline, i: usize, lo: usize) -> usize {
         let mut k = i;
-        while k > lo && i - k < MAX_SIG_LINES && o.roles[k - 1] == Role::Loose {
+        // Closing minus opening parentheses of lines `k..=i`: above 0, the lines above are
+        // still inside the parameter list the opener closes (a Kotlin class's supertype call,
+        // a Scala constructor, one argument a line).
+        let mut inside = paren_balance(self.lines[i]);
+        // ...or the line above leaves the header open (`public class AnnotationRule :`).
+        let open_above = |k: usize| trimmed(self.lines[k - 1]).ends_with([':', ',', '(', '=']);
+        while k > lo
+            && (i - k < MAX_SIG_LINES
+                || (i - k < MAX_PARAMETER_LINES && (inside > 0 || open_above(k))))
+            && o.roles[k - 1] == Role::Loose
+        {
             let t = trimmed(self.lines[k - 1]);
             let s = self.s[k - 1];
             if s.comment || s.in_string || is_attribute(t) || t.ends_with([';', '}', '{']) {
                 break;
             }
             k -= 1;
+            inside += paren_balance(self.lines[k]);
         }
         k
     }
+}
+
+/// Closing minus opening parentheses of `line` (strings and comments not skipped: a signature's
+/// parameter lines seldom hold either).
+fn paren_balance(line: &str) -> i32 {
+    line.bytes().fold(0, |n, b| match b {
+        b')' => n + 1,
+        b'(' => n - 1,
+        _ => n,
+    })
 }

@@ -1102,6 +1102,29 @@ def c():
         );
     }
 
+    /// An inner `/*...*/` on a `*`-led line of a KDoc does not end it, and a class header whose
+    /// supertype call lists one argument a line past twelve lines is still one signature.
+    #[test]
+    fn kotlin_kdoc_examples_and_long_class_headers() {
+        let args: String = (0..14).map(|k| format!("        a{k} = {k},\n")).collect();
+        let src = format!(
+            "/**\n * Example:\n *    @Test fun foo() {{ /*...*/ }}\n */\npublic class AnnotationRule :\n    StandardRule(\n{args}    ) {{\n    override fun visit(node: Node) {{\n        check(node)\n    }}\n\n    private fun check(node: Node) {{\n        node.x()\n    }}\n}}\n"
+        );
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert!(o.comment[..4].iter().all(|c| *c), "{:?}", &o.comment[..5]);
+        assert_eq!(
+            o.containers.first().map(|c| c.start),
+            Some(4),
+            "{:?}",
+            o.containers
+        );
+        assert_eq!(
+            unit_labels(&lines, &o),
+            [Some("fun visit".to_string()), Some("fun check".to_string())]
+        );
+    }
+
     /// Perl: `sub name {` is labelled as written.
     #[test]
     fn perl_subs_are_labelled_with_their_keyword() {

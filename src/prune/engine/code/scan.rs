@@ -61,6 +61,22 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
                         || trimmed.starts_with("//!")
                         || (trimmed.starts_with("/**") && !trimmed.starts_with("/**/"))
                         || trimmed.starts_with("/*!")));
+            if matches!(started, State::Block { .. })
+                && trimmed.starts_with('*')
+                && !trimmed.starts_with("*/")
+                && memchr::memmem::find(line.as_bytes(), b"*/").is_some()
+            {
+                // A `*`-led line inside a block comment: a `*/` before its end closes an
+                // example's inner comment (`@Test fun foo() { /*...*/ }`, nested as Kotlin,
+                // Swift, Scala and Rust allow); the comment itself ends only at a `*/` that
+                // ends the line.
+                if line.trim_end().ends_with("*/") {
+                    state = State::Code;
+                }
+                out.after = depth;
+                out.low = depth;
+                return out;
+            }
             let quotes_are_strings = single_quotes_pair::<true>(line.as_bytes(), state);
             let mut low = depth;
             state = scan_line::<true>(
