@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A holdout of fix-commit cases in languages no other set holds (Swift, Elixir, Scala, Dart,
-Lua), to see whether the engine stays above head-of-file truncation where nothing was fitted.
+Lua, Haskell, Clojure, Erlang), to see whether the engine stays above head-of-file truncation where nothing was fitted.
 
 The same mining as build_multilang.py (and through it build_realistic.py): commit messages as
 questions, the parent file as the text, removed/modified lines as the gold. Every case is
@@ -28,6 +28,9 @@ UNSEEN_GROUP_EXT = {
     "scala": {".scala": "scala"},
     "dart": {".dart": "dart"},
     "lua": {".lua": "lua"},
+    "haskell": {".hs": "haskell"},
+    "clojure": {".clj": "clojure", ".cljc": "clojure", ".cljs": "clojure"},
+    "erlang": {".erl": "erlang", ".hrl": "erlang"},
 }
 br.GROUP_EXT.update(UNSEEN_GROUP_EXT)
 
