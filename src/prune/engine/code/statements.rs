@@ -130,10 +130,7 @@ fn statement_label(t: &str) -> Option<String> {
     {
         return None;
     }
-    if assignment(t).is_some() {
-        return assigned(t);
-    }
-    let open = t.find('(').unwrap_or(t.len());
+    // A keyword that defines (`type Options = {`, `def f(`): labelled as the outline labels it.
     if matches!(
         keyword,
         "fn" | "def"
@@ -148,14 +145,16 @@ fn statement_label(t: &str) -> Option<String> {
             | "type"
             | "interface"
             | "typedef"
-            | "let"
-            | "var"
-            | "val"
             | "object"
             | "record"
     ) {
         return label(t);
     }
+    // An assignment (`const RETRIES = 3`, `val x = f(`, `DEFAULT = Limits(`): the name before it.
+    if assignment(t).is_some() {
+        return assigned(t);
+    }
+    let open = t.find('(').unwrap_or(t.len());
     if t.ends_with(';') {
         // A field, a global or a prototype: a type, then the name (`static char buf[N];`,
         // `private final Cache cache;`, `int parse(const char *s);`).
@@ -366,6 +365,22 @@ mod tests {
                 end = s.range.end;
             }
         }
+    }
+
+    #[test]
+    fn type_aliases_keep_their_keyword_and_assignments_their_name() {
+        assert_eq!(
+            statement_label("export type Options = {").as_deref(),
+            Some("type Options")
+        );
+        assert_eq!(
+            statement_label("val indent = config.indent(").as_deref(),
+            Some("val indent")
+        );
+        assert_eq!(
+            statement_label("let mut total = sum(").as_deref(),
+            Some("let total")
+        );
     }
 
     #[test]
