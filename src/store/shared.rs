@@ -743,18 +743,27 @@ impl Shared {
         let id = new_id();
         let tk = key("t", &id);
         let mut marks = Marks::default();
-        let mut batch: Vec<Cmd> = vec![
+        // The first piece is the SET that creates the text (with its TTL), the rest APPENDs: the
+        // server keeps a SET's large argument as the value itself, where an APPEND copies it.
+        let set = |piece: &[u8]| {
             Cmd::new("SET")
                 .arg(&tk)
-                .arg("")
+                .arg(piece)
                 .arg("PX")
-                .num(ttl + GRACE_MS),
-        ];
+                .num(ttl + GRACE_MS)
+        };
+        let mut batch: Vec<Cmd> = Vec::new();
+        let mut created = false;
         let mut pending = 0usize;
         content.each_chunk(|c| {
             marks.feed(c);
             for piece in c.chunks(1 << 20) {
-                batch.push(Cmd::new("APPEND").arg(&tk).arg(piece));
+                batch.push(if created {
+                    Cmd::new("APPEND").arg(&tk).arg(piece)
+                } else {
+                    set(piece)
+                });
+                created = true;
                 pending += piece.len();
                 if pending >= UPLOAD_BATCH {
                     check(self.pool.run(&std::mem::take(&mut batch))?)?;
@@ -763,6 +772,9 @@ impl Shared {
             }
             Ok(())
         })?;
+        if !created {
+            batch.push(set(b""));
+        }
         if marks.bytes != bytes {
             let _ = self.pool.one(Cmd::new("DEL").arg(&tk));
             return Err(io::Error::other("the text changed while it was stored"));
