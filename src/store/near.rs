@@ -26,7 +26,7 @@ pub const STALE_AFTER: Duration = Duration::from_millis(100);
 /// Bytes all copies may hold together (texts and their line indexes).
 pub const NEAR_MAX_BYTES: usize = 32 << 20;
 /// Largest text kept as a copy.
-const COPY_MAX: usize = 4 << 20;
+pub const COPY_MAX: usize = 4 << 20;
 /// A copy re-issued must have at least this long left before its deadline, so the deferred
 /// TTL refresh reaches the server before the entry could expire there.
 const MARGIN: Duration = Duration::from_secs(1);
@@ -45,6 +45,18 @@ pub struct Copy {
     pub text: String,
     /// Byte offset of each line's start.
     pub line_starts: Vec<usize>,
+}
+
+/// An output a put hands to the copies.
+pub struct Output<'a> {
+    /// What produced it.
+    pub origin: &'a str,
+    /// Its label.
+    pub label: &'a str,
+    /// Its text.
+    pub text: &'a str,
+    /// Hash of the three (the `by_content` key).
+    pub hash: u64,
 }
 
 /// A copy with what its freshness needs.
@@ -167,14 +179,21 @@ impl Near {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn hash(&self, origin: &str, label: &str, text: &str) -> u64 {
-        self.hasher.hash_one((origin, label, text))
+    /// `text` from `origin` and `label` as [`Near::reissue`] and [`Near::insert`] take it: hashed
+    /// once per put.
+    pub fn output<'a>(&self, origin: &'a str, label: &'a str, text: &'a str) -> Output<'a> {
+        Output {
+            origin,
+            label,
+            text,
+            hash: self.hasher.hash_one((origin, label, text)),
+        }
     }
 
-    /// The id of the same output (origin, label, text) if this replica holds it fresh and the
-    /// server lists it for `owner` already; its refresh is deferred to the next tick.
-    pub fn reissue(&self, owner: &str, origin: &str, label: &str, text: &str) -> Option<String> {
-        let h = self.hash(origin, label, text);
+    /// The id of the same output if this replica holds it fresh and the server lists it for
+    /// `owner` already; its refresh is deferred to the next tick.
+    pub fn reissue(&self, owner: &str, out: &Output<'_>) -> Option<String> {
+        let (h, origin, label, text) = (out.hash, out.origin, out.label, out.text);
         let mut st = self.lock();
         if !st.fresh() {
             return None;
@@ -217,9 +236,18 @@ impl Near {
         Some(copy)
     }
 
-    /// Keeps a copy of `text`, which the server just stored or re-issued as `id` (content key
-    /// `ckey`) and listed for `owner` (empty: no listing).
-    pub fn insert(&self, id: &str, owner: &str, origin: &str, label: &str, text: &str, ckey: &str) {
+    /// Keeps a copy of `out`, which the server just stored or re-issued as `id` (content key
+    /// `ckey`) and listed for `owner` (empty: no listing); `line_starts` are its text's, if the
+    /// caller has them.
+    pub fn insert(
+        &self,
+        id: &str,
+        owner: &str,
+        out: &Output<'_>,
+        line_starts: Option<Vec<usize>>,
+        ckey: &str,
+    ) {
+        let (hash, origin, label, text) = (out.hash, out.origin, out.label, out.text);
         if text.len() > COPY_MAX {
             return;
         }
@@ -237,14 +265,13 @@ impl Near {
         if refreshed(&mut self.lock()) {
             return;
         }
-        // The copy, its hash and its line index are made outside the lock: pages and re-issues
-        // of other copies do not wait for them.
-        let hash = self.hash(origin, label, text);
+        // The copy and its line index are made outside the lock: pages and re-issues of other
+        // copies do not wait for them.
         let copy = Arc::new(Copy {
             origin: origin.to_string(),
             label: label.to_string(),
             text: text.to_string(),
-            line_starts: super::line_starts(text),
+            line_starts: line_starts.unwrap_or_else(|| super::line_starts(text)),
         });
         let mut st = self.lock();
         if refreshed(&mut st) {

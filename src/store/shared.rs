@@ -89,9 +89,18 @@ struct Trip<'a> {
     origin: &'a str,
     label: String,
     /// The text, for the near copy.
-    text: Option<&'a str>,
+    text: Option<ForNear<'a>>,
     /// The content key of the same output from the same origin and label.
     ckey: String,
+}
+
+/// A text in memory as its near copy takes it, with what the put already worked out.
+struct ForNear<'a> {
+    text: &'a str,
+    /// Its [`super::near::Near::output`] hash.
+    hash: u64,
+    /// Its line starts, when the put built the line index from them.
+    starts: Option<Vec<usize>>,
 }
 
 /// A text to store.
@@ -480,6 +489,21 @@ struct Marks {
 }
 
 impl Marks {
+    /// The marks of a text of `bytes` whose line starts are `starts` (as [`Marks::feed`] would
+    /// make them from the whole text).
+    fn from_starts(bytes: usize, starts: &[usize]) -> Marks {
+        Marks {
+            bytes: bytes as u64,
+            lines: starts.len(),
+            index: starts
+                .iter()
+                .step_by(STEP)
+                .flat_map(|&s| (s as u64).to_le_bytes())
+                .collect(),
+            mid_line: false,
+        }
+    }
+
     fn feed(&mut self, chunk: &[u8]) {
         let mut from = 0;
         while from < chunk.len() {
@@ -695,10 +719,17 @@ impl Shared {
             Content::Text(t) => Some(t),
             Content::Disk(_) => None,
         };
-        if let Some(t) = copyable
-            && let Some(id) = self.near.reissue(owner, origin, &label, t)
-        {
-            return Ok(Begun::Done(Put::Stored(id)));
+        let mut near = None;
+        if let Some(t) = copyable {
+            let out = self.near.output(origin, &label, t);
+            if let Some(id) = self.near.reissue(owner, &out) {
+                return Ok(Begun::Done(Put::Stored(id)));
+            }
+            near = Some(ForNear {
+                text: t,
+                hash: out.hash,
+                starts: None,
+            });
         }
         let mut sha = ring::digest::Context::new(&ring::digest::SHA256);
         for part in [origin.as_bytes(), b"\0", label.as_bytes(), b"\0"] {
@@ -736,13 +767,23 @@ impl Shared {
             )?;
             if let Some(id) = again.text() {
                 return Ok(Begun::Done(
-                    self.stored(id, owner, origin, &label, copyable, &ckey),
+                    self.stored(id, owner, origin, &label, near, &ckey),
                 ));
             }
         }
         let id = new_id();
         let tk = key("t", &id);
+        // A text the near copy will keep: its line starts, found once, give the index too.
         let mut marks = Marks::default();
+        let fed = match &mut near {
+            Some(n) if n.text.len() <= super::near::COPY_MAX => {
+                let starts = super::line_starts(n.text);
+                marks = Marks::from_starts(n.text.len(), &starts);
+                n.starts = Some(starts);
+                false
+            }
+            _ => true,
+        };
         // The first piece is the SET that creates the text (with its TTL), the rest APPENDs: the
         // server keeps a SET's large argument as the value itself, where an APPEND copies it.
         let set = |piece: &[u8]| {
@@ -756,7 +797,9 @@ impl Shared {
         let mut created = false;
         let mut pending = 0usize;
         content.each_chunk(|c| {
-            marks.feed(c);
+            if fed {
+                marks.feed(c);
+            }
             for piece in c.chunks(1 << 20) {
                 batch.push(if created {
                     Cmd::new("APPEND").arg(&tk).arg(piece)
@@ -806,7 +849,7 @@ impl Shared {
             owner,
             origin,
             label,
-            text: copyable,
+            text: near,
             ckey,
         };
         if one_trip {
@@ -859,11 +902,17 @@ impl Shared {
         owner: &str,
         origin: &str,
         label: &str,
-        text: Option<&str>,
+        text: Option<ForNear<'_>>,
         ckey: &str,
     ) -> Put {
-        if let Some(t) = text {
-            self.near.insert(&id, owner, origin, label, t, ckey);
+        if let Some(n) = text {
+            let out = super::near::Output {
+                origin,
+                label,
+                text: n.text,
+                hash: n.hash,
+            };
+            self.near.insert(&id, owner, &out, n.starts, ckey);
         }
         Put::Stored(id)
     }
@@ -1163,6 +1212,9 @@ mod tests {
             let starts = crate::store::line_starts(&text);
             let want: Vec<u64> = starts.iter().step_by(STEP).map(|&s| s as u64).collect();
             assert_eq!(marks, want, "chunks of {cut}");
+            let whole = Marks::from_starts(text.len(), &starts);
+            assert_eq!((whole.bytes, whole.lines), (m.bytes, m.lines));
+            assert_eq!(whole.index, m.index, "from the line starts");
         }
         let mut m = Marks::default();
         m.feed(b"a\n\nb");
