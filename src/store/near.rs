@@ -62,7 +62,7 @@ pub struct Output<'a> {
 /// A copy with what its freshness needs.
 struct Slot {
     copy: Arc<Copy>,
-    /// The server's content key of the text (`c:SHA`), refreshed with the entry.
+    /// The server's content key of the text (`c:HASH`), refreshed with the entry.
     ckey: String,
     /// Keyed hash of origin, label and text (the `by_content` key).
     hash: u64,

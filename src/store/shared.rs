@@ -7,7 +7,7 @@
 //! Per entry: `e:ID` (hash: origin, label, bytes, lines, shown runs; its life is the entry's),
 //! `t:ID` (the text, read by `GETRANGE`), `x:ID` (the byte offset of every [`STEP`]th line, 8
 //! bytes each, so a page reads one mark and at most [`STEP`] lines before its first). Shared:
-//! `lru` (sorted set: id by last use), `sz` and `bytes` (costs), `c:SHA` (content -> id, so the
+//! `lru` (sorted set: id by last use), `sz` and `bytes` (costs), `c:HASH` (BLAKE3 of origin, label and text -> id, so the
 //! same output re-issues its id), `o:OWNER` (ids issued to a session, for `resources/list`),
 //! `g:ID` (why an id left: evicted, too large), `epoch` (changes when the server loses its data),
 //! `evseq` and `evlog` (how many entries were evicted, and the last [`super::near::EVLOG_MAX`]
@@ -731,20 +731,17 @@ impl Shared {
                 starts: None,
             });
         }
-        let mut sha = ring::digest::Context::new(&ring::digest::SHA256);
+        // BLAKE3, not SHA-256: the same collision resistance (a content key names the id a
+        // later put re-issues, so two outputs must never share one), a third of the CPU here.
+        let mut hash = blake3::Hasher::new();
         for part in [origin.as_bytes(), b"\0", label.as_bytes(), b"\0"] {
-            sha.update(part);
+            hash.update(part);
         }
         content.each_chunk(|c| {
-            sha.update(c);
+            hash.update(c);
             Ok(())
         })?;
-        let digest: String = sha
-            .finish()
-            .as_ref()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let digest = hash.finalize().to_hex();
         let ckey = key("c", &digest);
         let (now, ttl) = (now_ms(), self.ttl_ms());
         // A text in memory up to ONE_TRIP_MAX goes up with its admission in one round trip (the
