@@ -789,12 +789,17 @@ impl Store {
         self.get_at(id, None)
     }
 
-    /// [`Store::get`] for a caller about to read from line `first` (1-based): from a shared
-    /// store, an entry this process does not know comes with that line's page in one round trip.
-    pub fn get_at(&self, id: &str, first: Option<usize>) -> Result<Arc<Entry>, Missing> {
+    /// [`Store::get`] for a caller about to read the lines of `page` (1-based, the last may be
+    /// past the text): from a shared store, an entry this process does not know comes with
+    /// them in one round trip.
+    pub fn get_at(
+        &self,
+        id: &str,
+        page: Option<std::ops::RangeInclusive<usize>>,
+    ) -> Result<Arc<Entry>, Missing> {
         if let Some(s) = &self.shared {
             self.not_gone(id)?;
-            return self.shared_found(id, s.get_at(id, first));
+            return self.shared_found(id, s.get_at(id, page));
         }
         self.get_memory(id)
     }
@@ -803,11 +808,11 @@ impl Store {
     pub async fn get_at_async(
         &self,
         id: &str,
-        first: Option<usize>,
+        page: Option<std::ops::RangeInclusive<usize>>,
     ) -> Result<Arc<Entry>, Missing> {
         if let Some(s) = &self.shared {
             self.not_gone(id)?;
-            return self.shared_found(id, s.get_at_async(id, first).await);
+            return self.shared_found(id, s.get_at_async(id, page).await);
         }
         self.get_memory(id)
     }

@@ -250,15 +250,19 @@ impl SharedText {
                 Some(r) => r,
                 None => self
                     .pool
-                    .one(page_cmd(&self.id, line))
+                    .one(page_cmd(&self.id, line..=usize::MAX))
                     .map_err(|e| unreachable(&self.pool, e))?,
             };
             let Value::Array(mut r) = r else {
                 return Err(self.lost());
             };
+            let end = r.pop().and_then(|v| v.int()).ok_or_else(|| self.lost())?;
             let text = r.pop().and_then(Value::bytes).ok_or_else(|| self.lost())?;
             let mark = r.pop().and_then(|v| v.int()).ok_or_else(|| self.lost())? as u64;
-            if mark > self.bytes || text.len() as u64 != (chunk as u64).min(self.bytes - mark) {
+            // Without an end mark the range runs to the end of the text.
+            let end = u64::try_from(end).unwrap_or(self.bytes);
+            if mark > end || end > self.bytes || text.len() as u64 != (chunk as u64).min(end - mark)
+            {
                 return Err(self.lost());
             }
             (mark + text.len() as u64, (line - 1) % STEP, text)
@@ -317,20 +321,31 @@ fn fields_cmd(id: &str) -> Cmd {
         .arg("n")
 }
 
-/// Bytes of text the first round trip of a page brings (later ones double, up to 1 MiB).
+/// Bytes of text the first round trip of a page brings at most (later ones double, up to 1 MiB).
 const PAGE_CHUNK: usize = 32 * 1024;
 
-/// The [`PAGE`] call for `line` (1-based, within the text) of entry `id`.
-fn page_cmd(id: &str, line: usize) -> Cmd {
+/// The [`PAGE`] call for `lines` (1-based, the first within the text; the last may be past it)
+/// of entry `id`: from the index mark before the first to the one after the last.
+fn page_cmd(id: &str, lines: std::ops::RangeInclusive<usize>) -> Cmd {
+    let first = lines.start().max(&1) - 1;
+    let last = (*lines.end()).max(first + 1) - 1;
+    // The mark after the last line's STEP: the server finds none past the index; none is
+    // asked for past any index (the script's arithmetic is in doubles, printed exactly only up
+    // to 14 digits).
+    let end = (last / STEP + 1)
+        .checked_mul(8)
+        .filter(|&m| m < 1 << 40)
+        .map_or(String::new(), |m| m.to_string());
     Cmd::script(PAGE)
         .num(3)
         .arg(key("x", id))
         .arg(key("t", id))
         .arg(format!("{PREFIX}lru"))
-        .num((line.max(1) - 1) / STEP * 8)
+        .num(first / STEP * 8)
         .num(PAGE_CHUNK)
         .num(now_ms())
         .arg(id)
+        .arg(end)
 }
 
 /// `BufRead` over a stored text from a byte offset, by `GETRANGE`s of growing size.
@@ -384,16 +399,27 @@ impl BufRead for Ranges<'_> {
     }
 }
 
-/// The index mark `ARGV[1]` (byte offset into `KEYS[1]`: 8 bytes, little-endian) and up to
-/// `ARGV[2]` bytes of the text `KEYS[2]` from there: `{offset, text}`, or nil without the mark;
-/// refreshes entry `ARGV[4]`'s recency in `KEYS[3]` to `ARGV[3]`.
+/// The index mark `ARGV[1]` (byte offset into `KEYS[1]`: 8 bytes, little-endian) and the text
+/// `KEYS[2]` from there to the mark `ARGV[5]` (to the end without it, or if empty), at most
+/// `ARGV[2]` bytes: `{offset, text, end}` (`end`: that mark's offset, or -1), or nil without the
+/// first mark; refreshes entry `ARGV[4]`'s recency in `KEYS[3]` to `ARGV[3]`. The text ends at
+/// the page's last line because the server's Lua copies every byte of a reply it returns
+/// (about 1 us a KB: 38 us for a whole chunk, the most costly call of a page).
 const PAGE: &str = r#"
-local m = redis.call('GETRANGE', KEYS[1], ARGV[1], tonumber(ARGV[1]) + 7)
-if #m ~= 8 then return false end
 redis.call('ZADD', KEYS[3], 'XX', ARGV[3], ARGV[4])
-local off = 0
-for i = 8, 1, -1 do off = off * 256 + string.byte(m, i) end
-return {off, redis.call('GETRANGE', KEYS[2], off, off + tonumber(ARGV[2]) - 1)}
+local function mark(at)
+  local m = redis.call('GETRANGE', KEYS[1], at, tonumber(at) + 7)
+  if #m ~= 8 then return nil end
+  local n = 0
+  for i = 8, 1, -1 do n = n * 256 + string.byte(m, i) end
+  return n
+end
+local off = mark(ARGV[1])
+if not off then return false end
+local stop, e = off + tonumber(ARGV[2]), -1
+if ARGV[5] ~= '' then e = mark(ARGV[5]) or -1 end
+if e >= 0 and e < stop then stop = e end
+return {off, redis.call('GETRANGE', KEYS[2], off, stop - 1), e}
 "#;
 
 /// Writes `ARGV[2]` as field `ARGV[1]` of entry `KEYS[1]` (`s`: the shown runs, `a`: a tool's
@@ -930,14 +956,16 @@ impl Shared {
         self.get_at(id, None)
     }
 
-    /// [`Shared::get`] for a caller about to read from line `first`: an entry this process does
-    /// not know comes with that line's page in the same round trip.
+    /// [`Shared::get`] for a caller about to read `page` (1-based lines; the last may be past
+    /// the text): an entry this process does not know comes with those lines in the same round
+    /// trip.
     pub fn get_at(
         &self,
         id: &str,
-        first: Option<usize>,
+        page: Option<std::ops::RangeInclusive<usize>>,
     ) -> Result<(String, String, SharedText), SharedMiss> {
-        match self.get_begin(id, first)? {
+        let first = page.as_ref().map(|p| *p.start());
+        match self.get_begin(id, page)? {
             Fetch::Done(found) => Ok(found),
             Fetch::Trip(cmds) => self.get_end(id, first, self.pool.run(&cmds)),
         }
@@ -947,17 +975,22 @@ impl Shared {
     pub async fn get_at_async(
         &self,
         id: &str,
-        first: Option<usize>,
+        page: Option<std::ops::RangeInclusive<usize>>,
     ) -> Result<(String, String, SharedText), SharedMiss> {
-        match self.get_begin(id, first)? {
+        let first = page.as_ref().map(|p| *p.start());
+        match self.get_begin(id, page)? {
             Fetch::Done(found) => Ok(found),
             Fetch::Trip(cmds) => self.get_end(id, first, self.pool.run_async(&cmds).await),
         }
     }
 
     /// The entry from this process's near copy or what it knows of `id`, or the commands that
-    /// fetch it (and the page of line `first`).
-    fn get_begin(&self, id: &str, first: Option<usize>) -> Result<Fetch, SharedMiss> {
+    /// fetch it (and the lines of `page`).
+    fn get_begin(
+        &self,
+        id: &str,
+        page: Option<std::ops::RangeInclusive<usize>>,
+    ) -> Result<Fetch, SharedMiss> {
         if !id.starts_with("prn_") || id.len() > 80 {
             return Err(SharedMiss::Absent);
         }
@@ -970,18 +1003,16 @@ impl Shared {
         if let Some((origin, label, bytes, lines)) = self.known.get(id) {
             return Ok(Fetch::Done((origin, label, self.text(id, bytes, lines))));
         }
-        let mut cmds = vec![
-            fields_cmd(id),
-            Cmd::new("ZADD")
+        // The entry's recency: the page's script refreshes it, else a ZADD of its own.
+        let second = match page {
+            Some(lines) => page_cmd(id, lines),
+            None => Cmd::new("ZADD")
                 .arg(format!("{PREFIX}lru"))
                 .arg("XX")
                 .num(now_ms())
                 .arg(id),
-        ];
-        if let Some(line) = first {
-            cmds.push(page_cmd(id, line));
-        }
-        Ok(Fetch::Trip(cmds))
+        };
+        Ok(Fetch::Trip(vec![fields_cmd(id), second]))
     }
 
     /// The entry `id` from the replies to [`Shared::get_begin`]'s commands.
@@ -993,7 +1024,7 @@ impl Shared {
     ) -> Result<(String, String, SharedText), SharedMiss> {
         let mut r = replies.map_err(|_| SharedMiss::Unavailable)?.into_iter();
         let entry = r.next();
-        let page = first.zip(r.nth(1));
+        let page = first.zip(r.next());
         match entry {
             Some(Value::Array(f)) if f.len() == 4 && f[0] != Value::Nil => {
                 let mut f = f.into_iter();

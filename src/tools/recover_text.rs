@@ -67,12 +67,12 @@ pub fn range_error(arguments: &serde_json::Value, errors: &[FieldError]) -> Opti
 
 /// Runs `recover_text`.
 pub async fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
-    // A first page by ranges starts at the first range: a shared store fetches it with the entry.
+    // A first page by ranges starts at the first range, and reads no further than its end
+    // unless there is room left: a shared store fetches those lines with the entry.
     let first = (input.cursor.is_none() && input.context_focus_question.is_none()).then(|| {
-        input
-            .ranges
-            .first()
-            .map_or(1, |r| r.start_line.get() as usize)
+        input.ranges.first().map_or(1..=usize::MAX, |r| {
+            r.start_line.get() as usize..=r.end_line.get() as usize
+        })
     });
     let entry = ctx
         .app
