@@ -482,7 +482,11 @@ for _, o in ipairs(redis.call('ZRANGEBYSCORE', lru, '-inf', now - ttl, 'LIMIT', 
 end
 if redis.call('EXISTS', p .. 't:' .. id) == 0 then return -1 end
 local evicted = 0
-while redis.call('ZCARD', lru) > 0 and (redis.call('ZCARD', lru) + 1 > maxn or tonumber(redis.call('GET', tot) or '0') + size > maxb) do
+local function over()
+  local n = redis.call('ZCARD', lru)
+  return n > 0 and (n + 1 > maxn or tonumber(redis.call('GET', tot) or '0') + size > maxb)
+end
+while over() do
   local o = redis.call('ZRANGE', lru, 0, 0)[1]
   forget(o)
   if redis.call('DEL', p .. 'e:' .. o, p .. 't:' .. o, p .. 'x:' .. o) > 0 then
@@ -495,7 +499,9 @@ end
 if evicted > 0 then redis.call('LTRIM', p .. 'evlog', 0, tonumber(ARGV[17]) - 1) end
 redis.call('HSET', p .. 'e:' .. id, 'o', ARGV[10], 'l', ARGV[11], 'b', ARGV[12], 'n', ARGV[13])
 redis.call('SET', p .. 'x:' .. id, ARGV[14], 'PX', ttl + grace)
-refresh(p, id, ttl, grace)
+-- refresh() but for the index, which the SET just gave its TTL
+redis.call('PEXPIRE', p .. 'e:' .. id, ttl)
+redis.call('PEXPIRE', p .. 't:' .. id, ttl + grace)
 redis.call('ZADD', lru, now, id)
 redis.call('HSET', sz, id, size)
 redis.call('INCRBY', tot, size)
