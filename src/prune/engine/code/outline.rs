@@ -477,7 +477,7 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
 
 /// Keywords a definition's label keeps before its name (`fn parse_escape`, `class Cookie`): what
 /// the language writes, so the model reads the label as it would read the signature.
-const LABEL_KEYWORDS: &[&str] = &[
+pub(super) const LABEL_KEYWORDS: &[&str] = &[
     "fn",
     "def",
     "func",

@@ -11,7 +11,9 @@
 
 use super::super::draft::{is_blank, trimmed};
 use super::super::evidence::trailing_ident;
-use super::outline::{Outline, Role, assigned, assignment, first_keyword, label, naming_line};
+use super::outline::{
+    LABEL_KEYWORDS, Outline, Role, assigned, assignment, first_keyword, label, naming_line,
+};
 use std::ops::Range;
 
 /// A statement longer than this many lines is cut there (a generated table, a lost bracket).
@@ -130,28 +132,14 @@ fn statement_label(t: &str) -> Option<String> {
     {
         return None;
     }
-    // A keyword that defines (`type Options = {`, `def f(`): labelled as the outline labels it.
-    if matches!(
-        keyword,
-        "fn" | "def"
-            | "func"
-            | "fun"
-            | "function"
-            | "class"
-            | "struct"
-            | "enum"
-            | "union"
-            | "trait"
-            | "type"
-            | "interface"
-            | "typedef"
-            | "object"
-            | "record"
-    ) {
+    // A keyword that defines (`def f(`, `type Options = {`): labelled as the outline labels it,
+    // unless an assignment says better what is defined (`let mut total =`, `module.exports =`).
+    let assigns = assignment(t).is_some();
+    if keyword == "type" || (LABEL_KEYWORDS.contains(&keyword) && !assigns) {
         return label(t);
     }
     // An assignment (`const RETRIES = 3`, `val x = f(`, `DEFAULT = Limits(`): the name before it.
-    if assignment(t).is_some() {
+    if assigns {
         return assigned(t);
     }
     let open = t.find('(').unwrap_or(t.len());
