@@ -111,30 +111,24 @@ fn take_rank(
             .then(a.cmp(&b))
     });
     for r in order {
-        take(removed, per_run, r, rank, left);
+        // The run's names are taken in rank order, so a run that missed an earlier rank shows
+        // no later one.
+        if removed[r].names.len() != rank {
+            continue;
+        }
+        let text = &per_run[r][rank].text;
+        // `: ` or `, ` before the name; with the first name of a run holding more, room for
+        // the count that may follow (` +N more`).
+        let mut cost = text.len() + 2;
+        if rank == 0 && per_run[r].len() > 1 {
+            cost += 9;
+        }
+        if cost > *left {
+            continue;
+        }
+        *left -= cost;
+        removed[r].names.push(text.clone());
     }
-}
-
-/// Shows run `r`'s `rank`-th name if it has shown all the names before it and `left` bytes
-/// allow.
-fn take(removed: &mut [Removed], per_run: &[Vec<&Name>], r: usize, rank: usize, left: &mut usize) {
-    // The run's names are taken in rank order, so a run that missed an earlier rank shows no
-    // later one.
-    if removed[r].names.len() != rank {
-        return;
-    }
-    let text = &per_run[r][rank].text;
-    // `: ` or `, ` before the name; with the first name of a run holding more, room for the
-    // count that may follow (` +N more`).
-    let mut cost = text.len() + 2;
-    if rank == 0 && per_run[r].len() > 1 {
-        cost += 9;
-    }
-    if cost > *left {
-        return;
-    }
-    *left -= cost;
-    removed[r].names.push(text.clone());
 }
 
 /// The label of a run's marker: `fn a, fn b +3 more`; `None` when it names nothing.

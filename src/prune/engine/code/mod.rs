@@ -28,7 +28,7 @@ use super::draft::{Draft, Reason, is_blank, is_paragraph_break, trimmed, trimmed
 use super::evidence::telling_lines;
 use super::names::Name;
 use super::terms::{Matches, Query};
-use outline::{Role, Unit, defined_name, label, naming_line, outline};
+use outline::{Role, Unit, defined_name, label, naming_line, outline, unit_labels};
 use std::collections::HashMap;
 
 /// Loose statements of at most this many code lines are kept as structure.
@@ -219,12 +219,17 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
 /// signature through its closing line.
 pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
     let o = outline(lines);
-    let units = o.units.iter().map(|u| super::names::Extent {
-        range: u.pre.start.min(u.sig.start)..u.body.end.max(u.sig.end),
-        line: u.sig.start,
-        label: label(naming_line(lines, &u.sig)),
-        statement: false,
-    });
+    let labels = unit_labels(lines, &o);
+    let units = o
+        .units
+        .iter()
+        .zip(&labels)
+        .map(|(u, l)| super::names::Extent {
+            range: u.pre.start.min(u.sig.start)..u.body.end.max(u.sig.end),
+            line: u.sig.start,
+            label: l.clone(),
+            statement: false,
+        });
     let containers = o.containers.iter().map(|c| super::names::Extent {
         range: c.clone(),
         line: c.start,
@@ -239,7 +244,7 @@ pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
             label: Some(IMPORTS.to_string()),
             statement: false,
         });
-    let statements = statements::statements(lines, &o)
+    let statements = statements::statements(lines, &o, &labels)
         .into_iter()
         .map(|s| super::names::Extent {
             range: s.range,
@@ -286,13 +291,15 @@ fn import_blocks(lines: &[&str], o: &outline::Outline) -> Vec<std::ops::Range<us
 /// language writes it ([`outline::label`]) and weighted by its score (a container by its best
 /// member's).
 fn names(lines: &[&str], o: &outline::Outline, m: &Matches, scores: &[f32]) -> Vec<Name> {
+    let labels = unit_labels(lines, o);
     let mut out: Vec<Name> = o
         .units
         .iter()
         .zip(scores)
-        .filter_map(|(u, &weight)| {
+        .zip(&labels)
+        .filter_map(|((u, &weight), l)| {
             let line = u.sig.start;
-            label(naming_line(lines, &u.sig)).map(|text| Name { line, text, weight })
+            l.clone().map(|text| Name { line, text, weight })
         })
         .collect();
     for c in &o.containers {
@@ -319,11 +326,15 @@ fn names(lines: &[&str], o: &outline::Outline, m: &Matches, scores: &[f32]) -> V
     }));
     // A named statement (a constant, a field) comes after every definition and block of imports,
     // the more of the goal its lines hold the sooner.
-    out.extend(statements::statements(lines, o).into_iter().map(|s| Name {
-        line: s.line,
-        text: s.label,
-        weight: -1.0 / (1.0 + m.best_line(s.range)),
-    }));
+    out.extend(
+        statements::statements(lines, o, &labels)
+            .into_iter()
+            .map(|s| Name {
+                line: s.line,
+                text: s.label,
+                weight: -1.0 / (1.0 + m.best_line(s.range)),
+            }),
+    );
     out.sort_by_key(|n| n.line);
     out
 }
@@ -766,30 +777,27 @@ fn loose(
                 break;
             }
         }
-        paragraphs.push((start..i, m.span(start..i)));
+        let code_lines = (start..i).filter(|&k| !prose(k)).count();
+        paragraphs.push((start..i, m.span(start..i), code_lines));
     }
     // Most of the code loose: the outline does not know this language's definitions (Erlang's
     // `name(Args) ->`, Haskell's equations), so its paragraphs stand for them and compete among
     // themselves, as definitions do.
-    let loose_lines: usize = paragraphs
-        .iter()
-        .map(|(r, _)| r.clone().filter(|&k| !prose(k)).count())
-        .sum();
+    let loose_lines: usize = paragraphs.iter().map(|p| p.2).sum();
     let code_lines = (0..roles.len())
         .filter(|&k| roles[k] != Role::Blank && !prose(k))
         .count();
     let threshold = if loose_lines as f32 > UNKNOWN_LOOSE_SHARE * code_lines as f32 {
-        let best = paragraphs.iter().map(|(_, s)| *s).fold(0.0, f32::max);
+        let best = paragraphs.iter().map(|p| p.1).fold(0.0, f32::max);
         threshold.min(REL_OF_BEST * best)
     } else {
         threshold
     };
-    for (range, score) in paragraphs {
+    for (range, score, code_lines) in paragraphs {
         draft.score[range.clone()].fill(score);
         if score > 0.0 && score >= threshold || pointed[range.clone()].contains(&true) {
             continue;
         }
-        let code_lines = range.clone().filter(|&k| !prose(k)).count();
         for k in range {
             if code_lines > SMALL_LOOSE || prose(k) {
                 draft.remove(k, Reason::OffFocus);

@@ -396,6 +396,15 @@ pub(crate) fn naming_line<'a>(lines: &[&'a str], sig: &Range<usize>) -> &'a str 
     first
 }
 
+/// The label of each unit of `o`, in order, as markers write it ([`label`] of its
+/// [`naming_line`]).
+pub(crate) fn unit_labels(lines: &[&str], o: &Outline) -> Vec<Option<String>> {
+    o.units
+        .iter()
+        .map(|u| label(naming_line(lines, &u.sig)))
+        .collect()
+}
+
 /// The name a definition's first signature line defines: the word after its keyword (`fn`,
 /// `def`, `func` past a Go receiver, `class`, `struct`, `type`, ...), else the last identifier
 /// before the first `(`, `<`, `=`, `:` or `{` (JavaScript methods and assigned functions:
@@ -629,8 +638,8 @@ fn declared(t: &str) -> Option<String> {
             format!("companion object {name}")
         });
     }
-    if assignment(t).is_some() {
-        return assigned(t);
+    if let Some(eq) = assignment(t) {
+        return assigned(t, eq);
     }
     let open = t.find('(').unwrap_or(t.len());
     if open < t.len() || t.contains([':', ';', ',']) {
@@ -663,10 +672,11 @@ pub(super) fn assignment(t: &str) -> Option<usize> {
     })
 }
 
-/// The name an assignment before any parameter list defines: `TypeAdapter<Number> DOUBLE = new
-/// ...` -> `DOUBLE`, `const DEFAULT: Config = ...` -> `const DEFAULT`, `RETRIES = 3` -> `RETRIES`.
-pub(super) fn assigned(t: &str) -> Option<String> {
-    let left = t[..assignment(t)?].trim_end();
+/// The name the assignment at `eq` (found by [`assignment`]) defines: `TypeAdapter<Number>
+/// DOUBLE = new ...` -> `DOUBLE`, `const DEFAULT: Config = ...` -> `const DEFAULT`, `RETRIES = 3`
+/// -> `RETRIES`.
+pub(super) fn assigned(t: &str, eq: usize) -> Option<String> {
+    let left = t[..eq].trim_end();
     // Past a type annotation: `const DEFAULT: Config` -> `const DEFAULT`.
     let left = left.split_once(':').map_or(left, |(l, _)| l).trim_end();
     let name = trailing_ident(left)?;
@@ -1052,14 +1062,6 @@ def c():
             Some("fn add_str")
         );
         assert!(is_import("from x import y") && is_import("use std::io;"));
-    }
-
-    /// The label of each unit of `o`, in order, as markers write it.
-    fn unit_labels(lines: &[&str], o: &Outline) -> Vec<Option<String>> {
-        o.units
-            .iter()
-            .map(|u| label(naming_line(lines, &u.sig)))
-            .collect()
     }
 
     /// A Swift or C# `struct` holding methods is a container of them; one holding fields only

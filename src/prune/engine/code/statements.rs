@@ -11,9 +11,7 @@
 
 use super::super::draft::{is_blank, trimmed};
 use super::super::evidence::trailing_ident;
-use super::outline::{
-    LABEL_KEYWORDS, Outline, Role, assigned, assignment, first_keyword, label, naming_line,
-};
+use super::outline::{LABEL_KEYWORDS, Outline, Role, assigned, assignment, first_keyword, label};
 use std::ops::Range;
 
 /// A statement longer than this many lines is cut there (a generated table, a lost bracket).
@@ -39,10 +37,11 @@ pub(crate) struct Statement {
     pub(crate) label: String,
 }
 
-/// The named statements of `lines` outlined as `o`, in line order: at a file's or a container's
-/// level (lines the outline left loose, one-line declarations), and in the bodies of blocks that
-/// name nothing (`if TYPE_CHECKING:`, an anonymous `enum {`).
-pub(crate) fn statements(lines: &[&str], o: &Outline) -> Vec<Statement> {
+/// The named statements of `lines` outlined as `o` (its units labelled `labels`, as
+/// [`unit_labels`] gives them), in line order: at a file's or a container's level (lines the
+/// outline left loose, one-line declarations), and in the bodies of blocks that name nothing
+/// (`if TYPE_CHECKING:`, an anonymous `enum {`).
+pub(crate) fn statements(lines: &[&str], o: &Outline, labels: &[Option<String>]) -> Vec<Statement> {
     let n = lines.len().min(o.roles.len());
     // Signature lines of definitions and containers: named already.
     let mut named_sig = vec![false; n];
@@ -56,18 +55,15 @@ pub(crate) fn statements(lines: &[&str], o: &Outline) -> Vec<Statement> {
             k += 1;
         }
     }
-    let unlabelled: Vec<bool> = o
-        .units
-        .iter()
-        .map(|u| label(naming_line(lines, &u.sig)).is_none())
-        .collect();
     // Where a line may belong to a statement: 0 at a file's or container's level, `u + 1` in the
     // body of unlabelled unit `u`.
     let region = |i: usize| -> Option<usize> {
         match o.roles[i] {
             Role::Loose | Role::Blank => Some(0),
             Role::Sig if !named_sig[i] => Some(0),
-            Role::Body(u) if unlabelled.get(u as usize) == Some(&true) => Some(u as usize + 1),
+            Role::Body(u) if labels.get(u as usize).is_some_and(Option::is_none) => {
+                Some(u as usize + 1)
+            }
             _ => None,
         }
     };
@@ -134,13 +130,13 @@ fn statement_label(t: &str) -> Option<String> {
     }
     // A keyword that defines (`def f(`, `type Options = {`): labelled as the outline labels it,
     // unless an assignment says better what is defined (`let mut total =`, `module.exports =`).
-    let assigns = assignment(t).is_some();
-    if keyword == "type" || (LABEL_KEYWORDS.contains(&keyword) && !assigns) {
+    let eq = assignment(t);
+    if keyword == "type" || (LABEL_KEYWORDS.contains(&keyword) && eq.is_none()) {
         return label(t);
     }
     // An assignment (`const RETRIES = 3`, `val x = f(`, `DEFAULT = Limits(`): the name before it.
-    if assigns {
-        return assigned(t);
+    if let Some(eq) = eq {
+        return assigned(t, eq);
     }
     let open = t.find('(').unwrap_or(t.len());
     if t.ends_with(';') {
@@ -263,12 +259,13 @@ fn bracket_delta(line: &str, template: &mut bool) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::outline::outline;
+    use super::super::outline::{outline, unit_labels};
     use super::*;
 
     fn named(src: &str) -> Vec<(Range<usize>, String)> {
         let lines: Vec<&str> = src.lines().collect();
-        statements(&lines, &outline(&lines))
+        let o = outline(&lines);
+        statements(&lines, &o, &unit_labels(&lines, &o))
             .into_iter()
             .map(|s| (s.range, s.label))
             .collect()
@@ -343,7 +340,7 @@ mod tests {
             ),
         ) {
             let o = super::super::outline::outline(&lines);
-            let found = statements(&lines, &o);
+            let found = statements(&lines, &o, &super::super::outline::unit_labels(&lines, &o));
             let mut end = 0;
             for s in &found {
                 proptest::prop_assert!(s.range.start >= end, "{found:?}");
