@@ -382,6 +382,15 @@ pub(crate) fn naming_line<'a>(lines: &[&'a str], sig: &Range<usize>) -> &'a str 
         return "";
     };
     let t = first.trim();
+    // C's BSD and GNU style: a return type alone (`static enum cmd_retval`, `const char *`),
+    // the name opening its parameter list at the start of the next line.
+    if sig.len() > 1
+        && !t.contains(['(', '{', '=', ';', ':', ','])
+        && let Some(&next) = lines.get(sig.start + 1)
+        && opens_parameters(next)
+    {
+        return next;
+    }
     let names_nothing = first_keyword(t) == "template"
         || !(t.contains('(') || t.contains('{') || label_with(t, false).is_some());
     if sig.len() > 1 && names_nothing {
@@ -394,6 +403,18 @@ pub(crate) fn naming_line<'a>(lines: &[&'a str], sig: &Range<usize>) -> &'a str 
         }
     }
     first
+}
+
+/// True when `line` starts with a (possibly qualified) name before `(`: `foo(int x)`,
+/// `Widget::resize(int w,`, `*dup_string(const char *s)`, GNU's `main (int argc,`.
+fn opens_parameters(line: &str) -> bool {
+    let t = line.trim_start().trim_start_matches(['*', '&']);
+    let name_end = t
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':' || c == '~'))
+        .unwrap_or(t.len());
+    name_end > 0
+        && t[..name_end].starts_with(|c: char| c.is_alphabetic() || c == '_')
+        && t[name_end..].trim_start().starts_with('(')
 }
 
 /// The label of each unit of `o`, in order, as markers write it ([`label`] of its
@@ -1208,6 +1229,19 @@ def c():
 
     #[test]
     fn a_signature_is_named_by_its_line_that_names_something() {
+        let bsd = [
+            "static enum cmd_retval",
+            "cmd_set_option_exec(struct cmd *self, struct cmdq_item *item)",
+            "{",
+        ];
+        assert_eq!(
+            label(naming_line(&bsd, &(0..3))).as_deref(),
+            Some("cmd_set_option_exec()")
+        );
+        let gnu = ["static struct option const", "long_options (void)", "{"];
+        assert_eq!(naming_line(&gnu, &(0..3)), gnu[1]);
+        let ptr = ["static struct options_entry *", "*find_entry(const char *s)"];
+        assert_eq!(naming_line(&ptr, &(0..2)), ptr[1]);
         let c = ["static int", "cmd_join_pane_exec(struct cmd *self)", "{"];
         assert_eq!(naming_line(&c, &(0..3)), c[1]);
         assert_eq!(
