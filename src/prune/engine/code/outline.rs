@@ -422,7 +422,17 @@ fn opens_parameters(line: &str) -> bool {
 pub(crate) fn unit_labels(lines: &[&str], o: &Outline) -> Vec<Option<String>> {
     o.units
         .iter()
-        .map(|u| label(naming_line(lines, &u.sig)))
+        .map(|u| {
+            let naming = naming_line(lines, &u.sig);
+            label(naming).or_else(|| {
+                // `typedef struct {` ... `} uv_buf_t;`: named where it closes.
+                let last = u.close.unwrap_or(u.body.end.max(1) - 1);
+                (first_keyword(trimmed(naming)) == "typedef")
+                    .then(|| typedef_close_name(lines.get(last)?))
+                    .flatten()
+                    .map(|n| format!("typedef {n}"))
+            })
+        })
         .collect()
 }
 
@@ -467,6 +477,9 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
     ) {
         let at = t.find(keyword).map_or(0, |k| k + keyword.len());
         let mut rest = t[at..].trim_start();
+        if keyword == "typedef" {
+            return typedef_name(rest);
+        }
         if keyword == "func" && rest.starts_with('(') {
             rest = rest.split_once(')').map_or("", |(_, r)| r).trim_start();
         }
@@ -503,6 +516,43 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
     }
     let cut = t.find(['(', '<', '=', ':', '{']).unwrap_or(t.len());
     trailing_ident(&t[..cut]).filter(|&name| name != "function")
+}
+
+/// The name a C `typedef` defines, from what follows the keyword: a function pointer's
+/// (`void (*uv_close_cb)(uv_handle_t*);`), the last word of a one-line alias (`unsigned long
+/// uv_rid_t;`), else a struct, enum or union's tag (`struct uv_buf_s {`). `None` for an
+/// anonymous one (`struct {`): its name is on its closing line ([`typedef_close_name`]).
+fn typedef_name(rest: &str) -> Option<&str> {
+    if let Some(p) = rest.find("(*") {
+        let after = rest[p + 2..].trim_start();
+        let end = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        return (end > 0).then(|| &after[..end]);
+    }
+    if let Some(semi) = rest.find(';') {
+        let head = rest[..semi].split('[').next().unwrap_or("").trim_end();
+        return trailing_ident(head);
+    }
+    let mut words = rest.split_whitespace();
+    match words.next()? {
+        "struct" | "enum" | "union" | "class" => {
+            let tag = words.next()?;
+            let end = tag
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(tag.len());
+            (end > 0).then(|| &tag[..end])
+        }
+        _ => None,
+    }
+}
+
+/// The name an anonymous `typedef struct {` defines, on the line that closes it: `} uv_buf_t;`.
+fn typedef_close_name(line: &str) -> Option<&str> {
+    let t = line.trim();
+    let inner = t.strip_prefix('}')?.strip_suffix(';')?.trim();
+    let name = inner.rsplit(',').next()?.trim().trim_start_matches('*');
+    (!name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(name)
 }
 
 /// Keywords a definition's label keeps before its name (`fn parse_escape`, `class Cookie`): what
@@ -599,7 +649,12 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
         }
         format!("impl {head}")
     } else if LABEL_KEYWORDS.contains(&keyword) {
-        format!("{keyword} {}", defined_name(t)?)
+        match defined_name(t) {
+            Some(name) if name != keyword => format!("{keyword} {name}"),
+            // C++'s `namespace {`, as compilers and debuggers call it.
+            _ if keyword == "namespace" => "(anonymous namespace)".to_owned(),
+            _ => return None,
+        }
     } else {
         // A method or function whose keyword is a type (Java, C, C#) or absent (JavaScript):
         // the identifier right before its parameters (`List<Split> getSplits(` -> getSplits,
@@ -1228,6 +1283,41 @@ def c():
     }
 
     #[test]
+    fn a_typedef_or_namespace_is_named_by_the_name_it_defines() {
+        for (sig, name) in [
+            (
+                "typedef void (*uv_close_cb)(uv_handle_t* handle);",
+                "uv_close_cb",
+            ),
+            ("typedef unsigned long uv_rid_t;", "uv_rid_t"),
+            ("typedef char name_t[16];", "name_t"),
+            ("typedef struct uv_buf_s {", "uv_buf_s"),
+            ("typedef enum uv_run_mode {", "uv_run_mode"),
+        ] {
+            assert_eq!(defined_name(sig), Some(name), "{sig}");
+            assert_eq!(label(sig), Some(format!("typedef {name}")), "{sig}");
+        }
+        assert_eq!(defined_name("typedef struct {"), None);
+        let src = "typedef struct {\n  char* base;\n  size_t len;\n} uv_buf_t;\n\nint uv_run(uv_loop_t* loop) {\n  return 0;\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        let labels = unit_labels(&lines, &o);
+        assert!(
+            labels
+                .iter()
+                .any(|l| l.as_deref() == Some("typedef uv_buf_t")),
+            "{labels:?}"
+        );
+        for (ns, l) in [
+            ("namespace {", "(anonymous namespace)"),
+            ("inline namespace v8 {", "namespace v8"),
+            ("namespace detail {", "namespace detail"),
+        ] {
+            assert_eq!(label(ns).as_deref(), Some(l));
+        }
+    }
+
+    #[test]
     fn a_signature_is_named_by_its_line_that_names_something() {
         let bsd = [
             "static enum cmd_retval",
@@ -1240,7 +1330,10 @@ def c():
         );
         let gnu = ["static struct option const", "long_options (void)", "{"];
         assert_eq!(naming_line(&gnu, &(0..3)), gnu[1]);
-        let ptr = ["static struct options_entry *", "*find_entry(const char *s)"];
+        let ptr = [
+            "static struct options_entry *",
+            "*find_entry(const char *s)",
+        ];
         assert_eq!(naming_line(&ptr, &(0..2)), ptr[1]);
         let c = ["static int", "cmd_join_pane_exec(struct cmd *self)", "{"];
         assert_eq!(naming_line(&c, &(0..3)), c[1]);
