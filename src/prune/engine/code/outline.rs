@@ -648,20 +648,28 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
             return None;
         }
         format!("impl {head}")
-    } else if LABEL_KEYWORDS.contains(&keyword) {
-        match defined_name(t) {
-            Some(name) if name != keyword => format!("{keyword} {name}"),
-            // C++'s `namespace {`, as compilers and debuggers call it.
-            _ if keyword == "namespace" => "(anonymous namespace)".to_owned(),
-            _ => return None,
+    } else if keyword == "namespace" {
+        // Its whole path (`namespace AutoMapper.Mappers`, `namespace PHPMailer\PHPMailer;`,
+        // `namespace fmt::detail {`); C++'s `namespace {` as compilers and debuggers call it.
+        let at = t.find("namespace").map_or(0, |k| k + "namespace".len());
+        let rest = t[at..].trim_start();
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '\\' | ':')))
+            .unwrap_or(rest.len());
+        match &rest[..end] {
+            "" if rest.starts_with('{') => "(anonymous namespace)".to_owned(),
+            "" => return None,
+            path => format!("namespace {path}"),
         }
+    } else if LABEL_KEYWORDS.contains(&keyword) {
+        format!("{keyword} {}", defined_name(t)?)
     } else {
         // A method or function whose keyword is a type (Java, C, C#) or absent (JavaScript):
         // the identifier right before its parameters (`List<Split> getSplits(` -> getSplits,
         // `<T> T get(` -> get), or an arrow function's name (`handler = (req) =>`). A line
         // without parameters names nothing (a signature's continuation: `mut line: &str,`).
         let named = t.find('(').and_then(|open| {
-            trailing_ident(t[..open].trim_end())
+            trailing_ident(strip_type_arguments(t[..open].trim_end()))
                 .filter(|n| !CONTROL.contains(n) && !is_modifier(n) && *n != "operator")
                 .or_else(|| {
                     (t.contains("=>") || t.contains("function"))
@@ -684,6 +692,29 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
     } else {
         text
     })
+}
+
+/// `head` without the type parameters that end it: C#'s and TypeScript's generic methods put
+/// them after the name (`TDestination Map<TDestination>` -> `TDestination Map`).
+fn strip_type_arguments(head: &str) -> &str {
+    // An assignment's `new TypeAdapter<Number>()` calls a constructor: no name of a definition.
+    if !head.ends_with('>') || head.ends_with("=>") || head.ends_with("->") || head.contains('=') {
+        return head;
+    }
+    let mut depth = 0;
+    for (i, c) in head.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' => {
+                depth -= 1;
+                if depth == 0 {
+                    return head[..i].trim_end();
+                }
+            }
+            _ => {}
+        }
+    }
+    head
 }
 
 /// The label of a definition [`label`] finds no name for in the usual places: a C++ operator
@@ -1312,6 +1343,15 @@ def c():
             ("namespace {", "(anonymous namespace)"),
             ("inline namespace v8 {", "namespace v8"),
             ("namespace detail {", "namespace detail"),
+            ("namespace fmt::detail {", "namespace fmt::detail"),
+            (
+                "namespace PHPMailer\\PHPMailer;",
+                "namespace PHPMailer\\PHPMailer",
+            ),
+            (
+                "namespace AutoMapper.Configuration;",
+                "namespace AutoMapper.Configuration",
+            ),
         ] {
             assert_eq!(label(ns).as_deref(), Some(l));
         }
@@ -1335,6 +1375,23 @@ def c():
             "*find_entry(const char *s)",
         ];
         assert_eq!(naming_line(&ptr, &(0..2)), ptr[1]);
+        for (sig, l) in [
+            (
+                "TDestination IMapper.Map<TDestination>(object source)",
+                "Map()",
+            ),
+            (
+                "public Task<T> RunAsync<T, U>(Func<T, U> f) where T : class",
+                "RunAsync()",
+            ),
+            ("  parse<T extends Node>(input: string): T {", "parse()"),
+            (
+                "std::ostream& operator>>(std::istream& in, X& x) {",
+                "operator>>()",
+            ),
+        ] {
+            assert_eq!(label(sig).as_deref(), Some(l), "{sig}");
+        }
         let c = ["static int", "cmd_join_pane_exec(struct cmd *self)", "{"];
         assert_eq!(naming_line(&c, &(0..3)), c[1]);
         assert_eq!(
