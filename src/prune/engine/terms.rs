@@ -147,15 +147,36 @@ impl Query {
         let mut index = HashMap::default();
         let mut quoted_stop_words = false;
         // Inside backticks the goal quotes code: `Fixed`, `is_empty` are names, not stop words.
-        for (k, segment) in goal.split('`').enumerate() {
-            let quoted = k % 2 == 1;
-            for_each_term_keeping(segment, quoted, &mut |term| {
+        // So is a word written as code outside them, a whole name: `xr.where`, `app.use`, `any()`.
+        let mut add = |text: &str, keep: bool| {
+            let mut added = false;
+            for_each_term_keeping(text, keep, &mut |term| {
                 if index.len() < MAX_TERMS && !index.contains_key(term) {
-                    quoted_stop_words |= quoted && is_stop_word(term);
+                    added = true;
                     let next = index.len();
                     index.insert(term.to_owned(), next);
                 }
             });
+            // Lines must then keep their stop words too (tested before stemming: `where`).
+            quoted_stop_words |= keep && added && has_stop_word(text);
+        };
+        for (k, segment) in goal.split('`').enumerate() {
+            if k % 2 == 1 {
+                add(segment, true);
+            } else {
+                for chunk in segment.split_whitespace() {
+                    add(chunk, false);
+                    if written_as_code(chunk) {
+                        // A stop word that is a whole name there (`where` of `xr.where`), not
+                        // a part of one (`get` of `getStopTime`, which matches every getter).
+                        for_each_identifier(chunk, &mut |ident| {
+                            if is_stop_word(&ident.to_lowercase()) {
+                                add(ident, true);
+                            }
+                        });
+                    }
+                }
+            }
         }
         let mut terms: Vec<(&String, &usize)> = index.iter().collect();
         terms.sort_by_key(|(_, t)| **t);
@@ -287,6 +308,39 @@ impl Query {
             0
         }
     }
+}
+
+/// True when a part of an identifier of `text` is a stop word (`Fixed`, `is_empty`, `where`).
+fn has_stop_word(text: &str) -> bool {
+    let mut found = false;
+    for_each_identifier(text, &mut |ident| {
+        found |= split_parts(ident).any(|p| is_stop_word(&p.to_lowercase()));
+    });
+    found
+}
+
+/// True when a word of a goal is written as code: a call (`where(`), a member or path
+/// (`xr.where`, `Series::get`, `obj->any`), not a URL, a path, a version (`3.10`) or a
+/// conventional commit's prefix.
+fn written_as_code(chunk: &str) -> bool {
+    // A conventional commit's type and scope (`fix(parser):`) is no call.
+    if chunk.contains("://")
+        || chunk.contains('/')
+        || chunk.ends_with("):")
+        || chunk.ends_with(")!:")
+    {
+        return false;
+    }
+    let b = chunk.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    (1..b.len()).any(|i| {
+        let (prev, c) = (b[i - 1], b[i]);
+        let next = b.get(i + 1).copied().unwrap_or(b' ');
+        (c == b'(' && word(prev))
+            || (c == b'.' && word(prev) && next.is_ascii_alphabetic())
+            || (c == b':' && next == b':' && word(prev))
+            || (c == b'-' && next == b'>' && word(prev))
+    })
 }
 
 /// Per-line term masks and per-term IDF weights for one text.
@@ -824,6 +878,36 @@ mod tests {
             0,
             "an unquoted report word does not"
         );
+    }
+
+    #[test]
+    fn a_stop_word_written_as_code_is_a_name() {
+        let q = Query::new("xr.where not preserving attributes", true);
+        assert_ne!(
+            q.mask("def where(cond, x, y):"),
+            0,
+            "xr.where names `where`"
+        );
+        let q = Query::new("app.use() should accept an array", true);
+        assert_ne!(q.mask("app.use = function use(fn) {"), 0);
+        for prose in [
+            "where is the retry loop",
+            "fix(where): nothing",
+            "see https://example.com/where.html",
+        ] {
+            let q = Query::new(prose, true);
+            assert_eq!(q.mask("def where(cond, x, y):"), 0, "{prose}");
+        }
+        // Only a whole name: `get` of `getStopTime` would match every getter.
+        let q = Query::new("NPE in StopWatch.getStopTime", true);
+        assert_eq!(q.mask("public long getTime() {"), 0);
+        assert_ne!(q.mask("public long getStopTime() {"), 0);
+    }
+
+    #[test]
+    fn a_quoted_stop_word_stemmed_still_matches() {
+        let q = Query::new("`where` drops attributes", true);
+        assert_ne!(q.mask("def where(cond, x, y):"), 0);
     }
 
     #[test]
