@@ -77,6 +77,13 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
                 out.low = depth;
                 return out;
             }
+            if code && is_hash_comment(trimmed) {
+                // A shell, Perl, R or PHP comment: its quotes and braces are prose.
+                out.comment = true;
+                out.after = depth;
+                out.low = depth;
+                return out;
+            }
             let quotes_are_strings = single_quotes_pair::<true>(line.as_bytes(), state);
             let mut low = depth;
             state = scan_line::<true>(
@@ -91,6 +98,32 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
             out
         })
         .collect()
+}
+
+/// A line (trimmed at its start) that is a `#` comment: `# text`, `## text`, a lone `#`, a
+/// shebang; not a C preprocessor directive written with a space (`#  define`, `# if`), a Rust
+/// attribute (`#[`, `#![`), a CSS selector or a private field (`#name`).
+fn is_hash_comment(t: &str) -> bool {
+    /// Preprocessor directives, which C lets follow `#` after spaces.
+    const DIRECTIVES: &[&str] = &[
+        "define", "undef", "include", "if", "ifdef", "ifndef", "elif", "else", "endif", "pragma",
+        "error", "warning", "line", "import",
+    ];
+    let Some(rest) = t.strip_prefix('#') else {
+        return false;
+    };
+    if rest.starts_with("!/") {
+        return true;
+    }
+    if !(rest.is_empty() || rest.starts_with([' ', '\t', '#'])) {
+        return false;
+    }
+    let word = rest
+        .trim_start_matches([' ', '\t'])
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or("");
+    !DIRECTIVES.contains(&word)
 }
 
 /// Whether the `'` of this line (outside double-quoted strings and comments) come in pairs: then
@@ -345,6 +378,29 @@ mod tests {
     fn depths(src: &str) -> Vec<(i32, i32)> {
         let lines: Vec<&str> = src.lines().collect();
         scan(&lines).iter().map(|s| (s.before, s.after)).collect()
+    }
+
+    #[test]
+    fn hash_comments_hide_their_quotes_and_braces() {
+        // A shell comment's lone `"` must not open a string that swallows the functions below.
+        let src = "# it says \"no {\nstep() {\n  echo \"a\"\n}\n";
+        assert_eq!(depths(src), vec![(0, 0), (0, 1), (1, 1), (1, 0)]);
+        let lines: Vec<&str> = src.lines().collect();
+        assert!(scan(&lines)[0].comment);
+        for t in ["#", "## Usage", "#!/bin/sh", "#\tnote"] {
+            assert!(is_hash_comment(t), "{t}");
+        }
+        for t in [
+            "#include \"a.h\"",
+            "#  define X \"{\"",
+            "# if FOO",
+            "#[derive(Debug)]",
+            "#![allow(x)]",
+            "#wrapper {",
+            "#x = 1;",
+        ] {
+            assert!(!is_hash_comment(t), "{t}");
+        }
     }
 
     #[test]
