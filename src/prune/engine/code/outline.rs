@@ -686,7 +686,8 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
                     // After a return type, a control word or modifier is a method's name
                     // (`Elements select(`, `Connection data(`, `iterator node_data::begin(`).
                     let before = head[..head.len() - n.len()].trim_end();
-                    *n != "operator"
+                    // `name <- function(` (R), `exports.name = function(`: named below.
+                    !matches!(*n, "operator" | "function")
                         && (after_type(before) || !(CONTROL.contains(n) || is_modifier(n)))
                 })
                 .or_else(|| {
@@ -1444,6 +1445,8 @@ def c():
             ("node_iterator node_data::begin() {", "begin()"),
             ("public companion object {", "companion object"),
             ("init {", "init"),
+            ("weighted_mean <- function(x, w) {", "weighted_mean()"),
+            ("exports.render = function(view, options) {", "render()"),
             ("def []=(key, value)", "def []="),
             ("static {", "static"),
             (

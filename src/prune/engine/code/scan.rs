@@ -101,7 +101,7 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
 }
 
 /// A line (trimmed at its start) that is a `#` comment: `# text`, `## text`, a lone `#`, a
-/// shebang; not a C preprocessor directive written with a space (`#  define`, `# if`), a Rust
+/// shebang, R's `#' doc`; not a C preprocessor directive written with a space (`#  define`, `# if`), a Rust
 /// attribute (`#[`, `#![`), a CSS selector or a private field (`#name`).
 fn is_hash_comment(t: &str) -> bool {
     /// Preprocessor directives, which C lets follow `#` after spaces.
@@ -112,7 +112,8 @@ fn is_hash_comment(t: &str) -> bool {
     let Some(rest) = t.strip_prefix('#') else {
         return false;
     };
-    if rest.starts_with("!/") {
+    // A shebang; R's roxygen documentation (`#' @param df`).
+    if rest.starts_with("!/") || rest == "'" || rest.starts_with("' ") {
         return true;
     }
     if !(rest.is_empty() || rest.starts_with([' ', '\t', '#'])) {
@@ -387,7 +388,13 @@ mod tests {
         assert_eq!(depths(src), vec![(0, 0), (0, 1), (1, 1), (1, 0)]);
         let lines: Vec<&str> = src.lines().collect();
         assert!(scan(&lines)[0].comment);
-        for t in ["#", "## Usage", "#!/bin/sh", "#\tnote"] {
+        for t in [
+            "#",
+            "## Usage",
+            "#!/bin/sh",
+            "#\tnote",
+            "#' @param df a data frame",
+        ] {
             assert!(is_hash_comment(t), "{t}");
         }
         for t in [
