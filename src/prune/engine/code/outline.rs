@@ -517,7 +517,14 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
             // Lua's `function M.parse(` and `function Parser:next(`: the last name.
             return trailing_ident(&rest[..open]);
         }
-        if let Some(end) = ident(rest) {
+        if let Some(mut end) = ident(rest) {
+            // PowerShell's verb-noun names: `function Get-ChildItemSize {`.
+            while keyword == "function"
+                && rest[end..].starts_with('-')
+                && let Some(more) = ident(&rest[end + 1..])
+            {
+                end += 1 + more;
+            }
             return Some(&rest[..end]);
         }
         if keyword != "function" {
@@ -638,6 +645,9 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
             .then(|| label_with(skip_generics(rest), declared_too))
             .flatten();
     }
+    if let Some(selector) = objc_method(t) {
+        return Some(selector);
+    }
     let text = if keyword == "impl" {
         // `impl<T: X> Display for Foo<T> {` -> `impl Display for Foo`.
         let at = t.find("impl").map_or(0, |k| k + 4);
@@ -748,6 +758,26 @@ const BLOCK_WORDS: &[&str] = &[
     "if", "else", "do", "try", "for", "while", "switch", "await", "in",
 ];
 
+/// An Objective-C method's label, its kind and first selector part: `- (NSInteger)count:(int)x {`
+/// -> `-count:`, `+ (instancetype)shared {` -> `+shared`.
+fn objc_method(t: &str) -> Option<String> {
+    let kind = t.chars().next().filter(|c| matches!(c, '-' | '+'))?;
+    let rest = t[1..].trim_start().strip_prefix('(')?;
+    let rest = rest[rest.find(')')? + 1..].trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    if end == 0 {
+        return None;
+    }
+    let colon = if rest[end..].starts_with(':') {
+        ":"
+    } else {
+        ""
+    };
+    Some(format!("{kind}{}{colon}", &rest[..end]))
+}
+
 /// `head` without the type parameters that end it: C#'s and TypeScript's generic methods put
 /// them after the name (`TDestination Map<TDestination>` -> `TDestination Map`).
 fn strip_type_arguments(head: &str) -> &str {
@@ -844,8 +874,20 @@ pub(super) fn assigned(t: &str, eq: usize) -> Option<String> {
     let left = t[..eq].trim_end();
     // Past a type annotation: `const DEFAULT: Config` -> `const DEFAULT`.
     let left = left.split_once(':').map_or(left, |(l, _)| l).trim_end();
-    let name = trailing_ident(left)?;
     let first = left.split_whitespace().next().unwrap_or("");
+    if matches!(first, "let" | "val") {
+        // The bound name comes first: `let mut total =`, and ML's functions, `let rec
+        // helper x y =` (OCaml, F#), whose parameters follow it.
+        let name = left
+            .split_whitespace()
+            .skip(1)
+            .find(|w| !matches!(*w, "mut" | "rec" | "inline" | "private" | "lazy"))?;
+        let end = name
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
+            .unwrap_or(name.len());
+        return (end > 0).then(|| format!("{first} {}", &name[..end]));
+    }
+    let name = trailing_ident(left)?;
     Some(
         if matches!(first, "const" | "static" | "let" | "var" | "val") && first != name {
             format!("{first} {name}")
@@ -1445,6 +1487,11 @@ def c():
             ("node_iterator node_data::begin() {", "begin()"),
             ("public companion object {", "companion object"),
             ("init {", "init"),
+            ("- (NSInteger)helper3:(NSInteger)x {", "-helper3:"),
+            ("+ (instancetype)sharedInstance {", "+sharedInstance"),
+            ("- (x) - (y)", "-"),
+            ("function Get-ChildItemSize {", "function Get-ChildItemSize"),
+            ("function add(a, b) {", "function add"),
             ("weighted_mean <- function(x, w) {", "weighted_mean()"),
             ("exports.render = function(view, options) {", "render()"),
             ("def []=(key, value)", "def []="),

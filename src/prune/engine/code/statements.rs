@@ -366,6 +366,11 @@ mod tests {
             statement_label("let mut total = sum(").as_deref(),
             Some("let total")
         );
+        assert_eq!(
+            statement_label("let rec helper_2 x acc =").as_deref(),
+            Some("let helper_2")
+        );
+        assert_eq!(statement_label("let (a, b) = pair").as_deref(), None);
     }
 
     #[test]
