@@ -30,8 +30,8 @@ pub const COPY_MAX: usize = 4 << 20;
 /// A copy re-issued must have at least this long left before its deadline, so the deferred
 /// TTL refresh reaches the server before the entry could expire there.
 const MARGIN: Duration = Duration::from_secs(1);
-/// Evicted ids the server keeps in its log (`evlog`); a replica that missed more drops every
-/// copy.
+/// Evicted ids the server keeps in its log (`evlog`) at least (it trims the log to this many
+/// once it holds twice as many); a replica that missed more drops every copy.
 pub const EVLOG_MAX: i64 = 256;
 
 /// A text this replica holds, as the server has it.

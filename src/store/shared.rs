@@ -10,8 +10,9 @@
 //! `lru` (sorted set: id by last use), `sz` and `bytes` (costs), `c:HASH` (BLAKE3 of origin, label and text -> id, so the
 //! same output re-issues its id), `o:OWNER` (ids issued to a session, for `resources/list`),
 //! `g:ID` (why an id left: evicted, too large), `epoch` (changes when the server loses its data),
-//! `evseq` and `evlog` (how many entries were evicted, and the last [`super::near::EVLOG_MAX`]
-//! of them, so replicas drop their near copies; bounded, never expire).
+//! `evseq` and `evlog` (how many entries were evicted, and at least the last
+//! [`super::near::EVLOG_MAX`] of them, at most twice that, so replicas drop their near copies;
+//! bounded, never expire).
 //! Calls block on the network (a store round trip is a fraction of a millisecond); the texts a
 //! replica stored itself are also kept near ([`super::near`]), which spares the round trip of
 //! the same output re-issued or paged again.
@@ -451,63 +452,80 @@ return id
 /// writes its entry, index, content key and owner. ARGV = prefix, id, cost, now (ms), ttl (ms),
 /// max bytes, max entries, owner, content key, origin, label, bytes, lines, index, list max,
 /// grace (ms), eviction log length, re-issue first (`1`: the same output's live id, if any,
-/// is re-issued instead and the upload deleted). Each eviction is logged (`evlog`, newest first,
-/// and the count `evseq`) so that replicas drop their near copies of it. Returns the number
-/// evicted, -1 when the uploaded text is gone, or the id re-issued (a string).
+/// is re-issued instead and the upload deleted; the upload came in the same round trip, so
+/// its TTL is fresh), ttl + grace (ms), now - ttl (ms: entries last used before it expired).
+/// Each eviction is logged (`evlog`, newest first, and the count `evseq`) so that replicas drop
+/// their near copies of it; the log is trimmed to its length once it holds twice that. Returns
+/// the number evicted, -1 when the uploaded text is gone, or the id re-issued (a string).
+///
+/// Costs the server's CPU on every new output, so: the entry count and the byte total are read
+/// once and kept in locals (one `INCRBY` of the net change at the end), the oldest entry is
+/// taken by `ZPOPMIN`, and the numbers given to `redis.call` are ARGV's strings (a Lua number
+/// is formatted with `%.17g` on every call).
 const ADMIT: &str = concat!(
     lua_prelude!(),
     r#"
-local p, id, size, now, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local p, id, cost, now, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local maxb, maxn, owner, ckey = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9]
-local listmax, grace = tonumber(ARGV[15]), tonumber(ARGV[16])
-if ARGV[18] == '1' then
-  local again = reissue(p, ckey, now, ttl, owner, ARGV[10], ARGV[11], listmax, grace)
+local listmax, grace, tttl = tonumber(ARGV[15]), tonumber(ARGV[16]), ARGV[19]
+local fresh = ARGV[18] == '1'
+if fresh then
+  local again = reissue(p, ckey, tonumber(now), tonumber(ttl), owner, ARGV[10], ARGV[11], listmax, grace)
   if again then
     redis.call('DEL', p .. 't:' .. id)
     return again
   end
 end
 local lru, sz, tot = p .. 'lru', p .. 'sz', p .. 'bytes'
+local freed = 0
 local function forget(o)
-  local s = tonumber(redis.call('HGET', sz, o) or '0')
-  redis.call('DECRBY', tot, s)
+  freed = freed + tonumber(redis.call('HGET', sz, o) or '0')
   redis.call('HDEL', sz, o)
-  redis.call('ZREM', lru, o)
 end
-for _, o in ipairs(redis.call('ZRANGEBYSCORE', lru, '-inf', now - ttl, 'LIMIT', 0, 256)) do
+for _, o in ipairs(redis.call('ZRANGEBYSCORE', lru, '-inf', ARGV[20], 'LIMIT', '0', '256')) do
   if redis.call('EXISTS', p .. 'e:' .. o) == 0 then
     forget(o)
+    redis.call('ZREM', lru, o)
     redis.call('DEL', p .. 't:' .. o, p .. 'x:' .. o)
   end
 end
-if redis.call('EXISTS', p .. 't:' .. id) == 0 then return -1 end
-local evicted = 0
-local function over()
-  local n = redis.call('ZCARD', lru)
-  return n > 0 and (n + 1 > maxn or tonumber(redis.call('GET', tot) or '0') + size > maxb)
+if redis.call('EXISTS', p .. 't:' .. id) == 0 then
+  if freed ~= 0 then redis.call('DECRBY', tot, tostring(freed)) end
+  return -1
 end
-while over() do
-  local o = redis.call('ZRANGE', lru, 0, 0)[1]
+local n = redis.call('ZCARD', lru)
+local b = tonumber(redis.call('GET', tot) or '0') - freed
+local size = tonumber(cost)
+local evicted = {}
+while n > 0 and (n + 1 > maxn or b + size > maxb) do
+  local o = redis.call('ZPOPMIN', lru)[1]
+  local was = freed
   forget(o)
+  b = b - (freed - was)
+  n = n - 1
   if redis.call('DEL', p .. 'e:' .. o, p .. 't:' .. o, p .. 'x:' .. o) > 0 then
     redis.call('SET', p .. 'g:' .. o, 'evicted', 'PX', ttl)
-    redis.call('LPUSH', p .. 'evlog', o)
-    redis.call('INCR', p .. 'evseq')
-    evicted = evicted + 1
+    evicted[#evicted + 1] = o
   end
 end
-if evicted > 0 then redis.call('LTRIM', p .. 'evlog', 0, tonumber(ARGV[17]) - 1) end
+if #evicted > 0 then
+  local keep, len = tonumber(ARGV[17]), 0
+  for i = 1, #evicted, 256 do
+    len = redis.call('LPUSH', p .. 'evlog', unpack(evicted, i, math.min(i + 255, #evicted)))
+  end
+  if len > 2 * keep then redis.call('LTRIM', p .. 'evlog', '0', tostring(keep - 1)) end
+  redis.call('INCRBY', p .. 'evseq', tostring(#evicted))
+end
 redis.call('HSET', p .. 'e:' .. id, 'o', ARGV[10], 'l', ARGV[11], 'b', ARGV[12], 'n', ARGV[13])
-redis.call('SET', p .. 'x:' .. id, ARGV[14], 'PX', ttl + grace)
--- refresh() but for the index, which the SET just gave its TTL
+redis.call('SET', p .. 'x:' .. id, ARGV[14], 'PX', tttl)
 redis.call('PEXPIRE', p .. 'e:' .. id, ttl)
-redis.call('PEXPIRE', p .. 't:' .. id, ttl + grace)
+if not fresh then redis.call('PEXPIRE', p .. 't:' .. id, tttl) end
 redis.call('ZADD', lru, now, id)
-redis.call('HSET', sz, id, size)
-redis.call('INCRBY', tot, size)
+redis.call('HSET', sz, id, cost)
+if size ~= freed then redis.call('INCRBY', tot, tostring(size - freed)) end
 redis.call('SET', ckey, id, 'PX', ttl)
 list_for(p, owner, id, now, ttl, listmax)
-return evicted
+return #evicted
 "#
 );
 
@@ -871,7 +889,9 @@ impl Shared {
             .num(LIST_MAX)
             .num(GRACE_MS)
             .num(super::near::EVLOG_MAX as u64)
-            .num(one_trip as u64);
+            .num(one_trip as u64)
+            .num(ttl + GRACE_MS)
+            .num(now.saturating_sub(ttl));
         let mut trip = Trip {
             batch,
             id,
