@@ -247,15 +247,30 @@ impl Braces<'_> {
     /// Whether the block of lines `lo..hi` (at depth `d`) is the body of a data type that holds
     /// methods of its own (a Swift or C# `struct`, a C++ `struct` with member functions; its
     /// header on line `start`): at least [`TYPE_METHODS`] named blocks open at its top level,
-    /// each then a definition of its own. Not an `enum`: a Java enum's constants lead its body
+    /// each then a definition of its own; or an object literal (`export default {`, `x = {`,
+    /// `methods: {`) holding as many methods (Vue's options API, a
+    /// `module.exports = {` table: realistic JavaScript dev 37.8 -> 38.5% reduction at the same
+    /// recall, test 38.8 -> 39.0). Not an `enum`: a Java enum's constants lead its body
     /// and ranked worse as loose lines (multilang dev, Java: recall 86.4 -> 81.6).
     fn type_with_methods(&self, start: usize, lo: usize, hi: usize, d: i32) -> bool {
-        if !matches!(
-            first_keyword(self.lines[start]),
-            "struct" | "record" | "union"
-        ) {
+        let header = trimmed(self.lines[lo - 1]);
+        // An object literal of methods: Vue's `export default {` and its `methods: {`, a
+        // `module.exports = {` table.
+        let object = header == "export default {"
+            || header.ends_with("= {") && !header.contains('(')
+            || is_object_key(header);
+        if !object
+            && !matches!(
+                first_keyword(self.lines[start]),
+                "struct" | "record" | "union"
+            )
+        {
             return false;
         }
+        let methods = |k: usize| {
+            let t = trimmed(self.lines[k]);
+            t.ends_with(") {")
+        };
         (lo..hi)
             .filter(|&k| {
                 let s = self.s[k];
@@ -263,7 +278,11 @@ impl Braces<'_> {
                     && s.after > d
                     && !s.in_string
                     && !s.comment
-                    && label(self.lines[k]).is_some()
+                    && (if object {
+                        methods(k)
+                    } else {
+                        label(self.lines[k]).is_some()
+                    })
             })
             .nth(TYPE_METHODS - 1)
             .is_some()
@@ -334,6 +353,12 @@ impl Braces<'_> {
         }
         k
     }
+}
+
+/// A line opening an object under a plain key: `methods: {`, `computed: {`.
+fn is_object_key(t: &str) -> bool {
+    t.strip_suffix(": {")
+        .is_some_and(|k| !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_'))
 }
 
 /// Closing minus opening parentheses of `line` (strings and comments not skipped: a signature's

@@ -1414,6 +1414,21 @@ def c():
     }
 
     #[test]
+    fn an_object_literal_of_methods_is_a_container_of_them() {
+        let src = "export default {\n  data() {\n    return { n: 0 }\n  },\n  mounted() {\n    this.n = 1\n  },\n  methods: {\n    inc(x) {\n      return x + 1\n    },\n    dec(x) {\n      return x - 1\n    },\n  },\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        let labels = unit_labels(&lines, &o);
+        for name in ["inc()", "dec()"] {
+            assert!(
+                labels.iter().any(|l| l.as_deref() == Some(name)),
+                "{labels:?}"
+            );
+        }
+        assert_eq!(o.containers.len(), 2, "export default and methods");
+    }
+
+    #[test]
     fn a_typedef_or_namespace_is_named_by_the_name_it_defines() {
         for (sig, name) in [
             (
