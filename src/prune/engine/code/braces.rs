@@ -267,10 +267,6 @@ impl Braces<'_> {
         {
             return false;
         }
-        let methods = |k: usize| {
-            let t = trimmed(self.lines[k]);
-            t.ends_with(") {")
-        };
         (lo..hi)
             .filter(|&k| {
                 let s = self.s[k];
@@ -279,7 +275,7 @@ impl Braces<'_> {
                     && !s.in_string
                     && !s.comment
                     && (if object {
-                        methods(k)
+                        trimmed(self.lines[k]).ends_with(") {")
                     } else {
                         label(self.lines[k]).is_some()
                     })

@@ -541,11 +541,7 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
 /// anonymous one (`struct {`): its name is on its closing line ([`typedef_close_name`]).
 fn typedef_name(rest: &str) -> Option<&str> {
     if let Some(p) = rest.find("(*") {
-        let after = rest[p + 2..].trim_start();
-        let end = after
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(after.len());
-        return (end > 0).then(|| &after[..end]);
+        return Some(leading_word(rest[p + 2..].trim_start())).filter(|w| !w.is_empty());
     }
     if let Some(semi) = rest.find(';') {
         let head = rest[..semi].split('[').next().unwrap_or("").trim_end();
@@ -554,14 +550,19 @@ fn typedef_name(rest: &str) -> Option<&str> {
     let mut words = rest.split_whitespace();
     match words.next()? {
         "struct" | "enum" | "union" | "class" => {
-            let tag = words.next()?;
-            let end = tag
-                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .unwrap_or(tag.len());
-            (end > 0).then(|| &tag[..end])
+            Some(leading_word(words.next()?)).filter(|w| !w.is_empty())
         }
         _ => None,
     }
+}
+
+/// The identifier `s` starts with (letters, digits, `_`; empty when none): `uv_buf_s` of
+/// `uv_buf_s {`.
+pub(super) fn leading_word(s: &str) -> &str {
+    let end = s
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
+    &s[..end]
 }
 
 /// The name an anonymous `typedef struct {` defines, on the line that closes it: `} uv_buf_t;`.
@@ -764,18 +765,16 @@ fn objc_method(t: &str) -> Option<String> {
     let kind = t.chars().next().filter(|c| matches!(c, '-' | '+'))?;
     let rest = t[1..].trim_start().strip_prefix('(')?;
     let rest = rest[rest.find(')')? + 1..].trim_start();
-    let end = rest
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
-    if end == 0 {
+    let name = leading_word(rest);
+    if name.is_empty() {
         return None;
     }
-    let colon = if rest[end..].starts_with(':') {
+    let colon = if rest[name.len()..].starts_with(':') {
         ":"
     } else {
         ""
     };
-    Some(format!("{kind}{}{colon}", &rest[..end]))
+    Some(format!("{kind}{name}{colon}"))
 }
 
 /// `head` without the type parameters that end it: C#'s and TypeScript's generic methods put

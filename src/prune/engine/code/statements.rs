@@ -11,7 +11,9 @@
 
 use super::super::draft::{is_blank, trimmed};
 use super::super::evidence::trailing_ident;
-use super::outline::{LABEL_KEYWORDS, Outline, Role, assigned, assignment, first_keyword, label};
+use super::outline::{
+    LABEL_KEYWORDS, Outline, Role, assigned, assignment, first_keyword, label, leading_word,
+};
 use std::ops::Range;
 
 /// A statement longer than this many lines is cut there (a generated table, a lost bracket).
@@ -116,11 +118,8 @@ fn statement_label(t: &str) -> Option<String> {
         .strip_prefix('#')
         .and_then(|r| r.trim_start().strip_prefix("define"))
     {
-        let rest = rest.trim_start();
-        let end = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(rest.len());
-        return (end > 0).then(|| format!("#define {}", &rest[..end]));
+        let name = leading_word(rest.trim_start());
+        return (!name.is_empty()).then(|| format!("#define {name}"));
     }
     let word = t.split_whitespace().next().unwrap_or("");
     let keyword = first_keyword(t);
@@ -354,23 +353,15 @@ mod tests {
 
     #[test]
     fn type_aliases_keep_their_keyword_and_assignments_their_name() {
-        assert_eq!(
-            statement_label("export type Options = {").as_deref(),
-            Some("type Options")
-        );
-        assert_eq!(
-            statement_label("val indent = config.indent(").as_deref(),
-            Some("val indent")
-        );
-        assert_eq!(
-            statement_label("let mut total = sum(").as_deref(),
-            Some("let total")
-        );
-        assert_eq!(
-            statement_label("let rec helper_2 x acc =").as_deref(),
-            Some("let helper_2")
-        );
-        assert_eq!(statement_label("let (a, b) = pair").as_deref(), None);
+        for (t, label) in [
+            ("export type Options = {", Some("type Options")),
+            ("val indent = config.indent(", Some("val indent")),
+            ("let mut total = sum(", Some("let total")),
+            ("let rec helper_2 x acc =", Some("let helper_2")),
+            ("let (a, b) = pair", None),
+        ] {
+            assert_eq!(statement_label(t).as_deref(), label, "{t}");
+        }
     }
 
     #[test]
