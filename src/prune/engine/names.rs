@@ -37,9 +37,11 @@ pub(crate) const NAMES_SHARE: f64 = 0.1;
 const NAMES_FLOOR_BYTES: usize = 160;
 
 /// Bytes the names may take in a text whose kept lines and plain markers take `rendered` bytes,
-/// within `slack` bytes left by a response budget (`None`: no budget).
+/// within `slack` bytes left by a response budget (`None`: no budget). The share is of the
+/// output, names included: names of `rendered * s / (1 - s)` bytes are `s` of the whole.
 pub(crate) fn allowance(rendered: usize, slack: Option<usize>) -> usize {
-    let share = NAMES_FLOOR_BYTES.max((rendered as f64 * NAMES_SHARE) as usize);
+    let share =
+        NAMES_FLOOR_BYTES.max((rendered as f64 * NAMES_SHARE / (1.0 - NAMES_SHARE)) as usize);
     slack.map_or(share, |s| s.min(share))
 }
 
@@ -481,6 +483,16 @@ mod visible_analysis {
                                 } else {
                                     "the names' allowance"
                                 };
+                                if std::env::var_os("VIS_SHOW").is_some() {
+                                    println!(
+                                        "CUT {} | {:?} +{} | {} | {}",
+                                        v["origin"].as_str().unwrap_or(""),
+                                        r.names,
+                                        r.more,
+                                        e.label.as_deref().unwrap_or(""),
+                                        lines[i].trim()
+                                    );
+                                }
                                 format!("cut by +more, {why} (outer named {outer_named})")
                             }
                             Some(r) if r.names.is_empty() => {
