@@ -625,13 +625,6 @@ pub(crate) fn label(sig: &str) -> Option<String> {
 /// [`label`], with the names found only by [`declared`] (operators, assigned blocks, C#
 /// properties) when `declared_too`.
 fn label_with(sig: &str, declared_too: bool) -> Option<String> {
-    /// Block openers that define nothing (a top-level `if TYPE_CHECKING:`, `try:`, `except
-    /// ImportError:` is outlined as a block, but names no definition).
-    const CONTROL: &[&str] = &[
-        "if", "elif", "else", "for", "while", "try", "except", "finally", "with", "match",
-        "switch", "do", "loop", "unless", "until", "begin", "rescue", "ensure", "return", "catch",
-        "foreach", "select", "when", "#if", "#ifdef", "#ifndef", "#else", "#elif",
-    ];
     let t = trimmed(sig);
     let keyword = first_keyword(t);
     if CONTROL.contains(&keyword) {
@@ -739,7 +732,8 @@ fn after_type(before: &str) -> bool {
         .rsplit(|c: char| c.is_whitespace() || c == '}' || c == ';')
         .next()
         .unwrap_or("");
-    !(CONTROL_WORDS.contains(&last) || is_modifier(last) || BLOCK_WORDS.contains(&last))
+    // `for x in items(`: `in` ends no type either.
+    !(CONTROL.contains(&last) || is_modifier(last) || last == "in")
 }
 
 /// `t` past its leading modifiers (`public companion object {` -> `companion object {`).
@@ -753,11 +747,6 @@ fn strip_modifiers(t: &str) -> &str {
     }
     rest
 }
-
-/// Words that open a block and may precede another (`else if (`, `} while (`).
-const BLOCK_WORDS: &[&str] = &[
-    "if", "else", "do", "try", "for", "while", "switch", "await", "in",
-];
 
 /// An Objective-C method's label, its kind and first selector part: `- (NSInteger)count:(int)x {`
 /// -> `-count:`, `+ (instancetype)shared {` -> `+shared`.
@@ -848,7 +837,7 @@ fn declared(t: &str) -> Option<String> {
         });
     let name = *words.last()?;
     (typed
-        && !CONTROL_WORDS.contains(&words[0])
+        && !CONTROL.contains(&words[0])
         && !TYPE_WORDS.contains(&name)
         && trailing_ident(name) == Some(name))
     .then(|| name.to_string())
@@ -896,8 +885,17 @@ pub(super) fn assigned(t: &str, eq: usize) -> Option<String> {
     )
 }
 
-/// Words that open a statement rather than a declaration (for [`declared`]).
-const CONTROL_WORDS: &[&str] = &["else", "return", "throw", "new", "goto", "case", "yield"];
+/// Words that open a statement or a block which defines nothing, in the languages the outline
+/// reads: a block they open names no definition (a top-level `if TYPE_CHECKING:`, `try:`,
+/// `#ifdef X`), a statement they open names nothing a marker could show (`return x`, `go f()`),
+/// and before a name and its parameters they are no return type (`else if (`, `} while (`).
+pub(super) const CONTROL: &[&str] = &[
+    "if", "elif", "else", "for", "while", "try", "except", "finally", "with", "match", "switch",
+    "do", "loop", "return", "throw", "raise", "yield", "await", "new", "delete", "goto", "case",
+    "break", "continue", "assert", "print", "pass", "del", "unless", "until", "begin", "rescue",
+    "ensure", "defer", "go", "select", "when", "catch", "foreach", "echo", "require", "include",
+    "#if", "#ifdef", "#ifndef", "#else", "#elif",
+];
 
 /// Type words that end a C return type on a line of its own (`static int`), never a name.
 const TYPE_WORDS: &[&str] = &[

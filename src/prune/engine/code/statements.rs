@@ -12,20 +12,13 @@
 use super::super::draft::{is_blank, trimmed};
 use super::super::evidence::trailing_ident;
 use super::outline::{
-    LABEL_KEYWORDS, Outline, Role, assigned, assignment, first_keyword, label, leading_word,
+    CONTROL, LABEL_KEYWORDS, Outline, Role, assigned, assignment, first_keyword, label,
+    leading_word,
 };
 use std::ops::Range;
 
 /// A statement longer than this many lines is cut there (a generated table, a lost bracket).
 const MAX_STATEMENT_LINES: usize = 200;
-
-/// Words that open a statement which defines nothing.
-const CONTROL: &[&str] = &[
-    "if", "elif", "else", "for", "while", "try", "except", "finally", "with", "match", "switch",
-    "do", "loop", "return", "throw", "raise", "yield", "await", "new", "delete", "goto", "case",
-    "break", "continue", "assert", "print", "pass", "del", "unless", "until", "begin", "rescue",
-    "ensure", "defer", "go", "select", "when", "catch", "foreach", "echo", "require", "include",
-];
 
 /// One named statement: its lines (a comment right above included), the line naming it, and the
 /// label a marker shows.
