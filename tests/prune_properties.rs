@@ -201,8 +201,8 @@ fn check_render(
             removed.end_line + 1 - removed.start_line
         );
         assert_eq!(a.reason, render::reason_with_names(removed));
-        // At most eight names a marker; a count of more only after names.
-        assert!(removed.names.len() <= 8, "{:?}", removed.names);
+        // At most twelve names a marker; a count of more only after names.
+        assert!(removed.names.len() <= 12, "{:?}", removed.names);
         assert!(removed.more == 0 || !removed.names.is_empty());
         let caps = MARKER
             .captures(&a.marker)
