@@ -275,10 +275,31 @@ impl Braces<'_> {
                     && !s.in_string
                     && !s.comment
                     && (if object {
-                        trimmed(self.lines[k]).ends_with(") {")
+                        let t = trimmed(self.lines[k]);
+                        t.ends_with(") {") || is_object_key(t) && self.key_holds_methods(k, hi, d)
                     } else {
                         label(self.lines[k]).is_some()
                     })
+            })
+            .nth(TYPE_METHODS - 1)
+            .is_some()
+    }
+
+    /// Whether the object literal a key opens on line `k` (`methods: {`, inside a block whose
+    /// lines sit at depth `d` and end before `hi`) holds [`TYPE_METHODS`] methods of its own: it
+    /// is then a member of the object around it as a method is (Vue's `export default {` holding
+    /// `data() {` and `methods: {`). One level only: each line is looked at by its block's check
+    /// and its parent's, never by every ancestor's.
+    fn key_holds_methods(&self, k: usize, hi: usize, d: i32) -> bool {
+        let close = (k + 1..hi).find(|&j| self.s[j].after <= d).unwrap_or(hi);
+        (k + 1..close)
+            .filter(|&j| {
+                let s = self.s[j];
+                s.before == d + 1
+                    && s.after > d + 1
+                    && !s.in_string
+                    && !s.comment
+                    && trimmed(self.lines[j]).ends_with(") {")
             })
             .nth(TYPE_METHODS - 1)
             .is_some()

@@ -895,6 +895,41 @@ mod tests {
         assert!(!k.iter().any(|l| l.starts_with("idle(")), "{k:?}");
     }
 
+    /// A Vue single-file component (options API): the question names one method, and the
+    /// others go whole, however the component's object nests them.
+    #[test]
+    fn a_vue_component_keeps_the_method_asked_about() {
+        let mut src = String::from(
+            "<template>\n  <user-list :items=\"items\" />\n</template>\n\n<script>\nexport default {\n  name: 'Users',\n  data() {\n    return { items: [] }\n  },\n  methods: {\n",
+        );
+        for name in [
+            "fetchUsers",
+            "formatDate",
+            "validateEmail",
+            "resetForm",
+            "loadMore",
+        ] {
+            src.push_str(&format!("    {name}(arg) {{\n"));
+            for j in 0..6 {
+                src.push_str(&format!(
+                    "      const s{j} = this.items.filter((x) => x.id !== {j});\n"
+                ));
+            }
+            src.push_str("      return s0;\n    },\n");
+        }
+        src.push_str("  },\n}\n</script>\n");
+        let k = kept(&src, "validateEmail accepts addresses without a domain");
+        assert!(k.iter().any(|l| l.contains("validateEmail(arg)")), "{k:?}");
+        for other in [
+            "fetchUsers(arg)",
+            "formatDate(arg)",
+            "resetForm(arg)",
+            "loadMore(arg)",
+        ] {
+            assert!(!k.iter().any(|l| l.contains(other)), "{other}: {k:?}");
+        }
+    }
+
     const SRC: &str = "use std::fmt;
 
 /// Parses a header line.

@@ -1423,6 +1423,21 @@ def c():
             );
         }
         assert_eq!(o.containers.len(), 2, "export default and methods");
+        // With one method of its own beside `methods: {`, the component is still a container:
+        // its `methods: {` counts as a member when it holds methods itself.
+        let src = "export default {\n  name: 'Users',\n  data() {\n    return { n: 0 }\n  },\n  methods: {\n    inc(x) {\n      return x + 1\n    },\n    dec(x) {\n      return x - 1\n    },\n  },\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.containers, vec![0..14, 5..13]);
+        let labels = unit_labels(&lines, &o);
+        assert!(
+            labels.iter().any(|l| l.as_deref() == Some("dec()")),
+            "{labels:?}"
+        );
+        // A key holding one method, or plain data, does not make its object a container.
+        let src = "export default {\n  data() {\n    return { n: 0 }\n  },\n  computed: {\n    total() {\n      return 1\n    },\n  },\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        assert!(outline(&lines).containers.is_empty());
     }
 
     #[test]
