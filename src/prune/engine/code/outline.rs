@@ -678,6 +678,8 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
         }
     } else if LABEL_KEYWORDS.contains(&keyword) {
         format!("{keyword} {}", defined_name(t)?)
+    } else if let Some(name) = made_by_call(t) {
+        name
     } else {
         // A method or function whose keyword is a type (Java, C, C#) or absent (JavaScript):
         // the identifier right before its parameters (`List<Split> getSplits(` -> getSplits,
@@ -715,6 +717,28 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
     } else {
         text
     })
+}
+
+/// The name a definition made by a call is assigned to, as the assignment writes it: `const
+/// ChipRoot = styled('div', {` -> `const ChipRoot`, `export const selectUser = createSelector(`
+/// -> `const selectUser`, `static ref RE: Regex = Regex::new(` -> `static RE`, Java's
+/// `TypeAdapter<Number> DOUBLE = new TypeAdapter<Number>() {` -> `DOUBLE`. The function that
+/// makes it (`styled`, `forwardRef`, `createSelector`) names what many definitions of a file
+/// share, not this one. `None` for a function expression or an arrow's parameters (`= function(`,
+/// `= async (req) =>`), which name it otherwise.
+fn made_by_call(t: &str) -> Option<String> {
+    let t = t.strip_prefix("export ").map_or(t, str::trim_start);
+    let open = t.find('(')?;
+    let eq = assignment(t)?;
+    let callee = t[eq + 1..open].trim();
+    let callee = callee.strip_prefix("new ").map_or(callee, str::trim_start);
+    let callee = strip_type_arguments(callee);
+    let plain = !callee.is_empty()
+        && callee
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '$'))
+        && !matches!(callee, "function" | "async" | "func" | "fun" | "lambda");
+    if plain { assigned(t, eq) } else { None }
 }
 
 /// True when `before` (the text before a name and its parameters) ends with a type or a
@@ -1438,6 +1462,46 @@ def c():
         let src = "export default {\n  data() {\n    return { n: 0 }\n  },\n  computed: {\n    total() {\n      return 1\n    },\n  },\n}\n";
         let lines: Vec<&str> = src.lines().collect();
         assert!(outline(&lines).containers.is_empty());
+    }
+
+    /// A definition made by a call is named by what it is assigned to, not by the function
+    /// that makes it (every `styled(` of a file would read `styled()`); function expressions and
+    /// arrow functions keep their own names.
+    #[test]
+    fn a_definition_made_by_a_call_is_named_by_its_assignment() {
+        for (sig, name) in [
+            ("const ChipRoot = styled('div', {", Some("const ChipRoot")),
+            (
+                "const Chip = React.forwardRef(function Chip(inProps, ref) {",
+                Some("const Chip"),
+            ),
+            (
+                "export const selectUser = createSelector([selectState], (state) => {",
+                Some("const selectUser"),
+            ),
+            (
+                "export const Button = React.forwardRef<HTMLButtonElement, Props>((props, ref) => {",
+                Some("const Button"),
+            ),
+            ("const styles = StyleSheet.create({", Some("const styles")),
+            (
+                "static ref RE: Regex = Regex::new(r\"x\").map(|r| {",
+                Some("static RE"),
+            ),
+            (
+                "public static final TypeAdapter<Number> DOUBLE = new TypeAdapter<Number>() {",
+                Some("DOUBLE"),
+            ),
+            (
+                "handler := http.HandlerFunc(func(w http.ResponseWriter) {",
+                Some("handler"),
+            ),
+            ("const handleKeyUp = (event) => {", Some("handleKeyUp()")),
+            ("exports.parse = function(text) {", Some("parse()")),
+            ("describe('Chip', () => {", Some("describe()")),
+        ] {
+            assert_eq!(label(sig).as_deref(), name, "{sig}");
+        }
     }
 
     #[test]
