@@ -974,6 +974,45 @@ pub(super) fn is_attribute(t: &str) -> bool {
     t.starts_with("#[")
         || t.starts_with("#![")
         || (t.starts_with('@') && t.len() > 1 && t.as_bytes()[1].is_ascii_alphabetic())
+        || is_bracket_attribute(t)
+}
+
+/// C#'s attributes: a line that is one bracketed list of names, each maybe with arguments
+/// (`[ApiController]`, `[Route("api/[controller]")]`, `[Fact, Trait("a", "b")]`, `[assembly:
+/// InternalsVisibleTo("X")]`), its first bracket closed by its last. Not an array or a
+/// destructuring (`[1, 2]`, `[a, b] = [b, a]`), a Clojure vector (`[x y]`) nor an Objective-C
+/// message (`[self run];`).
+fn is_bracket_attribute(t: &str) -> bool {
+    let bytes = t.as_bytes();
+    if bytes.len() < 3 || bytes[0] != b'[' || bytes[bytes.len() - 1] != b']' {
+        return false;
+    }
+    // An attribute's name is capitalised (`Fact`, `HttpGet`), or a target names what it applies
+    // to (`assembly:`, `return:`); a Clojure parameter vector (`[x y]`) or a list is neither.
+    let name = leading_word(&t[1..]);
+    let target = matches!(
+        name,
+        "assembly" | "module" | "return" | "field" | "property" | "method" | "type" | "param"
+    ) && t[1 + name.len()..].starts_with(':');
+    if !(name.starts_with(|c: char| c.is_ascii_uppercase()) || target)
+        || !t[1 + name.len()..].starts_with([']', '(', ',', ':', '.', '<'])
+    {
+        return false;
+    }
+    let mut depth = 0i32;
+    for (k, &b) in bytes.iter().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k == bytes.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 pub(super) fn is_import(t: &str) -> bool {
@@ -1462,6 +1501,39 @@ def c():
         let src = "export default {\n  data() {\n    return { n: 0 }\n  },\n  computed: {\n    total() {\n      return 1\n    },\n  },\n}\n";
         let lines: Vec<&str> = src.lines().collect();
         assert!(outline(&lines).containers.is_empty());
+    }
+
+    /// C#'s attributes stand above a class or method as annotations do in Java: a class with
+    /// `[ApiController]` over it is still a container of its methods.
+    #[test]
+    fn csharp_attributes_are_attributes() {
+        for t in [
+            "[ApiController]",
+            "[Route(\"api/[controller]\")]",
+            "[HttpPost(\"a\"), Authorize]",
+            "[assembly: InternalsVisibleTo(\"Tests\")]",
+            "[Theory]",
+        ] {
+            assert!(is_attribute(t), "{t}");
+        }
+        for t in [
+            "[1, 2, 3]",
+            "[a, b] = [b, a]",
+            "[x y]",
+            "[self run];",
+            "[Foo] = 1",
+        ] {
+            assert!(!is_attribute(t), "{t}");
+        }
+        let src = "namespace Shop;\n\n[ApiController]\npublic class UsersController : ControllerBase\n{\n    [HttpPost(\"a\")]\n    public int A(int id)\n    {\n        return 1;\n    }\n\n    public int B(int id)\n    {\n        return 2;\n    }\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.containers, vec![3..16]);
+        assert_eq!(o.roles[5], Role::Pre(0));
+        assert_eq!(
+            unit_labels(&lines, &o),
+            [Some("A()".to_string()), Some("B()".to_string())]
+        );
     }
 
     /// A definition made by a call is named by what it is assigned to, not by the function
