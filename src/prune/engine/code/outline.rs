@@ -934,7 +934,7 @@ fn is_modifier(word: &str) -> bool {
 }
 
 /// `s` past the balanced `<...>` it starts with.
-fn skip_generics(s: &str) -> &str {
+pub(super) fn skip_generics(s: &str) -> &str {
     let mut depth = 0usize;
     for (i, c) in s.char_indices() {
         match c {
@@ -1501,6 +1501,24 @@ def c():
         let src = "export default {\n  data() {\n    return { n: 0 }\n  },\n  computed: {\n    total() {\n      return 1\n    },\n  },\n}\n";
         let lines: Vec<&str> = src.lines().collect();
         assert!(outline(&lines).containers.is_empty());
+    }
+
+    /// A C++ class template is a class: its members are outlined one by one.
+    #[test]
+    fn a_class_template_is_a_container() {
+        for src in [
+            "template <typename T>\nclass Cache {\n public:\n  bool put(const T& v) {\n    return true;\n  }\n\n  bool drop(const T& v) {\n    return false;\n  }\n};\n",
+            "template <typename T> class Cache {\n public:\n  bool put(const T& v) {\n    return true;\n  }\n\n  bool drop(const T& v) {\n    return false;\n  }\n};\n",
+        ] {
+            let lines: Vec<&str> = src.lines().collect();
+            let o = outline(&lines);
+            assert_eq!(o.containers.len(), 1, "{src}");
+            assert_eq!(
+                unit_labels(&lines, &o),
+                [Some("put()".to_string()), Some("drop()".to_string())],
+                "{src}"
+            );
+        }
     }
 
     /// C#'s attributes stand above a class or method as annotations do in Java: a class with
