@@ -1041,7 +1041,9 @@ pub(super) fn attach_preamble(
     let mut k = start;
     while k > lo && matches!(roles[k - 1], Role::Loose | Role::Attr) {
         let t = trimmed(lines[k - 1]);
-        if is_attribute(t) {
+        // The walk marks every line of an attribute as one (a Python decorator over several
+        // lines: `@app.route(`, its arguments, `)`).
+        if roles[k - 1] == Role::Attr || is_attribute(t) {
             roles[k - 1] = unit.map_or(Role::Attr, Role::Pre);
         } else if comment(k - 1) {
             if let Some(u) = unit {
@@ -1501,6 +1503,18 @@ def c():
         let src = "export default {\n  data() {\n    return { n: 0 }\n  },\n  computed: {\n    total() {\n      return 1\n    },\n  },\n}\n";
         let lines: Vec<&str> = src.lines().collect();
         assert!(outline(&lines).containers.is_empty());
+    }
+
+    /// A decorator over several lines (`@app.route(`, its arguments, `)`) belongs to the
+    /// function below it, as a one-line one does: it goes with it.
+    #[test]
+    fn a_decorator_over_several_lines_is_the_functions_preamble() {
+        let src = "@app.route(\n    \"/a\",\n    methods=[\"POST\"],\n)\ndef a():\n    return 1\n\n\n@pytest.mark.parametrize(\n    \"x\",\n    [1, 2],\n)\ndef test_b(x):\n    assert x\n";
+        let r = roles(src);
+        assert_eq!(r[..4], [Pre(0); 4]);
+        assert_eq!(r[4], Sig);
+        assert_eq!(r[8..12], [Pre(1); 4]);
+        assert_eq!(r[12], Sig);
     }
 
     /// A C++ class template is a class: its members are outlined one by one.
