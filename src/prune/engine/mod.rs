@@ -199,7 +199,12 @@ pub fn plan_within(
         draft.absorb_blanks(lines);
         draft.drop_islands(lines);
     }
-    constraints::add_back(&mut draft, allowed);
+    let partial = if source == SourceType::Code {
+        constraints::Partial::Start
+    } else {
+        constraints::Partial::BestLines
+    };
+    constraints::add_back(&mut draft, allowed, partial);
     draft.keep_atoms_whole();
     draft.keep_closers();
     draft.restore_small_runs(lines);
