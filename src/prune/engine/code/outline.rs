@@ -627,7 +627,7 @@ pub(crate) fn label(sig: &str) -> Option<String> {
 fn label_with(sig: &str, declared_too: bool) -> Option<String> {
     let t = trimmed(sig);
     let keyword = first_keyword(t);
-    if CONTROL.contains(&keyword) {
+    if BLOCK_OPENERS.contains(&keyword) {
         return None;
     }
     if keyword == "template" {
@@ -694,7 +694,7 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
                     let before = head[..head.len() - n.len()].trim_end();
                     // `name <- function(` (R), `exports.name = function(`: named below.
                     !matches!(*n, "operator" | "function")
-                        && (after_type(before) || !(CONTROL.contains(n) || is_modifier(n)))
+                        && (after_type(before) || !(BLOCK_OPENERS.contains(n) || is_modifier(n)))
                 })
                 .or_else(|| {
                     (t.contains("=>") || t.contains("function"))
@@ -757,7 +757,7 @@ fn after_type(before: &str) -> bool {
         .next()
         .unwrap_or("");
     // `for x in items(`: `in` ends no type either.
-    !(CONTROL.contains(&last) || is_modifier(last) || last == "in")
+    !(is_control(last) || is_modifier(last) || last == "in")
 }
 
 /// `t` past its leading modifiers (`public companion object {` -> `companion object {`).
@@ -861,7 +861,7 @@ fn declared(t: &str) -> Option<String> {
         });
     let name = *words.last()?;
     (typed
-        && !CONTROL.contains(&words[0])
+        && !is_control(words[0])
         && !TYPE_WORDS.contains(&name)
         && trailing_ident(name) == Some(name))
     .then(|| name.to_string())
@@ -909,17 +909,28 @@ pub(super) fn assigned(t: &str, eq: usize) -> Option<String> {
     )
 }
 
-/// Words that open a statement or a block which defines nothing, in the languages the outline
-/// reads: a block they open names no definition (a top-level `if TYPE_CHECKING:`, `try:`,
-/// `#ifdef X`), a statement they open names nothing a marker could show (`return x`, `go f()`),
-/// and before a name and its parameters they are no return type (`else if (`, `} while (`).
-pub(super) const CONTROL: &[&str] = &[
+/// Words that open a block which defines nothing (a top-level `if TYPE_CHECKING:`, `try:`,
+/// `#ifdef X`, `} while (`): a block they open names no definition, and a name with parameters
+/// after one is a condition or a loop, not a method (`if (`, `catch (`).
+const BLOCK_OPENERS: &[&str] = &[
     "if", "elif", "else", "for", "while", "try", "except", "finally", "with", "match", "switch",
-    "do", "loop", "return", "throw", "raise", "yield", "await", "new", "delete", "goto", "case",
-    "break", "continue", "assert", "print", "pass", "del", "unless", "until", "begin", "rescue",
-    "ensure", "defer", "go", "select", "when", "catch", "foreach", "echo", "require", "include",
-    "#if", "#ifdef", "#ifndef", "#else", "#elif",
+    "do", "loop", "unless", "until", "begin", "rescue", "ensure", "return", "catch", "foreach",
+    "select", "when", "#if", "#ifdef", "#ifndef", "#else", "#elif",
 ];
+
+/// Words that open a statement which defines nothing in some language (`throw x`, `go f()`,
+/// `print x`, PHP's `echo`), beside [`BLOCK_OPENERS`]. Each is also a common method name
+/// (`delete(id)`, `print()`, `include(path)`), so a name with parameters may be one of them.
+const STATEMENT_WORDS: &[&str] = &[
+    "throw", "raise", "yield", "await", "new", "delete", "goto", "case", "break", "continue",
+    "assert", "print", "pass", "del", "defer", "go", "echo", "require", "include",
+];
+
+/// True when `word` opens a block or a statement that defines nothing ([`BLOCK_OPENERS`],
+/// [`STATEMENT_WORDS`]).
+pub(super) fn is_control(word: &str) -> bool {
+    BLOCK_OPENERS.contains(&word) || STATEMENT_WORDS.contains(&word)
+}
 
 /// Type words that end a C return type on a line of its own (`static int`), never a name.
 const TYPE_WORDS: &[&str] = &[
@@ -1603,6 +1614,12 @@ def c():
             ("const handleKeyUp = (event) => {", Some("handleKeyUp()")),
             ("exports.parse = function(text) {", Some("parse()")),
             ("describe('Chip', () => {", Some("describe()")),
+            // A method may be named like a statement word of some language.
+            ("  async delete(id: string): Promise<void> {", Some("delete()")),
+            ("  async echo(@Param('id') id: string) {", Some("echo()")),
+            ("    print() {", Some("print()")),
+            ("} catch (err) {", None),
+            ("if (ready) {", None),
         ] {
             assert_eq!(label(sig).as_deref(), name, "{sig}");
         }

@@ -12,7 +12,7 @@
 use super::super::draft::{is_blank, trimmed};
 use super::super::evidence::trailing_ident;
 use super::outline::{
-    CONTROL, LABEL_KEYWORDS, Outline, Role, assigned, assignment, first_keyword, label,
+    LABEL_KEYWORDS, Outline, Role, assigned, assignment, first_keyword, is_control, label,
     leading_word,
 };
 use std::ops::Range;
@@ -116,8 +116,7 @@ fn statement_label(t: &str) -> Option<String> {
     }
     let word = t.split_whitespace().next().unwrap_or("");
     let keyword = first_keyword(t);
-    if CONTROL.contains(&word) || CONTROL.contains(&keyword) || t.starts_with(['#', '@', '}', ')'])
-    {
+    if is_control(word) || is_control(keyword) || t.starts_with(['#', '@', '}', ')']) {
         return None;
     }
     // A keyword that defines (`def f(`, `type Options = {`): labelled as the outline labels it,
