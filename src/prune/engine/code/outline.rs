@@ -1615,7 +1615,10 @@ def c():
             ("exports.parse = function(text) {", Some("parse()")),
             ("describe('Chip', () => {", Some("describe()")),
             // A method may be named like a statement word of some language.
-            ("  async delete(id: string): Promise<void> {", Some("delete()")),
+            (
+                "  async delete(id: string): Promise<void> {",
+                Some("delete()"),
+            ),
             ("  async echo(@Param('id') id: string) {", Some("echo()")),
             ("    print() {", Some("print()")),
             ("} catch (err) {", None),
