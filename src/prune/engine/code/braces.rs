@@ -13,8 +13,11 @@ use crate::prune::engine::draft::trimmed;
 use std::borrow::Cow;
 use std::ops::Range;
 
-/// A definition body of at least this many lines...
-const BIG_BODY: usize = 150;
+/// A definition body of at least this many lines... (150 before stop 46: a 146-line React
+/// component holding its event handlers as `const handleX = (event) => {` stayed one
+/// definition. 80: realistic dev +0.2 reduction at the same recall, multilang and issue reports
+/// unchanged; test unchanged; holdout +0.5 recall.)
+const BIG_BODY: usize = 80;
 /// ...that opens at least this many functions of its own is outlined as a container.
 const MIN_NESTED: usize = 3;
 /// A signature whose parameter list is still open past [`MAX_SIG_LINES`] lines above its

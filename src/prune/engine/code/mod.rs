@@ -930,6 +930,46 @@ mod tests {
         }
     }
 
+    /// A React function component holding its event handlers: the handler asked about stays,
+    /// the others go, each named.
+    #[test]
+    fn a_react_component_keeps_the_handler_asked_about() {
+        let mut src = String::from(
+            "import * as React from 'react';\n\nconst Chip = React.forwardRef(function Chip(props, ref) {\n  const { onDelete, onKeyUp } = props;\n  const chipRef = React.useRef(null);\n\n",
+        );
+        for name in [
+            "submitRow",
+            "resetFilter",
+            "handleKeyUp",
+            "closeDialog",
+            "openMenu",
+            "copyLink",
+        ] {
+            src.push_str(&format!("  const {name} = (event) => {{\n"));
+            for j in 0..12 {
+                src.push_str(&format!("    const v{j} = event.target.value + {j};\n"));
+            }
+            src.push_str("  };\n\n");
+        }
+        src.push_str(
+            "  return <div ref={ref} onKeyUp={handleKeyUp} />;\n});\n\nexport default Chip;\n",
+        );
+        let k = kept(&src, "handleKeyUp ignores the Escape key");
+        assert!(k.iter().any(|l| l.contains("const handleKeyUp")), "{k:?}");
+        for other in [
+            "submitRow",
+            "resetFilter",
+            "closeDialog",
+            "openMenu",
+            "copyLink",
+        ] {
+            assert!(
+                !k.iter().any(|l| l.contains(&format!("const {other}"))),
+                "{other}: {k:?}"
+            );
+        }
+    }
+
     const SRC: &str = "use std::fmt;
 
 /// Parses a header line.
