@@ -230,18 +230,33 @@ impl Braces<'_> {
     /// JavaScript module pattern, a constructor function assigning methods, a Go function full of
     /// closures): it is then outlined as a container, so that its members are judged one by one.
     fn holds_definitions(&self, lo: usize, hi: usize, d: i32) -> bool {
+        let opens = |k: usize| {
+            let s = self.s[k];
+            s.before == d && s.after > d && !s.in_string && !s.comment
+        };
+        // Named function declarations (`function parse(`, `async function load(`) are
+        // definitions whatever the size of what holds them: an IIFE or an AMD module wrapping a
+        // library's functions.
+        let declared = (lo..hi)
+            .filter(|&k| {
+                let t = trimmed(self.lines[k]);
+                let t = t.strip_prefix("async ").unwrap_or(t);
+                opens(k)
+                    && t.strip_prefix("function ")
+                        .is_some_and(|r| r.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+            })
+            .nth(MIN_NESTED - 1)
+            .is_some();
+        if declared {
+            return true;
+        }
         if hi.saturating_sub(lo) < BIG_BODY {
             return false;
         }
         let nested = (lo..hi)
             .filter(|&k| {
-                let s = self.s[k];
                 let t = self.lines[k];
-                s.before == d
-                    && s.after > d
-                    && !s.in_string
-                    && !s.comment
-                    && (t.contains("function") || t.contains("=>") || t.contains("func("))
+                opens(k) && (t.contains("function") || t.contains("=>") || t.contains("func("))
             })
             .count();
         nested >= MIN_NESTED

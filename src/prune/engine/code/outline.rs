@@ -1528,6 +1528,27 @@ def c():
         assert_eq!(r[12], Sig);
     }
 
+    /// An IIFE or AMD module wrapping named functions is a container of them, however short.
+    #[test]
+    fn a_module_wrapper_of_named_functions_is_a_container() {
+        let src = "(function (root) {\n  function a(x) {\n    return x;\n  }\n\n  function b(x) {\n    return x;\n  }\n\n  async function c(x) {\n    return x;\n  }\n  root.lib = { a: a };\n})(this);\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.containers.len(), 1);
+        assert_eq!(
+            unit_labels(&lines, &o),
+            [
+                Some("function a".to_string()),
+                Some("function b".to_string()),
+                Some("function c".to_string())
+            ]
+        );
+        // Two callbacks in a short function do not make it one.
+        let src = "function f(xs) {\n  xs.map(function (x) {\n    return x;\n  });\n  xs.forEach((x) => {\n    g(x);\n  });\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        assert!(outline(&lines).containers.is_empty());
+    }
+
     /// A C++ class template is a class: its members are outlined one by one.
     #[test]
     fn a_class_template_is_a_container() {
