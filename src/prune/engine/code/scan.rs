@@ -40,10 +40,29 @@ enum State {
 pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
     let mut state = State::Code;
     let mut depth = 0i32;
+    // The marker that ends the heredoc the lines are in (`EOT` of PHP's `<<<EOT`).
+    let mut heredoc: Option<&str> = None;
     lines
         .iter()
         .map(|line| {
             let trimmed = trimmed_start(line);
+            if let Some(marker) = heredoc {
+                // A heredoc's lines are its text, braces and quotes included, through the line
+                // its marker starts (`EOT;`, `    HTML,`).
+                let ends = trimmed.strip_prefix(marker).is_some_and(|rest| {
+                    !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                });
+                if ends {
+                    heredoc = None;
+                }
+                return LineScan {
+                    before: depth,
+                    after: depth,
+                    low: depth,
+                    in_string: true,
+                    ..LineScan::default()
+                };
+            }
             let started = state;
             let mut out = LineScan {
                 before: depth,
@@ -95,9 +114,88 @@ pub(crate) fn scan(lines: &[&str]) -> Vec<LineScan> {
             );
             out.after = depth;
             out.low = low;
+            if state == State::Code && !out.comment {
+                heredoc = heredoc_marker(line);
+            }
             out
         })
         .collect()
+}
+
+/// The marker of a heredoc a line opens: PHP's `<<<EOT`, `<<<'EOT'`, `<<< "EOT"`; a shell's,
+/// Perl's or Ruby's `<<'EOF'`, `<<"EOF"`, `<<-EOF`, `<<~SQL`. Not a shift or a stream (`1 <<
+/// SHIFT`, `std::cout << x`, `cout<<"Hi"`): a bare `<<` needs a quote, `-` or `~` right after it
+/// and a marker in capitals.
+fn heredoc_marker(line: &str) -> Option<&str> {
+    let at = memchr::memmem::find(line.as_bytes(), b"<<")?;
+    let rest = &line[at + 2..];
+    let php = rest.starts_with('<');
+    let rest = if let Some(r) = rest.strip_prefix('<') {
+        r.trim_start()
+    } else if let Some(r) = rest.strip_prefix(['-', '~']) {
+        r
+    } else if rest.starts_with(['\'', '"']) {
+        rest
+    } else {
+        return None;
+    };
+    let quote = rest.chars().next().filter(|c| matches!(c, '\'' | '"'));
+    let rest = quote.map_or(rest, |q| &rest[q.len_utf8()..]);
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let marker = &rest[..end];
+    // Erlang's binaries (`<<"GET">>`) close with `>>`.
+    let closed = quote.is_none_or(|q| {
+        rest[end..]
+            .strip_prefix(q)
+            .is_some_and(|after| !after.starts_with('>'))
+    });
+    let capitals = php || !marker.chars().any(|c| c.is_ascii_lowercase());
+    (closed && capitals && marker.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+        .then_some(marker)
+}
+
+#[cfg(test)]
+mod heredoc_tests {
+    use super::*;
+
+    #[test]
+    fn heredoc_markers() {
+        for (line, marker) in [
+            ("    const T = <<<EOT", Some("EOT")),
+            ("$x = <<<'SQL'", Some("SQL")),
+            ("$x = <<< \"HTML\"", Some("HTML")),
+            ("cat <<'EOF' > out.txt", Some("EOF")),
+            ("cat <<-EOF", Some("EOF")),
+            ("sql = <<~SQL", Some("SQL")),
+            ("x = 1 << SHIFT;", None),
+            ("std::cout << \"x\";", None),
+            ("cout<<\"Hello\"<<endl;", None),
+            ("a <<-b;", None),
+            ("handle(<<\"GET\">>, Req) ->", None),
+        ] {
+            assert_eq!(heredoc_marker(line), marker, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_heredoc_hides_its_braces() {
+        let lines = [
+            "class A",
+            "{",
+            "    const T = <<<EOT",
+            "    Hello {name} {{",
+            "    EOT;",
+            "    function f() {",
+            "    }",
+            "}",
+        ];
+        let s = scan(&lines);
+        assert!(s[3].in_string && s[4].in_string);
+        assert_eq!((s[5].before, s[5].after), (1, 2));
+        assert_eq!(s[7].after, 0);
+    }
 }
 
 /// A line (trimmed at its start) that is a `#` comment: `# text`, `## text`, a lone `#`, a
