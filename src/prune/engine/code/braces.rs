@@ -74,7 +74,8 @@ impl Braces<'_> {
                 continue;
             }
             let t = trimmed(self.lines[i]);
-            let opens = s.before == d && s.after > d && s.low >= d && !s.in_string && !s.comment;
+            // A line that closes a block first (`} else {`) opens none at this level.
+            let opens = self.opens_at(i, d) && s.low >= d;
             if !opens {
                 if !s.comment && !s.in_string && s.before == d {
                     if is_attribute(t) {
@@ -103,7 +104,7 @@ impl Braces<'_> {
                 i += 1;
                 continue;
             }
-            let close = (i + 1..hi).find(|&j| self.s[j].after <= d);
+            let close = self.close_of(i, hi, d);
             let end = close.map_or(hi, |j| j + 1);
             let start = self.sig_start(o, i, lo);
             let mut kind = classify(self.declaration(start, i));
@@ -230,10 +231,6 @@ impl Braces<'_> {
     /// JavaScript module pattern, a constructor function assigning methods, a Go function full of
     /// closures): it is then outlined as a container, so that its members are judged one by one.
     fn holds_definitions(&self, lo: usize, hi: usize, d: i32) -> bool {
-        let opens = |k: usize| {
-            let s = self.s[k];
-            s.before == d && s.after > d && !s.in_string && !s.comment
-        };
         // Named function declarations (`function parse(`, `async function load(`) are
         // definitions whatever the size of what holds them: an IIFE or an AMD module wrapping a
         // library's functions.
@@ -241,7 +238,7 @@ impl Braces<'_> {
             .filter(|&k| {
                 let t = trimmed(self.lines[k]);
                 let t = t.strip_prefix("async ").unwrap_or(t);
-                opens(k)
+                self.opens_at(k, d)
                     && t.strip_prefix("function ")
                         .is_some_and(|r| r.starts_with(|c: char| c.is_alphabetic() || c == '_'))
             })
@@ -256,7 +253,8 @@ impl Braces<'_> {
         let nested = (lo..hi)
             .filter(|&k| {
                 let t = self.lines[k];
-                opens(k) && (t.contains("function") || t.contains("=>") || t.contains("func("))
+                self.opens_at(k, d)
+                    && (t.contains("function") || t.contains("=>") || t.contains("func("))
             })
             .count();
         nested >= MIN_NESTED
@@ -287,11 +285,7 @@ impl Braces<'_> {
         }
         (lo..hi)
             .filter(|&k| {
-                let s = self.s[k];
-                s.before == d
-                    && s.after > d
-                    && !s.in_string
-                    && !s.comment
+                self.opens_at(k, d)
                     && (if object {
                         let t = trimmed(self.lines[k]);
                         t.ends_with(") {") || is_object_key(t) && self.key_holds_methods(k, hi, d)
@@ -309,18 +303,24 @@ impl Braces<'_> {
     /// `data() {` and `methods: {`). One level only: each line is looked at by its block's check
     /// and its parent's, never by every ancestor's.
     fn key_holds_methods(&self, k: usize, hi: usize, d: i32) -> bool {
-        let close = (k + 1..hi).find(|&j| self.s[j].after <= d).unwrap_or(hi);
+        let close = self.close_of(k, hi, d).unwrap_or(hi);
         (k + 1..close)
-            .filter(|&j| {
-                let s = self.s[j];
-                s.before == d + 1
-                    && s.after > d + 1
-                    && !s.in_string
-                    && !s.comment
-                    && trimmed(self.lines[j]).ends_with(") {")
-            })
+            .filter(|&j| self.opens_at(j, d + 1) && trimmed(self.lines[j]).ends_with(") {"))
             .nth(TYPE_METHODS - 1)
             .is_some()
+    }
+
+    /// Whether line `k` opens a block at depth `d`: it starts there and ends deeper, in code (not
+    /// inside a string or a comment).
+    fn opens_at(&self, k: usize, d: i32) -> bool {
+        let s = self.s[k];
+        s.before == d && s.after > d && !s.in_string && !s.comment
+    }
+
+    /// The line closing the block line `i` opens from depth `d`: the first after it back at `d`
+    /// or above, before `hi` (`None`: it never closes).
+    fn close_of(&self, i: usize, hi: usize, d: i32) -> Option<usize> {
+        (i + 1..hi).find(|&j| self.s[j].after <= d)
     }
 
     /// Whether lines `start..=close` are one CommonJS import of several names:

@@ -946,20 +946,24 @@ fn is_modifier(word: &str) -> bool {
 
 /// `s` past the balanced `<...>` it starts with.
 pub(super) fn skip_generics(s: &str) -> &str {
+    skip_balanced(s, '<', '>').unwrap_or("")
+}
+
+/// `s` past the first group `open`...`close` it holds, nested groups inside it included
+/// (`None` when the group never closes).
+fn skip_balanced(s: &str, open: char, close: char) -> Option<&str> {
     let mut depth = 0usize;
     for (i, c) in s.char_indices() {
-        match c {
-            '<' => depth += 1,
-            '>' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return &s[i + 1..];
-                }
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return Some(&s[i + c.len_utf8()..]);
             }
-            _ => {}
         }
     }
-    ""
+    None
 }
 
 /// A line that declares something by itself (`fn f();`, `mod m;`, `struct S;`, `type T = U;`).
@@ -994,8 +998,7 @@ pub(super) fn is_attribute(t: &str) -> bool {
 /// destructuring (`[1, 2]`, `[a, b] = [b, a]`), a Clojure vector (`[x y]`) nor an Objective-C
 /// message (`[self run];`).
 fn is_bracket_attribute(t: &str) -> bool {
-    let bytes = t.as_bytes();
-    if bytes.len() < 3 || bytes[0] != b'[' || bytes[bytes.len() - 1] != b']' {
+    if t.len() < 3 || !t.starts_with('[') || !t.ends_with(']') {
         return false;
     }
     // An attribute's name is capitalised (`Fact`, `HttpGet`), or a target names what it applies
@@ -1010,20 +1013,7 @@ fn is_bracket_attribute(t: &str) -> bool {
     {
         return false;
     }
-    let mut depth = 0i32;
-    for (k, &b) in bytes.iter().enumerate() {
-        match b {
-            b'[' => depth += 1,
-            b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return k == bytes.len() - 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    false
+    skip_balanced(t, '[', ']').is_some_and(str::is_empty)
 }
 
 pub(super) fn is_import(t: &str) -> bool {
