@@ -9,6 +9,12 @@ marked split "holdout": no constant or rule is fitted on it; read it to check, n
 Usage:
     python3 bench-data/build_unseen.py --mirrors /work/.mirror --out bench-data/unseen.jsonl
 
+The same script builds margin.jsonl, fix commits of other repositories in the left-margin
+languages (Haskell, Erlang, Clojure, OCaml), all "dev", to fit the margin outline on without
+reading the holdout:
+    python3 bench-data/build_unseen.py --repos bench-data/margin_repos.txt --split dev \
+        --out bench-data/margin.jsonl
+
 Repositories and pinned shas: bench-data/unseen_repos.txt (``owner/name <sha> <group>``).
 """
 
@@ -31,6 +37,7 @@ UNSEEN_GROUP_EXT = {
     "haskell": {".hs": "haskell"},
     "clojure": {".clj": "clojure", ".cljc": "clojure", ".cljs": "clojure"},
     "erlang": {".erl": "erlang", ".hrl": "erlang"},
+    "ocaml": {".ml": "ocaml", ".mli": "ocaml"},
 }
 br.GROUP_EXT.update(UNSEEN_GROUP_EXT)
 
@@ -41,6 +48,8 @@ def main():
     ap.add_argument("--mirrors", default="/work/.mirror")
     ap.add_argument("--out", default=os.path.join(HERE, "unseen.jsonl"))
     ap.add_argument("--repos", default=os.path.join(HERE, "unseen_repos.txt"))
+    ap.add_argument("--split", default="holdout",
+                    help="the split every case gets (margin.jsonl: dev, for the left-margin outline)")
     args = ap.parse_args()
     repos = br.read_repo_list(args.repos)
     used = bm.other_repo_lists()
@@ -58,7 +67,7 @@ def main():
         stats = Counter()
         code, _docs, ncode, _ndocs = br.repo_cases(gitdir, repo, sha, stats)
         for c in code:
-            c["split"] = "holdout"
+            c["split"] = args.split
             c["style"] = "commit"
             cases.append(c)
         print("%-34s %-6s code %3d/%4d" % (repo, br.REPO_GROUP[repo], len(code), ncode),

@@ -18,6 +18,7 @@ mod calls;
 mod features;
 mod indent;
 mod indented;
+mod margin;
 mod outline;
 mod quiet;
 mod scan;
@@ -81,7 +82,7 @@ const BIG_BEST_SHARE: f32 = 0.1;
 /// +0.3 for 0.1 point of reduction; test: recall unchanged, issue reports 0.4 point less
 /// reduction. 0.6 took 0.3 point of realistic dev's reduction for nothing; 0.85 lost half the
 /// Erlang gain and multilang's.
-const UNKNOWN_LOOSE_SHARE: f32 = 0.75;
+const UNKNOWN_LOOSE_SHARE: f32 = margin::UNKNOWN_LOOSE_SHARE;
 /// A loose paragraph is kept when it scores this fraction of the best definition's score.
 const LOOSE_OF_BEST: f32 = 0.5;
 /// For a goal about documentation, a loose paragraph (a module doc's) is kept at this fraction of
@@ -216,24 +217,38 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
 
 /// Every definition and container of `lines` with the line naming it and its label, for
 /// [`super::names::visible`]: a unit from its doc comment through its body, a container from its
-/// signature through its closing line.
+/// signature through its closing line; in a file whose definitions the walks did not find, those
+/// at the left margin ([`margin::units`]) instead.
 pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
     let o = outline(lines);
     let labels = unit_labels(lines, &o);
+    let at_margin = margin::units(lines, &o);
+    let walked = at_margin.is_empty();
     let units = o
         .units
         .iter()
         .zip(&labels)
+        .filter(|_| walked)
         .map(|(u, l)| super::names::Extent {
             range: u.pre.start.min(u.sig.start)..u.body.end.max(u.sig.end),
             line: u.sig.start,
             label: l.clone(),
             statement: false,
         });
-    let containers = o.containers.iter().map(|c| super::names::Extent {
-        range: c.clone(),
-        line: c.start,
-        label: lines.get(c.start).and_then(|l| label(l)),
+    let containers = o
+        .containers
+        .iter()
+        .filter(|_| walked)
+        .map(|c| super::names::Extent {
+            range: c.clone(),
+            line: c.start,
+            label: lines.get(c.start).and_then(|l| label(l)),
+            statement: false,
+        });
+    let margin_units = at_margin.into_iter().map(|u| super::names::Extent {
+        range: u.range,
+        line: u.line,
+        label: Some(u.label),
         statement: false,
     });
     let imports = import_blocks(lines, &o)
@@ -254,6 +269,7 @@ pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
         });
     units
         .chain(containers)
+        .chain(margin_units)
         .chain(imports)
         .chain(statements)
         .collect()
@@ -292,11 +308,55 @@ fn import_blocks(lines: &[&str], o: &outline::Outline) -> Vec<std::ops::Range<us
 /// member's).
 fn names(lines: &[&str], o: &outline::Outline, m: &Matches, scores: &[f32]) -> Vec<Name> {
     let labels = unit_labels(lines, o);
+    let at_margin = margin::units(lines, o);
+    let mut out: Vec<Name> = if at_margin.is_empty() {
+        walked_names(lines, o, scores, &labels)
+    } else {
+        // The walks did not find this file's definitions: those at the margin are named, each
+        // weighted by the goal's terms in its lines.
+        at_margin
+            .into_iter()
+            .map(|u| Name {
+                line: u.line,
+                weight: m.span(u.range),
+                text: u.label,
+            })
+            .collect()
+    };
+    // A block of imports is named by what it is; it weighs least (a marker lists it last).
+    out.extend(import_blocks(lines, o).into_iter().map(|r| Name {
+        line: r.start,
+        text: IMPORTS.to_string(),
+        weight: 0.0,
+    }));
+    // A named statement (a constant, a field) comes after every definition and block of imports,
+    // the more of the goal its lines hold the sooner.
+    out.extend(
+        statements::statements(lines, o, &labels)
+            .into_iter()
+            .map(|s| Name {
+                line: s.line,
+                text: s.label,
+                weight: -1.0 / (1.0 + m.best_line(s.range)),
+            }),
+    );
+    out.sort_by_key(|n| n.line);
+    out
+}
+
+/// The names of the walks' definitions (weighted by their scores) and containers (by their best
+/// member's), for [`names`].
+fn walked_names(
+    lines: &[&str],
+    o: &outline::Outline,
+    scores: &[f32],
+    labels: &[Option<String>],
+) -> Vec<Name> {
     let mut out: Vec<Name> = o
         .units
         .iter()
         .zip(scores)
-        .zip(&labels)
+        .zip(labels)
         .filter_map(|((u, &weight), l)| {
             let line = u.sig.start;
             l.clone().map(|text| Name { line, text, weight })
@@ -318,24 +378,6 @@ fn names(lines: &[&str], o: &outline::Outline, m: &Matches, scores: &[f32]) -> V
             });
         }
     }
-    // A block of imports is named by what it is; it weighs least (a marker lists it last).
-    out.extend(import_blocks(lines, o).into_iter().map(|r| Name {
-        line: r.start,
-        text: IMPORTS.to_string(),
-        weight: 0.0,
-    }));
-    // A named statement (a constant, a field) comes after every definition and block of imports,
-    // the more of the goal its lines hold the sooner.
-    out.extend(
-        statements::statements(lines, o, &labels)
-            .into_iter()
-            .map(|s| Name {
-                line: s.line,
-                text: s.label,
-                weight: -1.0 / (1.0 + m.best_line(s.range)),
-            }),
-    );
-    out.sort_by_key(|n| n.line);
     out
 }
 

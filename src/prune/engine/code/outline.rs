@@ -67,6 +67,9 @@ pub(crate) struct Outline {
     /// statement ending with `:` (a `def` or `class` signature, or any other block opener),
     /// through its closing line.
     pub(crate) docstring: Vec<bool>,
+    /// Lines that start inside a string literal begun on an earlier line (a template in a raw
+    /// string, a heredoc, a docstring's continuation): nothing on them starts a definition.
+    pub(crate) in_string: Vec<bool>,
 }
 
 /// At most this many lines of the header's first paragraph are kept whatever the goal; the rest of
@@ -104,6 +107,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
         comment: Vec::new(),
         opens_comment: Vec::new(),
         docstring: vec![false; lines.len()],
+        in_string: vec![false; lines.len()],
     };
     // Ruby-like: `def`/`class`/`module` blocks closed by `end` (at the opener's indentation).
     let end_blocks = keyword_openers > braces.max(colons) && ends * 2 >= keyword_openers;
@@ -122,6 +126,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
                 || t.starts_with("r\"\"\"");
         }
         o.comment = s.iter().map(|l| l.comment).collect();
+        o.in_string = s.iter().map(|l| l.in_string).collect();
         o.opens_comment = o.comment.clone();
         o.docstring = docstrings(lines, &s);
         let first_code = header(lines, &o.comment, &mut o.roles, |i| s[i].in_string);
@@ -137,6 +142,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
             *d = l.doc;
         }
         o.comment = s.iter().map(|l| l.comment).collect();
+        o.in_string = s.iter().map(|l| l.in_string).collect();
         o.opens_comment = s.iter().map(|l| l.comment && !l.in_comment).collect();
         let first_code = header(lines, &o.comment, &mut o.roles, |_| false);
         // A text cut out of a file may start inside a block: its top level is the lowest depth.

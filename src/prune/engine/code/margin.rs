@@ -1,0 +1,402 @@
+//! Definitions of languages whose definitions start at the left margin and go on in indented
+//! lines: Haskell's and OCaml's equations, Erlang's function clauses, the Lisps' `(defn ...)`
+//! forms. The brace and indentation walks find no definitions there (or an Erlang record's braces)
+//! and leave most of the code loose; the code strategy then ranks its paragraphs. These
+//! definitions name what its markers hide: each run of lines from a line at the margin through
+//! the lines before the next one, the consecutive clauses of one name (a type signature and its
+//! equations, `foo(a) ->` and `foo(b) ->`) one definition.
+//!
+//! Owns finding those definitions and their labels. It must never judge relevance, and never
+//! name anything in a file whose definitions the walks found.
+
+use super::super::draft::{is_blank, trimmed};
+use super::outline::{Outline, Role};
+use std::ops::Range;
+
+/// The walks did not recognise a file's definitions when more than this share of its code lines
+/// (not blank, not comments) are loose: the code strategy then ranks loose paragraphs
+/// ([`super::UNKNOWN_LOOSE_SHARE`] is this constant) and these definitions name them.
+pub(crate) const UNKNOWN_LOOSE_SHARE: f32 = 0.75;
+
+/// Lines ending with `{` must be fewer than the lines at the margin that can start a definition
+/// divided by this: more, and the file is a brace language's (every Rust, Go or JavaScript
+/// function opens one; a Haskell record or an Erlang map now and then).
+const BRACES_PER_START: usize = 2;
+
+/// Words before a definition's name that say what it defines (`data Token`, `instance Show T`,
+/// `let rec parse`, Erlang's `-spec parse(`): they are skipped to find the name, and the label
+/// keeps the first of those that say what kind of thing it is ([`KIND_WORDS`]).
+const LEAD_WORDS: &[&str] = &[
+    "var",
+    "const",
+    "function",
+    "def",
+    "fn",
+    "func",
+    "sub",
+    "proc",
+    "local",
+    "async",
+    "let",
+    "rec",
+    "and",
+    "val",
+    "fun",
+    "data",
+    "type",
+    "newtype",
+    "class",
+    "instance",
+    "module",
+    "signature",
+    "functor",
+    "struct",
+    "deriving",
+    "pattern",
+    "-spec",
+    "-callback",
+    "-type",
+    "-record",
+    "-define",
+    "private",
+    "public",
+    "inline",
+    "static",
+    "export",
+];
+
+/// The words of [`LEAD_WORDS`] that a label keeps before the name (`data Token`, `module Lexer`).
+const KIND_WORDS: &[&str] = &[
+    "var",
+    "const",
+    "function",
+    "def",
+    "fn",
+    "func",
+    "sub",
+    "proc",
+    "data",
+    "type",
+    "newtype",
+    "class",
+    "instance",
+    "module",
+    "signature",
+    "functor",
+    "-record",
+    "-define",
+    "-type",
+];
+
+/// A label longer than this is cut (with `…`), as the walks' labels are.
+const MAX_LABEL_BYTES: usize = 48;
+
+/// Words at the margin that continue what is above them rather than start a definition (OCaml's
+/// `in`, Haskell's `where` or `deriving` on a line of their own, a Lisp's or Ruby's `end`).
+const CONTINUING_WORDS: &[&str] = &[
+    "in", "then", "else", "where", "deriving", "end", "do", "with", "of",
+];
+
+/// One definition found at the margin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MarginUnit {
+    /// Its lines: the comments right above it, its first line, and what follows through the
+    /// line before the next definition (trailing blank lines and comments excluded).
+    pub(crate) range: Range<usize>,
+    /// Its first line at the margin: the one that names it.
+    pub(crate) line: usize,
+    /// How markers name it ([`label`]).
+    pub(crate) label: String,
+}
+
+/// The definitions at the left margin of `lines`, when the walks that made `o` left more than
+/// [`UNKNOWN_LOOSE_SHARE`] of the code loose; none otherwise. Only loose lines (and the walks'
+/// misreadings: anything but imports, the header and blank lines) take part.
+pub(crate) fn units(lines: &[&str], o: &Outline) -> Vec<MarginUnit> {
+    let is_comment = |i: usize| o.comment[i] || comment_at_margin(lines[i]);
+    let code = (0..lines.len())
+        .filter(|&i| !is_blank(lines[i]) && !is_comment(i))
+        .count();
+    let loose = (0..lines.len())
+        .filter(|&i| o.roles[i] == Role::Loose && !is_blank(lines[i]) && !is_comment(i))
+        .count();
+    if code == 0 || (loose as f32) <= UNKNOWN_LOOSE_SHARE * code as f32 {
+        return Vec::new();
+    }
+    let open: Vec<bool> = o
+        .roles
+        .iter()
+        .map(|r| !matches!(r, Role::Import | Role::Header))
+        .collect();
+    let starts: Vec<bool> = (0..lines.len())
+        .map(|i| {
+            open[i] && !is_comment(i) && !o.doc[i] && !o.in_string[i] && starts_definition(lines[i])
+        })
+        .collect();
+    // A brace language whose walk went wrong (a file cut out of a larger one, a template in a
+    // raw string) opens a block at the end of most of its definitions' lines: the margin says
+    // nothing about it.
+    let braces = (0..lines.len())
+        .filter(|&i| !is_comment(i) && trimmed(lines[i]).ends_with('{'))
+        .count();
+    if braces * BRACES_PER_START > starts.iter().filter(|&&s| s).count() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !starts[i] {
+            i += 1;
+            continue;
+        }
+        let name = name(lines[i]);
+        // The group: this start, what follows it that is no start, and the next starts of the
+        // same name with what follows them.
+        let mut end = i + 1;
+        loop {
+            while end < lines.len() && open[end] && !starts[end] {
+                end += 1;
+            }
+            if end < lines.len() && starts[end] && name.is_some() && name == self::name(lines[end])
+            {
+                end += 1;
+                continue;
+            }
+            break;
+        }
+        // Trailing blank lines and comments belong to what follows (a comment above the next
+        // definition is its doc).
+        while end > i + 1 && (is_blank(lines[end - 1]) || is_comment(end - 1)) {
+            end -= 1;
+        }
+        let next = end;
+        // One line (an attribute, a one-line equation) is named by its own text.
+        if end - i >= 2
+            && let Some(label) = label(lines[i])
+        {
+            let mut pre = i;
+            while pre > 0 && open[pre - 1] && is_comment(pre - 1) && !is_blank(lines[pre - 1]) {
+                pre -= 1;
+            }
+            out.push(MarginUnit {
+                range: pre..end,
+                line: i,
+                label,
+            });
+        }
+        i = next;
+    }
+    out
+}
+
+/// A comment in the syntaxes of the margin languages, at the start of a line: Haskell's and
+/// SQL's `--`, `{-`, the Lisps' `;`, Erlang's and TeX's `%`, OCaml's `(*`, a shell's `#`.
+fn comment_at_margin(line: &str) -> bool {
+    let t = line.trim_start();
+    ["--", "{-", ";", "%", "(*", "#", "//"]
+        .iter()
+        .any(|p| t.starts_with(p))
+}
+
+/// A line at the left margin that can start a definition: not indented, not a continuation of
+/// what is above it (a closing bracket, an operator, `in`, `where`, `end`).
+fn starts_definition(line: &str) -> bool {
+    let Some(first) = line.chars().next() else {
+        return false;
+    };
+    if !(first.is_alphanumeric() || matches!(first, '_' | '(' | '-' | '@' | '$' | '.')) {
+        return false;
+    }
+    if first == '.' || line.starts_with("-}") || line.starts_with("->") {
+        return false;
+    }
+    let word = trimmed(line)
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    !CONTINUING_WORDS.contains(&word)
+}
+
+/// The name a line at the margin defines, past the words that say what kind of thing it is:
+/// `checkFoo params t =` and `checkFoo :: Parameters` -> `checkFoo`, `(defn parse [s]` -> `parse`,
+/// `-spec init(Req) ->` -> `init`, `let rec walk t =` -> `walk`, `(<>) :: a` -> `(<>)`.
+fn name(line: &str) -> Option<&str> {
+    let rest = trimmed(line);
+    if let Some(form) = rest.strip_prefix('(')
+        && let Some(after) = lisp_definer(form)
+    {
+        return ident(after.trim_start().trim_start_matches('('), true);
+    }
+    let (_, rest) = lead(rest);
+    if rest.starts_with('(') {
+        // An operator: `(<>) ::`.
+        let end = rest.find(')')? + 1;
+        return (end > 2).then(|| &rest[..end]);
+    }
+    ident(rest, false)
+}
+
+/// Splits the [`LEAD_WORDS`] off the start of `t` (a word ends at whitespace or at the `(` of an
+/// Erlang attribute: `-record(state,`): the first of them in [`KIND_WORDS`], and the rest.
+fn lead(t: &str) -> (Option<&str>, &str) {
+    let mut kind = None;
+    let mut rest = t;
+    loop {
+        let end = rest
+            .find(|c: char| c.is_whitespace() || c == '(')
+            .unwrap_or(rest.len());
+        let word = &rest[..end];
+        if end == 0 || !LEAD_WORDS.contains(&word) {
+            return (kind, rest);
+        }
+        if kind.is_none() && KIND_WORDS.contains(&word) {
+            kind = Some(word);
+        }
+        rest = rest[end..].trim_start();
+        rest = rest.strip_prefix('(').unwrap_or(rest).trim_start();
+    }
+}
+
+/// After a Lisp form's `(`: the rest past its defining word (`defn`, `defn-`, `defmacro`,
+/// `define`, `defun`, `defmethod`, ..., and Clojure's `ns`), or `None` when the form defines
+/// nothing.
+fn lisp_definer(form: &str) -> Option<&str> {
+    let word_end = form
+        .find(|c: char| c.is_whitespace() || c == '(' || c == ')')
+        .unwrap_or(form.len());
+    let word = &form[..word_end];
+    let short = word.rsplit('/').next().unwrap_or(word);
+    (short.starts_with("def") || short == "ns").then(|| &form[word_end..])
+}
+
+/// The identifier `s` starts with, or `None`: letters, digits, `_`, a Haskell or OCaml `'`, and a
+/// Ruby-like trailing `?` or `!`; in a Lisp name (`lisp`) also `-`, `*`, `<`, `>`, `/` and `.`
+/// after its first letter (`put!`, `<!!`, `ring.util/response`).
+fn ident(s: &str, lisp: bool) -> Option<&str> {
+    let end = s
+        .char_indices()
+        .find(|&(k, c)| {
+            !(c.is_alphanumeric()
+                || matches!(c, '_' | '\'' | '?' | '!')
+                || (lisp && matches!(c, '*' | '>' | '<'))
+                || (lisp && k > 0 && matches!(c, '-' | '.' | '/')))
+        })
+        .map_or(s.len(), |(k, _)| k);
+    let name = s[..end].trim_end_matches(['.', '/', '-']);
+    (name.starts_with(|c: char| c.is_alphabetic() || c == '_')).then_some(name)
+}
+
+/// How a marker names a definition found at the margin, as the language writes it: `checkFoo`,
+/// `data Token`, `defn parse`, `init()` (Erlang and Makefile-like `name(`), `(<>)`.
+pub(crate) fn label(line: &str) -> Option<String> {
+    let t = trimmed(line);
+    if let Some(form) = t.strip_prefix('(')
+        && let Some(after) = lisp_definer(form)
+    {
+        let definer = form[..form.len() - after.len()].trim();
+        return name(line).map(|n| format!("{definer} {n}"));
+    }
+    let n = name(line)?;
+    let (kind, rest) = lead(t);
+    let after = rest
+        .find(n)
+        .map_or("", |at| rest[at + n.len()..].trim_start());
+    let text = match kind {
+        // A Haskell instance or class is named by its whole head: `instance Show Mat`.
+        Some(k @ ("instance" | "class")) => {
+            let head = rest.split(" where").next().unwrap_or(rest);
+            let head: Vec<&str> = head.split_whitespace().collect();
+            let mut text = format!("{k} {}", head.join(" "));
+            if text.len() > MAX_LABEL_BYTES {
+                let mut end = MAX_LABEL_BYTES;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text.truncate(end);
+                text.push('…');
+            }
+            text
+        }
+        Some(k) => format!("{} {n}", k.trim_start_matches('-')),
+        None if after.starts_with('(') => format!("{n}()"),
+        None => n.to_owned(),
+    };
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::outline::outline;
+    use super::*;
+
+    fn found(src: &str) -> Vec<(String, Range<usize>)> {
+        let lines: Vec<&str> = src.lines().collect();
+        units(&lines, &outline(&lines))
+            .into_iter()
+            .map(|u| (u.label, u.range))
+            .collect()
+    }
+
+    fn labels(src: &str) -> Vec<String> {
+        found(src).into_iter().map(|(l, _)| l).collect()
+    }
+
+    #[test]
+    fn haskell_equations_with_their_signature_and_where_are_one_definition() {
+        let src = "module Checks where\n\nimport Data.List\n\n-- | Warn on unquoted expansions.\ncheckQuotes :: Parameters -> Token -> IO ()\ncheckQuotes params t =\n    mapM_ warn (words t)\n  where\n    warn w = print w\n\nprop_checkQuotes = verify checkQuotes \"echo $a\"\n\ndata Severity = Error\n    | Warning\n    deriving (Show)\n";
+        assert_eq!(
+            found(src),
+            [
+                ("checkQuotes".to_owned(), 4..10),
+                ("data Severity".to_owned(), 13..16)
+            ]
+        );
+    }
+
+    #[test]
+    fn erlang_clauses_of_one_function_are_one_definition() {
+        let src = "-module(router).\n-export([init/2]).\n\n-spec init(Req, Opts) -> {ok, Req, Opts}.\ninit(Req, #{method := <<\"GET\">>} = Opts) ->\n    reply(Req, Opts);\ninit(Req, Opts) ->\n    {ok, Req, Opts}.\n\nreply(Req, Opts) ->\n    cowboy_req:reply(200, Req),\n    {ok, Req, Opts}.\n\nterminate(_Reason, _Req, _State) ->\n    ok.\n\ninfo(Msg, Req, State) ->\n    logger:info(Msg),\n    {ok, Req, State}.\n";
+        assert_eq!(labels(src), ["init()", "reply()", "terminate()", "info()"]);
+    }
+
+    #[test]
+    fn attributes_and_kinds_are_named_as_written() {
+        assert_eq!(label("-record(state, {").as_deref(), Some("record state"));
+        assert_eq!(label("-spec init(Req) -> ok.").as_deref(), Some("init()"));
+        assert_eq!(
+            label("instance Show Mat where").as_deref(),
+            Some("instance Show Mat")
+        );
+        assert_eq!(label("(<>) :: a -> a -> a").as_deref(), Some("(<>)"));
+        assert_eq!(label("let rec walk t =").as_deref(), Some("walk"));
+        assert_eq!(
+            label("function setup(opts)").as_deref(),
+            Some("function setup")
+        );
+        assert_eq!(label("42 -> done").as_deref(), None);
+    }
+
+    #[test]
+    fn lisp_forms_are_named_by_their_definer() {
+        let src = "(ns core.async\n  (:require [clojure.core :as c]))\n\n;; Puts a value.\n(defn put!\n  [port val]\n  (>!! port val))\n\n(defmacro go\n  [& body]\n  `(thread ~@body))\n";
+        assert_eq!(labels(src), ["ns core.async", "defn put!", "defmacro go"]);
+    }
+
+    #[test]
+    fn ocaml_lets_stop_at_the_next_let_and_not_at_in() {
+        let src = "let rec walk t =\n  match t with\n  | Leaf -> 0\n  | Node (l, r) -> walk l + walk r\n\nlet size t =\n  let n = walk t\nin\n  n + 1\n";
+        assert_eq!(labels(src), ["walk", "size"]);
+    }
+
+    #[test]
+    fn lines_inside_a_string_start_nothing() {
+        let src = "package cli\n\nvar helpTemplate = `NAME:\n   {{.Name}} - {{.Usage}}\n\nUSAGE:\n   {{.HelpName}} [options]\n\nCOPYRIGHT:\n   {{.Copyright}}\n`\n\nvar usageTemplate = `Usage:\n   run it\n`\n";
+        assert_eq!(labels(src), ["var helpTemplate", "var usageTemplate"]);
+    }
+
+    #[test]
+    fn a_language_the_walks_know_is_left_alone() {
+        let src = "fn main() {\n    run();\n}\n\nfn run() {\n    go();\n}\n";
+        assert_eq!(labels(src), Vec::<String>::new());
+    }
+}
