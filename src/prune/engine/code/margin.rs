@@ -1,6 +1,6 @@
 //! Definitions of languages whose definitions start at the left margin and go on in indented
 //! lines: Haskell's and OCaml's equations, Erlang's function clauses, the Lisps' `(defn ...)`
-//! forms. The brace and indentation walks find no definitions there (or an Erlang record's braces)
+//! forms, SQL's `CREATE` statements. The brace and indentation walks find no definitions there (or an Erlang record's braces)
 //! and leave most of the code loose; the code strategy then ranks its paragraphs. These
 //! definitions name what its markers hide: each run of lines from a line at the margin through
 //! the lines before the next one, the consecutive clauses of one name (a type signature and its
@@ -222,6 +222,9 @@ fn starts_definition(line: &str) -> bool {
 /// `-spec init(Req) ->` -> `init`, `let rec walk t =` -> `walk`, `(<>) :: a` -> `(<>)`.
 fn name(line: &str) -> Option<&str> {
     let rest = trimmed(line);
+    if let Some((_, name)) = sql_object(rest) {
+        return Some(name);
+    }
     if let Some(form) = rest.strip_prefix('(')
         && let Some(after) = lisp_definer(form)
     {
@@ -234,6 +237,71 @@ fn name(line: &str) -> Option<&str> {
         return (end > 2).then(|| &rest[..end]);
     }
     ident(rest, false)
+}
+
+/// SQL's words between `CREATE` (or `ALTER`) and the kind of object it makes: `OR REPLACE`,
+/// `TEMPORARY`, `UNIQUE`, ...
+const SQL_MODIFIERS: &[&str] = &[
+    "or",
+    "replace",
+    "temp",
+    "temporary",
+    "unique",
+    "materialized",
+    "global",
+    "local",
+    "recursive",
+    "external",
+    "unlogged",
+    "definer",
+];
+
+/// The kinds of object a SQL `CREATE` makes that a marker names.
+const SQL_KINDS: &[&str] = &[
+    "table",
+    "view",
+    "function",
+    "procedure",
+    "index",
+    "trigger",
+    "type",
+    "sequence",
+    "schema",
+    "extension",
+    "domain",
+    "policy",
+    "database",
+    "role",
+    "aggregate",
+    "rule",
+];
+
+/// A SQL statement making an object: its kind and name as written (`CREATE OR REPLACE FUNCTION
+/// touch(` -> `FUNCTION`, `touch`; `create table if not exists users (` -> `table`, `users`).
+fn sql_object(t: &str) -> Option<(&str, &str)> {
+    let mut words = t.split_whitespace();
+    let first = words.next()?;
+    if !(first.eq_ignore_ascii_case("create") || first.eq_ignore_ascii_case("alter")) {
+        return None;
+    }
+    let is = |w: &str, list: &[&str]| list.iter().any(|k| w.eq_ignore_ascii_case(k));
+    let mut kind = words.next()?;
+    while is(kind, SQL_MODIFIERS) {
+        kind = words.next()?;
+    }
+    if !is(kind, SQL_KINDS) {
+        return None;
+    }
+    let mut name = words.next()?;
+    while is(name, &["if", "not", "exists"]) {
+        name = words.next()?;
+    }
+    let name = name
+        .split('(')
+        .next()
+        .unwrap_or(name)
+        .trim_end_matches([';', ',']);
+    (!name.is_empty()).then_some((kind, name))
 }
 
 /// Splits the [`LEAD_WORDS`] off the start of `t` (a word ends at whitespace or at the `(` of an
@@ -290,6 +358,9 @@ fn ident(s: &str, lisp: bool) -> Option<&str> {
 /// `data Token`, `defn parse`, `init()` (Erlang and Makefile-like `name(`), `(<>)`.
 pub(crate) fn label(line: &str) -> Option<String> {
     let t = trimmed(line);
+    if let Some((kind, name)) = sql_object(t) {
+        return Some(format!("{kind} {name}"));
+    }
     if let Some(form) = t.strip_prefix('(')
         && let Some(after) = lisp_definer(form)
     {
@@ -374,6 +445,14 @@ mod tests {
             Some("function setup")
         );
         assert_eq!(label("42 -> done").as_deref(), None);
+        assert_eq!(
+            label("CREATE OR REPLACE FUNCTION touch_updated_at() RETURNS trigger AS $$").as_deref(),
+            Some("FUNCTION touch_updated_at")
+        );
+        assert_eq!(
+            label("create table if not exists users (").as_deref(),
+            Some("table users")
+        );
     }
 
     #[test]
@@ -386,6 +465,12 @@ mod tests {
     fn ocaml_lets_stop_at_the_next_let_and_not_at_in() {
         let src = "let rec walk t =\n  match t with\n  | Leaf -> 0\n  | Node (l, r) -> walk l + walk r\n\nlet size t =\n  let n = walk t\nin\n  n + 1\n";
         assert_eq!(labels(src), ["walk", "size"]);
+    }
+
+    #[test]
+    fn sql_statements_are_named_by_the_object_they_make() {
+        let src = "CREATE TABLE users (\n    id SERIAL PRIMARY KEY,\n    name TEXT\n);\n\nCREATE TABLE orders (\n    id SERIAL PRIMARY KEY,\n    user_id INT\n);\n\nCREATE INDEX idx_orders_user ON orders (user_id);\n";
+        assert_eq!(labels(src), ["TABLE users", "TABLE orders"]);
     }
 
     #[test]

@@ -632,6 +632,9 @@ pub(crate) fn label(sig: &str) -> Option<String> {
 /// properties) when `declared_too`.
 fn label_with(sig: &str, declared_too: bool) -> Option<String> {
     let t = trimmed(sig);
+    if let Some(block) = labelled_block(t) {
+        return Some(block);
+    }
     let keyword = first_keyword(t);
     if BLOCK_OPENERS.contains(&keyword) {
         return None;
@@ -723,6 +726,23 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
     } else {
         text
     })
+}
+
+/// A block named by a word and quoted labels (HCL, Terraform): `resource "aws_s3_bucket" "logs" {`
+/// -> `resource "aws_s3_bucket" "logs"`, `module "vpc" {` -> `module "vpc"`.
+fn labelled_block(t: &str) -> Option<String> {
+    let head = t.strip_suffix('{')?.trim_end();
+    let (word, mut rest) = head.split_once(' ')?;
+    if word.is_empty() || !word.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+        return None;
+    }
+    let mut labels = 0;
+    while let Some(quoted) = rest.trim_start().strip_prefix('"') {
+        let end = quoted.find('"')?;
+        rest = &quoted[end + 1..];
+        labels += 1;
+    }
+    (labels > 0 && rest.trim().is_empty()).then(|| head.to_owned())
 }
 
 /// The name a definition made by a call is assigned to, as the assignment writes it: `const
@@ -1804,6 +1824,11 @@ def c():
             ("public final class Strings {", "class Strings"),
             ("static int decode_hex(const char *p)", "decode_hex()"),
             ("fun bind(view: View) {", "fun bind"),
+            (
+                "resource \"aws_s3_bucket\" \"logs\" {",
+                "resource \"aws_s3_bucket\" \"logs\"",
+            ),
+            ("module \"vpc\" {", "module \"vpc\""),
             ("  render(x) {", "render()"),
             ("export const handler = (req) => {", "handler()"),
             ("    public List<Split> getSplits() {", "getSplits()"),
