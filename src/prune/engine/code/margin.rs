@@ -10,7 +10,7 @@
 //! name anything in a file whose definitions the walks found.
 
 use super::super::draft::{is_blank, trimmed};
-use super::outline::{Outline, Role};
+use super::outline::{Outline, Role, cut_label};
 use std::ops::Range;
 
 /// The walks did not recognise a file's definitions when more than this share of its code lines
@@ -87,9 +87,6 @@ const KIND_WORDS: &[&str] = &[
     "-define",
     "-type",
 ];
-
-/// A label longer than this is cut (with `…`), as the walks' labels are.
-const MAX_LABEL_BYTES: usize = 48;
 
 /// Words at the margin that continue what is above them rather than start a definition (OCaml's
 /// `in`, Haskell's `where` or `deriving` on a line of their own, a Lisp's or Ruby's `end`).
@@ -359,13 +356,13 @@ fn ident(s: &str, lisp: bool) -> Option<&str> {
 pub(crate) fn label(line: &str) -> Option<String> {
     let t = trimmed(line);
     if let Some((kind, name)) = sql_object(t) {
-        return Some(format!("{kind} {name}"));
+        return Some(cut_label(format!("{kind} {name}")));
     }
     if let Some(form) = t.strip_prefix('(')
         && let Some(after) = lisp_definer(form)
     {
         let definer = form[..form.len() - after.len()].trim();
-        return name(line).map(|n| format!("{definer} {n}"));
+        return name(line).map(|n| cut_label(format!("{definer} {n}")));
     }
     let n = name(line)?;
     let (kind, rest) = lead(t);
@@ -377,22 +374,13 @@ pub(crate) fn label(line: &str) -> Option<String> {
         Some(k @ ("instance" | "class")) => {
             let head = rest.split(" where").next().unwrap_or(rest);
             let head: Vec<&str> = head.split_whitespace().collect();
-            let mut text = format!("{k} {}", head.join(" "));
-            if text.len() > MAX_LABEL_BYTES {
-                let mut end = MAX_LABEL_BYTES;
-                while !text.is_char_boundary(end) {
-                    end -= 1;
-                }
-                text.truncate(end);
-                text.push('…');
-            }
-            text
+            format!("{k} {}", head.join(" "))
         }
         Some(k) => format!("{} {n}", k.trim_start_matches('-')),
         None if after.starts_with('(') => format!("{n}()"),
         None => n.to_owned(),
     };
-    Some(text)
+    Some(cut_label(text))
 }
 
 #[cfg(test)]

@@ -717,15 +717,19 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
             None => return None,
         }
     };
-    Some(if text.len() > MAX_LABEL_BYTES {
-        let mut end = MAX_LABEL_BYTES;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &text[..end])
-    } else {
-        text
-    })
+    Some(cut_label(text))
+}
+
+/// `text` cut to [`MAX_LABEL_BYTES`] (at a character boundary, with `…`) when longer.
+pub(super) fn cut_label(text: String) -> String {
+    if text.len() <= MAX_LABEL_BYTES {
+        return text;
+    }
+    let mut end = MAX_LABEL_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
 }
 
 /// A block named by a word and quoted labels (HCL, Terraform): `resource "aws_s3_bucket" "logs" {`
@@ -742,7 +746,7 @@ fn labelled_block(t: &str) -> Option<String> {
         rest = &quoted[end + 1..];
         labels += 1;
     }
-    (labels > 0 && rest.trim().is_empty()).then(|| head.to_owned())
+    (labels > 0 && rest.trim().is_empty()).then(|| cut_label(head.to_owned()))
 }
 
 /// The name a definition made by a call is assigned to, as the assignment writes it: `const
