@@ -137,6 +137,9 @@ pub(crate) struct Query {
     words: Vec<String>,
     /// What the goal pastes from a failure (quoted source lines, frames, messages).
     pub(crate) evidence: Evidence,
+    /// The goal as written: a data file's strategy reads the keys it writes whole
+    /// (`grpc.version`, `org.apache.tika:tika-core`).
+    goal: String,
 }
 
 impl Query {
@@ -222,7 +225,13 @@ impl Query {
             quoted_stop_words,
             words,
             evidence: Evidence::new(goal),
+            goal: goal.to_owned(),
         }
+    }
+
+    /// The goal as written.
+    pub(crate) fn goal(&self) -> &str {
+        &self.goal
     }
 
     /// True when `term` (already normalised: lowercase, stemmed) is one of the goal's terms.

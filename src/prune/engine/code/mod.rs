@@ -14,6 +14,7 @@
 
 mod braces;
 mod calls;
+mod data;
 #[cfg(test)]
 mod features;
 mod indent;
@@ -146,6 +147,11 @@ fn analyse(lines: &[&str], q: &Query, parallel: bool) -> (outline::Outline, Matc
 
 /// [`plan`] once the text is outlined (`o`) and matched (`m`).
 fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &mut Draft) {
+    if data::is_data(lines, o) {
+        data::plan(lines, q.goal(), m, draft);
+        draft.names = names(lines, o, m, &[]);
+        return;
+    }
     let doc_goal = about_docs(q);
     let (scores, pointed) = ranked(lines, o, q, m, doc_goal);
     let best = scores.iter().copied().fold(0.0, f32::max);

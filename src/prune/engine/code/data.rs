@@ -1,0 +1,320 @@
+//! Configuration and data files read as code: a Maven `pom.xml`, a Gradle version catalog, a YAML
+//! rule set, a `package.json`, an Android manifest. Most of their lines are a key and its value
+//! or an element, often with no blank line between their parts, and what a question asks for is a
+//! few lines (one dependency's version, one rule's setting) that name what it names. Definitions
+//! and paragraphs do not fit them: a paragraph of such a file is most of it, and one holding many
+//! of the question's common words outranks the line that holds its rare one. Here each line
+//! ranks by the question's terms it holds, and the lines that rank close to the best come back
+//! with their neighbours and the lines that open what holds them (the `<dependency>`, the
+//! `[versions]` section, the parent keys).
+//!
+//! Owns recognising such a file and deciding its lines. It must never touch a file whose
+//! definitions the outline found.
+
+use super::super::draft::{Draft, Reason, is_blank};
+use super::super::terms::Matches;
+use super::outline::Outline;
+
+/// A file is data when at least this share of its lines (not blank, not comments) are shaped
+/// like data ([`data_shaped`]) and the outline found no definition in it.
+const DATA_SHARE: f32 = 0.85;
+/// A line is kept when the question's terms it holds weigh at least this share of the best
+/// line's.
+const LINE_OF_BEST: f32 = 0.5;
+/// Lines kept on each side of a kept line, within what holds it.
+const CONTEXT: usize = 2;
+/// With no line holding a term, the file is kept from the top up to this share of its lines (a
+/// reader with nothing to go on reads from the top).
+const UNRANKED_TOP_SHARE: f32 = 0.5;
+
+/// Whether `lines`, outlined as `o`, are a configuration or data file: no definition outlined (or
+/// a JSON document, whose objects the brace outline takes for some) and at least [`DATA_SHARE`]
+/// of the lines shaped like data.
+pub(super) fn is_data(lines: &[&str], o: &Outline) -> bool {
+    // JSON's objects are blocks the brace outline takes for definitions.
+    let json = lines
+        .iter()
+        .find(|l| !is_blank(l))
+        .is_some_and(|l| matches!(l.trim(), "{" | "["));
+    if !json && (!o.units.is_empty() || !o.containers.is_empty()) {
+        return false;
+    }
+    let (mut shaped, mut counted) = (0usize, 0usize);
+    for (i, line) in lines.iter().enumerate() {
+        if is_blank(line) || o.comment[i] || is_markup_comment(line) {
+            continue;
+        }
+        counted += 1;
+        shaped += usize::from(data_shaped(line));
+    }
+    counted >= MIN_LINES && shaped as f32 >= DATA_SHARE * counted as f32
+}
+
+/// Fewer lines than this are no file to tell the shape of.
+const MIN_LINES: usize = 20;
+
+/// An XML or HTML comment line (`<!-- ... -->`) or its continuation's end.
+fn is_markup_comment(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("<!--") || t.starts_with("-->")
+}
+
+/// A line shaped like data: markup (`<version>1.2</version>`, `</plugin>`), a key and its value
+/// (`okhttp = "4.12.0"`, `name: web`, `"lodash": "^4.17.21",`, `a.b=c`), a list item (`- x`),
+/// a section (`[versions]`), or a bracket alone (`{`, `},`, `]`).
+fn data_shaped(line: &str) -> bool {
+    let t = line.trim();
+    if t.starts_with('<') || t.starts_with("- ") || t == "-" {
+        return true;
+    }
+    if t.starts_with('[') && t.ends_with(']') {
+        return true;
+    }
+    if t.trim_end_matches(',').chars().all(|c| "{}[]".contains(c)) {
+        return true;
+    }
+    // A key: a (quoted) name, then `:` or `=`.
+    let key = t.trim_start_matches(['"', '\'']);
+    let end = key
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '@')))
+        .unwrap_or(key.len());
+    if end == 0 {
+        return false;
+    }
+    let rest = key[end..].trim_start_matches(['"', '\'']).trim_start();
+    (rest.starts_with(':') && !rest.starts_with("::"))
+        || (rest.starts_with('=') && !rest.starts_with("=="))
+}
+
+/// Decides the lines of a data file for the goal matched in `m`: the lines weighing at least
+/// [`LINE_OF_BEST`] of the best one, [`CONTEXT`] lines around each within what holds it, and the
+/// lines that open what holds it (each line above it indented less); the rest goes. Kept lines
+/// score as the line they serve.
+pub(super) fn plan(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
+    let n = lines.len();
+    let mut scores: Vec<f32> = (0..n).map(|i| m.line(i)).collect();
+    let mut best = scores.iter().copied().fold(0.0, f32::max);
+    // A key or coordinate the goal writes whole (`grpc.version`, `org.apache.tika:tika-core`) on
+    // a few lines points at them, as a quoted source line points at code.
+    let lowered: Vec<String> = lines.iter().map(|l| l.to_lowercase()).collect();
+    for key in written_keys(goal) {
+        let on: Vec<usize> = (0..n).filter(|&i| lowered[i].contains(&key)).collect();
+        if !on.is_empty() && on.len() <= MAX_POINTED_LINES {
+            let raised = best.max(f32::MIN_POSITIVE);
+            for i in on {
+                scores[i] = scores[i].max(raised);
+            }
+            best = raised;
+        }
+    }
+    let mut keep = vec![false; n];
+    let mut score = vec![0.0f32; n];
+    if best <= 0.0 {
+        let top = ((n as f32) * UNRANKED_TOP_SHARE).ceil() as usize;
+        keep[..top.min(n)].fill(true);
+    } else {
+        let indent: Vec<usize> = lines.iter().map(|l| indentation(l)).collect();
+        for i in (0..n).filter(|&i| scores[i] >= LINE_OF_BEST * best) {
+            let s = scores[i];
+            let mut mark = |k: usize| {
+                keep[k] = true;
+                score[k] = score[k].max(s);
+            };
+            mark(i);
+            // Neighbours at least as deep as the line: the rest of its element or entry.
+            for k in (i.saturating_sub(CONTEXT)..i).rev() {
+                if !is_blank(lines[k]) && indent[k] < indent[i] {
+                    break;
+                }
+                mark(k);
+            }
+            for k in i + 1..(i + 1 + CONTEXT).min(n) {
+                if !is_blank(lines[k]) && indent[k] < indent[i] {
+                    break;
+                }
+                mark(k);
+            }
+            // What holds it: each line above it indented less, up to the margin.
+            let mut depth = indent[i];
+            for k in (0..i).rev() {
+                if depth == 0 {
+                    break;
+                }
+                if !is_blank(lines[k]) && indent[k] < depth {
+                    mark(k);
+                    depth = indent[k];
+                }
+            }
+        }
+    }
+    // What a kept line refers to (`${grpc.version}`, `version.ref = "tika"`) is defined elsewhere:
+    // the line defining it comes back too.
+    let kept: Vec<usize> = (0..n).filter(|&i| keep[i]).collect();
+    for i in kept {
+        for name in references(lines[i]) {
+            if let Some(d) = (0..n).find(|&k| defines(lines[k], name)) {
+                keep[d] = true;
+                score[d] = score[d].max(score[i]);
+            }
+        }
+    }
+    for i in 0..n {
+        draft.score[i] = score[i].max(scores[i]);
+        if !keep[i] {
+            draft.remove(i, Reason::OffFocus);
+        }
+    }
+}
+
+/// A key written whole in the goal on more lines than this tells none of them apart.
+const MAX_POINTED_LINES: usize = 8;
+
+/// The keys and coordinates the goal writes whole, lowercase: words of at least five characters
+/// holding a `.`, `:`, `/` or `-` between letters or digits (`grpc.version`, `tika-core`,
+/// `Style/ComparableBetween`), and each side of a `group:artifact` coordinate.
+fn written_keys(goal: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in goal.split(|c: char| !(c.is_alphanumeric() || "._-:/@".contains(c))) {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+        for key in std::iter::once(word).chain(word.split(':')) {
+            let joined = key.contains(['.', ':', '/', '-']);
+            if joined && key.len() >= 5 && key.chars().any(char::is_alphabetic) {
+                let key = key.to_lowercase();
+                if !out.contains(&key) {
+                    out.push(key);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The names a line refers to: Maven's and Gradle's `${name}`, a version catalog's
+/// `version.ref = "name"`.
+fn references(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("${") {
+        let after = &rest[at + 2..];
+        let Some(end) = after.find('}') else { break };
+        out.push(&after[..end]);
+        rest = &after[end..];
+    }
+    if let Some(at) = line.find(".ref") {
+        let after = line[at + 4..]
+            .trim_start()
+            .trim_start_matches('=')
+            .trim_start();
+        if let Some(quoted) = after.strip_prefix('"')
+            && let Some(end) = quoted.find('"')
+        {
+            out.push(&quoted[..end]);
+        }
+    }
+    out.retain(|n| !n.is_empty());
+    out
+}
+
+/// Whether `line` defines `name`: an element of that name opening it (`<grpc.version>`), or a key
+/// of that name (`tika = "3.3.2"`, `name: x`, `"name": x`).
+fn defines(line: &str, name: &str) -> bool {
+    let t = line.trim_start();
+    if let Some(tag) = t.strip_prefix('<') {
+        return tag.strip_prefix(name).is_some_and(|r| r.starts_with('>'));
+    }
+    let key = t.trim_start_matches(['"', '\'']);
+    key.strip_prefix(name).is_some_and(|r| {
+        let r = r.trim_start_matches(['"', '\'']).trim_start();
+        r.starts_with('=') || r.starts_with(':')
+    })
+}
+
+/// The width of a line's leading whitespace (a tab counts as one).
+fn indentation(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prune::engine::code::outline::outline;
+    use crate::prune::engine::terms::Query;
+
+    fn pom() -> String {
+        let mut s = String::from("<project>\n  <properties>\n");
+        for k in 0..30 {
+            s.push_str(&format!("    <lib{k}.version>1.{k}</lib{k}.version>\n"));
+        }
+        s.push_str(
+            "    <failsafe.version>3.5.0</failsafe.version>\n  </properties>\n  <dependencies>\n",
+        );
+        for k in 0..20 {
+            s.push_str(&format!(
+                "    <dependency>\n      <groupId>org.example</groupId>\n      <artifactId>lib{k}</artifactId>\n      <version>${{lib{k}.version}}</version>\n    </dependency>\n"
+            ));
+        }
+        s.push_str("  </dependencies>\n</project>\n");
+        s
+    }
+
+    #[test]
+    fn a_version_catalog_entry_brings_its_version_back() {
+        let mut text = String::from("[versions]\n");
+        for k in 0..30 {
+            text.push_str(&format!("lib{k} = \"1.{k}\"\n"));
+        }
+        text.push_str("tika = \"3.3.2\"\n\n[libraries]\n");
+        for k in 0..30 {
+            text.push_str(&format!(
+                "lib{k}-core = {{ module = \"org.example:lib{k}-core\", version.ref = \"lib{k}\" }}\n"
+            ));
+        }
+        text.push_str(
+            "tika-core = { module = \"org.apache.tika:tika-core\", version.ref = \"tika\" }\n",
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(is_data(&lines, &outline(&lines)));
+        let goal = "deps: update org.apache.tika:tika-core to v4";
+        let m = Matches::new(&Query::new(goal, true), &lines);
+        let mut draft = Draft::keep_all(lines.len());
+        plan(&lines, goal, &m, &mut draft);
+        let kept: Vec<&str> = (0..lines.len())
+            .filter(|&i| draft.keep[i])
+            .map(|i| lines[i])
+            .collect();
+        assert!(kept.contains(&"tika = \"3.3.2\""), "{kept:?}");
+        assert!(kept.len() < 12, "{kept:?}");
+    }
+
+    #[test]
+    fn a_pom_is_data_and_a_rust_file_is_not() {
+        let text = pom();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(is_data(&lines, &outline(&lines)));
+        let rust = "fn main() {\n    run();\n}\n".repeat(10);
+        let lines: Vec<&str> = rust.lines().collect();
+        assert!(!is_data(&lines, &outline(&lines)));
+    }
+
+    #[test]
+    fn the_line_naming_the_rare_term_comes_back_with_what_holds_it() {
+        let text = pom();
+        let lines: Vec<&str> = text.lines().collect();
+        let q = Query::new("Bump maven-failsafe-plugin from 3.5.0 to 3.5.1", true);
+        let m = Matches::new(&q, &lines);
+        let mut draft = Draft::keep_all(lines.len());
+        plan(
+            &lines,
+            "Bump maven-failsafe-plugin from 3.5.0 to 3.5.1",
+            &m,
+            &mut draft,
+        );
+        let kept: Vec<&str> = (0..lines.len())
+            .filter(|&i| draft.keep[i])
+            .map(|i| lines[i].trim())
+            .collect();
+        assert!(kept.contains(&"<failsafe.version>3.5.0</failsafe.version>"));
+        assert!(kept.contains(&"<properties>") && kept.contains(&"<project>"));
+        assert!(kept.len() < 12, "{kept:?}");
+    }
+}
