@@ -14,6 +14,7 @@
 use super::super::draft::{Draft, Reason, is_blank};
 use super::super::terms::Matches;
 use super::outline::Outline;
+use std::collections::HashMap;
 
 /// A file is data when at least this share of its lines (not blank, not comments) are shaped
 /// like data ([`data_shaped`]) and the outline found no definition in it.
@@ -149,10 +150,16 @@ pub(super) fn plan(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
     }
     // What a kept line refers to (`${grpc.version}`, `version.ref = "tika"`) is defined elsewhere:
     // the line defining it comes back too.
+    let mut defined: HashMap<&str, usize> = HashMap::new();
+    for (k, line) in lines.iter().enumerate() {
+        if let Some(key) = defined_key(line) {
+            defined.entry(key).or_insert(k);
+        }
+    }
     let kept: Vec<usize> = (0..n).filter(|&i| keep[i]).collect();
     for i in kept {
         for name in references(lines[i]) {
-            if let Some(d) = (0..n).find(|&k| defines(lines[k], name)) {
+            if let Some(&d) = defined.get(name) {
                 keep[d] = true;
                 score[d] = score[d].max(score[i]);
             }
@@ -215,18 +222,18 @@ fn references(line: &str) -> Vec<&str> {
     out
 }
 
-/// Whether `line` defines `name`: an element of that name opening it (`<grpc.version>`), or a key
-/// of that name (`tika = "3.3.2"`, `name: x`, `"name": x`).
-fn defines(line: &str, name: &str) -> bool {
+/// The name `line` defines, if any: the element it opens (`<grpc.version>` -> `grpc.version`) or
+/// its key (`tika = "3.3.2"`, `name: x`, `"name": x` -> `tika`, `name`).
+fn defined_key(line: &str) -> Option<&str> {
     let t = line.trim_start();
     if let Some(tag) = t.strip_prefix('<') {
-        return tag.strip_prefix(name).is_some_and(|r| r.starts_with('>'));
+        let end = tag.find(['>', ' ', '/'])?;
+        return (tag[end..].starts_with('>') && end > 0).then(|| &tag[..end]);
     }
     let key = t.trim_start_matches(['"', '\'']);
-    key.strip_prefix(name).is_some_and(|r| {
-        let r = r.trim_start_matches(['"', '\'']).trim_start();
-        r.starts_with('=') || r.starts_with(':')
-    })
+    let end = key.find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))?;
+    let rest = key[end..].trim_start_matches(['"', '\'']).trim_start();
+    (end > 0 && (rest.starts_with('=') || rest.starts_with(':'))).then(|| &key[..end])
 }
 
 /// The width of a line's leading whitespace (a tab counts as one).
