@@ -15,6 +15,7 @@ use super::super::draft::{Draft, Reason, is_blank};
 use super::super::terms::Matches;
 use super::outline::Outline;
 use std::collections::HashMap;
+use std::ops::Range;
 
 /// A file is data when at least this share of its lines (not blank, not comments) are shaped
 /// like data ([`data_shaped`]) and the outline found no definition in it.
@@ -97,8 +98,13 @@ pub(super) fn plan(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
     let mut best = scores.iter().copied().fold(0.0, f32::max);
     // A key or coordinate the goal writes whole (`grpc.version`, `org.apache.tika:tika-core`) on
     // a few lines points at them, as a quoted source line points at code.
-    let lowered: Vec<String> = lines.iter().map(|l| l.to_lowercase()).collect();
-    for key in written_keys(goal) {
+    let keys = written_keys(goal);
+    let lowered: Vec<String> = if keys.is_empty() {
+        Vec::new()
+    } else {
+        lines.iter().map(|l| l.to_lowercase()).collect()
+    };
+    for key in keys {
         let on: Vec<usize> = (0..n).filter(|&i| lowered[i].contains(&key)).collect();
         if !on.is_empty() && on.len() <= MAX_POINTED_LINES {
             let raised = best.max(f32::MIN_POSITIVE);
@@ -114,7 +120,8 @@ pub(super) fn plan(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
         let top = ((n as f32) * UNRANKED_TOP_SHARE).ceil() as usize;
         keep[..top.min(n)].fill(true);
     } else {
-        let indent: Vec<usize> = lines.iter().map(|l| indentation(l)).collect();
+        let indent = depths(lines);
+        let parent = parents(lines, &indent);
         for i in (0..n).filter(|&i| scores[i] >= LINE_OF_BEST * best) {
             let s = scores[i];
             let mut mark = |k: usize| {
@@ -136,15 +143,14 @@ pub(super) fn plan(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
                 mark(k);
             }
             // What holds it: each line above it indented less, up to the margin.
-            let mut depth = indent[i];
-            for k in (0..i).rev() {
-                if depth == 0 {
+            let mut up = parent[i];
+            while let Some(k) = up {
+                if keep[k] && score[k] >= s {
                     break;
                 }
-                if !is_blank(lines[k]) && indent[k] < depth {
-                    mark(k);
-                    depth = indent[k];
-                }
+                keep[k] = true;
+                score[k] = score[k].max(s);
+                up = parent[k];
             }
         }
     }
@@ -231,9 +237,112 @@ fn defined_key(line: &str) -> Option<&str> {
         return (tag[end..].starts_with('>') && end > 0).then(|| &tag[..end]);
     }
     let key = t.trim_start_matches(['"', '\'']);
-    let end = key.find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))?;
+    let end =
+        key.find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '@')))?;
     let rest = key[end..].trim_start_matches(['"', '\'']).trim_start();
     (end > 0 && (rest.starts_with('=') || rest.starts_with(':'))).then(|| &key[..end])
+}
+
+/// A block of a data file that a marker can name: a line holding others (a section, an element
+/// with children, a key with nested keys) through its last line.
+pub(crate) struct Block {
+    /// From the line that opens it through its last nested line.
+    pub(crate) range: Range<usize>,
+    /// How markers name it: a section as written (`[versions]`), an element's or a key's name
+    /// (`dependencies`, `metadata`).
+    pub(crate) label: String,
+    /// The best question weight of its lines ([`Matches::line`]).
+    pub(crate) weight: f32,
+}
+
+/// The blocks of a data file at most [`NAMED_DEPTH`] levels deep, in line order.
+pub(crate) fn blocks(lines: &[&str], m: &Matches) -> Vec<Block> {
+    let indent = depths(lines);
+    let parent = parents(lines, &indent);
+    let mut depth = vec![0usize; lines.len()];
+    let mut last = vec![0usize; lines.len()];
+    let mut weight: Vec<f32> = (0..lines.len()).map(|i| m.line(i)).collect();
+    let mut children = vec![false; lines.len()];
+    for i in 0..lines.len() {
+        last[i] = i;
+        if is_blank(lines[i]) {
+            continue;
+        }
+        if let Some(p) = parent[i] {
+            depth[i] = depth[p] + 1;
+            children[p] = true;
+        }
+    }
+    // A line's last nested line and best weight reach its ancestors (children come after their
+    // parents, so one backward pass carries them up).
+    for i in (0..lines.len()).rev() {
+        if is_blank(lines[i]) {
+            continue;
+        }
+        if let Some(p) = parent[i] {
+            last[p] = last[p].max(last[i]);
+            weight[p] = weight[p].max(weight[i]);
+        }
+    }
+    (0..lines.len())
+        .filter(|&i| children[i] && depth[i] <= NAMED_DEPTH)
+        .filter_map(|i| {
+            let t = lines[i].trim();
+            let label = if t.starts_with('[') && t.ends_with(']') {
+                t.to_owned()
+            } else {
+                defined_key(lines[i])?.to_owned()
+            };
+            Some(Block {
+                range: i..last[i] + 1,
+                label,
+                weight: weight[i],
+            })
+        })
+        .collect()
+}
+
+/// Blocks deeper than this are not named: a marker names the parts of the file, not every
+/// element of a list.
+const NAMED_DEPTH: usize = 2;
+
+/// For each line, the nearest line above it that is not blank and is indented less (what holds
+/// it), in one pass with a stack of the open lines.
+fn parents(lines: &[&str], indent: &[usize]) -> Vec<Option<usize>> {
+    let mut open: Vec<usize> = Vec::new();
+    let mut out = vec![None; lines.len()];
+    for (i, line) in lines.iter().enumerate() {
+        if is_blank(line) {
+            out[i] = open.last().copied();
+            continue;
+        }
+        while open.last().is_some_and(|&k| indent[k] >= indent[i]) {
+            open.pop();
+        }
+        out[i] = open.last().copied();
+        open.push(i);
+    }
+    out
+}
+
+/// Each line's depth: the width of its leading whitespace (a tab counts as one), plus one for the
+/// keys under a section header (TOML's and INI's `[versions]`, which holds the unindented lines
+/// up to the next one).
+fn depths(lines: &[&str]) -> Vec<usize> {
+    let mut in_section = false;
+    lines
+        .iter()
+        .map(|l| {
+            let width = indentation(l);
+            let t = l.trim();
+            if width == 0 && t.starts_with('[') && t.ends_with(']') {
+                in_section = true;
+                0
+            } else {
+                width + usize::from(in_section)
+            }
+        })
+        .collect()
 }
 
 /// The width of a line's leading whitespace (a tab counts as one).

@@ -110,6 +110,15 @@ pub(crate) struct MarginUnit {
 /// [`UNKNOWN_LOOSE_SHARE`] of the code loose; none otherwise. Only loose lines (and the walks'
 /// misreadings: anything but imports, the header and blank lines) take part.
 pub(crate) fn units(lines: &[&str], o: &Outline) -> Vec<MarginUnit> {
+    // Half of the lines in definitions: the walks found them (and no line need be read).
+    let outlined = o
+        .roles
+        .iter()
+        .filter(|r| matches!(r, Role::Sig | Role::Body(_) | Role::Pre(_) | Role::Close))
+        .count();
+    if outlined * 2 > lines.len() {
+        return Vec::new();
+    }
     let is_comment = |i: usize| o.comment[i] || comment_at_margin(lines[i]);
     let code = (0..lines.len())
         .filter(|&i| !is_blank(lines[i]) && !is_comment(i))

@@ -149,7 +149,14 @@ fn analyse(lines: &[&str], q: &Query, parallel: bool) -> (outline::Outline, Matc
 fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &mut Draft) {
     if data::is_data(lines, o) {
         data::plan(lines, q.goal(), m, draft);
-        draft.names = names(lines, o, m, &[]);
+        draft.names = data::blocks(lines, m)
+            .into_iter()
+            .map(|b| Name {
+                line: b.range.start,
+                text: b.label,
+                weight: b.weight,
+            })
+            .collect();
         return;
     }
     let doc_goal = about_docs(q);
@@ -227,6 +234,19 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
 /// at the left margin ([`margin::units`]) instead.
 pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
     let o = outline(lines);
+    if data::is_data(lines, &o) {
+        // Matched against nothing: only the blocks' ranges and labels are read.
+        let m = Matches::new(&Query::new("", true), lines);
+        return data::blocks(lines, &m)
+            .into_iter()
+            .map(|b| super::names::Extent {
+                line: b.range.start,
+                range: b.range,
+                label: Some(b.label),
+                statement: false,
+            })
+            .collect();
+    }
     let labels = unit_labels(lines, &o);
     let at_margin = margin::units(lines, &o);
     let walked = at_margin.is_empty();
