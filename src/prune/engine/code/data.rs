@@ -62,8 +62,9 @@ fn is_markup_comment(line: &str) -> bool {
 }
 
 /// A line shaped like data: markup (`<version>1.2</version>`, `</plugin>`), a key and its value
-/// (`okhttp = "4.12.0"`, `name: web`, `"lodash": "^4.17.21",`, `a.b=c`), a list item (`- x`),
-/// a section (`[versions]`), or a bracket alone (`{`, `},`, `]`).
+/// (`okhttp = "4.12.0"`, `name: web`, `"lodash": "^4.17.21",`, `a.b=c`, PHP's or Ruby's
+/// `'key' => value`), a list item (`- x`), a section (`[versions]`), or a bracket alone (`{`,
+/// `},`, `]`).
 fn data_shaped(line: &str) -> bool {
     let t = line.trim();
     if t.starts_with('<') || t.starts_with("- ") || t == "-" {
@@ -122,36 +123,9 @@ pub(super) fn plan(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
     } else {
         let indent = depths(lines);
         let parent = parents(lines, &indent);
-        for i in (0..n).filter(|&i| scores[i] >= LINE_OF_BEST * best) {
-            let s = scores[i];
-            let mut mark = |k: usize| {
-                keep[k] = true;
-                score[k] = score[k].max(s);
-            };
-            mark(i);
-            // Neighbours at least as deep as the line: the rest of its element or entry.
-            for k in (i.saturating_sub(CONTEXT)..i).rev() {
-                if !is_blank(lines[k]) && indent[k] < indent[i] {
-                    break;
-                }
-                mark(k);
-            }
-            for k in i + 1..(i + 1 + CONTEXT).min(n) {
-                if !is_blank(lines[k]) && indent[k] < indent[i] {
-                    break;
-                }
-                mark(k);
-            }
-            // What holds it: each line above it indented less, up to the margin.
-            let mut up = parent[i];
-            while let Some(k) = up {
-                if keep[k] && score[k] >= s {
-                    break;
-                }
-                keep[k] = true;
-                score[k] = score[k].max(s);
-                up = parent[k];
-            }
+        let strong = |i: usize| scores[i] >= LINE_OF_BEST * best;
+        for i in (0..n).filter(|&i| strong(i)) {
+            bring(lines, &indent, &parent, i, scores[i], &mut keep, &mut score);
         }
     }
     // What a kept line refers to (`${grpc.version}`, `version.ref = "tika"`) is defined elsewhere:
@@ -176,6 +150,46 @@ pub(super) fn plan(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
         if !keep[i] {
             draft.remove(i, Reason::OffFocus);
         }
+    }
+}
+
+/// Keeps line `i` for a line scoring `s`, with [`CONTEXT`] neighbours at least as deep (the rest
+/// of its element or entry) and the lines that hold it (each line above it indented less).
+fn bring(
+    lines: &[&str],
+    indent: &[usize],
+    parent: &[Option<usize>],
+    i: usize,
+    s: f32,
+    keep: &mut [bool],
+    score: &mut [f32],
+) {
+    let n = lines.len();
+    let mut mark = |k: usize| {
+        keep[k] = true;
+        score[k] = score[k].max(s);
+    };
+    mark(i);
+    for k in (i.saturating_sub(CONTEXT)..i).rev() {
+        if !is_blank(lines[k]) && indent[k] < indent[i] {
+            break;
+        }
+        mark(k);
+    }
+    for k in i + 1..(i + 1 + CONTEXT).min(n) {
+        if !is_blank(lines[k]) && indent[k] < indent[i] {
+            break;
+        }
+        mark(k);
+    }
+    let mut up = parent[i];
+    while let Some(k) = up {
+        if keep[k] && score[k] >= s {
+            break;
+        }
+        keep[k] = true;
+        score[k] = score[k].max(s);
+        up = parent[k];
     }
 }
 
