@@ -417,6 +417,64 @@ mod tests {
     }
 
     #[test]
+    fn data_shaped_lines() {
+        for line in [
+            "<version>1.2</version>",
+            "  </plugin>",
+            "okhttp = \"4.12.0\"",
+            "  name: web",
+            "\"lodash\": \"^4.17.21\",",
+            "a.b.c=1",
+            "- item",
+            "[versions]",
+            "},",
+            "  'driver' => 'mysql',",
+        ] {
+            assert!(data_shaped(line), "{line}");
+        }
+        for line in [
+            "run();",
+            "if x == 1 {",
+            "std::mem::take(&mut v)",
+            "return a;",
+        ] {
+            assert!(!data_shaped(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn references_and_the_keys_that_define_them() {
+        assert_eq!(
+            references("<version>${grpc.version}</version>"),
+            ["grpc.version"]
+        );
+        assert_eq!(
+            references(
+                "tika-core = { module = \"org.apache.tika:tika-core\", version.ref = \"tika\" }"
+            ),
+            ["tika"]
+        );
+        assert_eq!(
+            defined_key("    <grpc.version>1.65.1</grpc.version>"),
+            Some("grpc.version")
+        );
+        assert_eq!(defined_key("tika = \"3.3.2\""), Some("tika"));
+        assert_eq!(defined_key("  Style/Foo:"), Some("Style/Foo"));
+        assert_eq!(defined_key("<dependency attr=\"x\">"), None);
+    }
+
+    #[test]
+    fn a_json_document_is_data_though_its_objects_are_outlined() {
+        let mut text = String::from("{\n  \"name\": \"app\",\n  \"dependencies\": {\n");
+        for k in 0..30 {
+            text.push_str(&format!("    \"lib{k}\": \"^1.{k}.0\",\n"));
+        }
+        text.push_str("    \"last\": \"1.0.0\"\n  }\n}\n");
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(is_data(&lines, &outline(&lines)));
+    }
+
+    #[test]
     fn a_pom_is_data_and_a_rust_file_is_not() {
         let text = pom();
         let lines: Vec<&str> = text.lines().collect();
