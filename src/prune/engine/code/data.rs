@@ -12,6 +12,7 @@
 //! definitions the outline found.
 
 use super::super::draft::{Draft, Reason, is_blank};
+use super::super::names::Name;
 use super::super::terms::Matches;
 use super::outline::Outline;
 use std::collections::HashMap;
@@ -70,30 +71,56 @@ fn data_shaped(line: &str) -> bool {
     if t.starts_with('<') || t.starts_with("- ") || t == "-" {
         return true;
     }
-    if t.starts_with('[') && t.ends_with(']') {
+    if is_section(t) {
         return true;
     }
     if t.trim_end_matches(',').chars().all(|c| "{}[]".contains(c)) {
         return true;
     }
-    // A key: a (quoted) name, then `:` or `=`.
+    key_and_rest(t).is_some_and(|(_, rest)| {
+        (rest.starts_with(':') && !rest.starts_with("::"))
+            || (rest.starts_with('=') && !rest.starts_with("=="))
+    })
+}
+
+/// A line's leading key, maybe quoted, and what follows it past its closing quote: `"lodash":
+/// "^4"` -> `lodash` and `: "^4"`. `None` when the line starts with no key character.
+fn key_and_rest(t: &str) -> Option<(&str, &str)> {
     let key = t.trim_start_matches(['"', '\'']);
     let end = key
         .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '@')))
         .unwrap_or(key.len());
-    if end == 0 {
-        return false;
-    }
-    let rest = key[end..].trim_start_matches(['"', '\'']).trim_start();
-    (rest.starts_with(':') && !rest.starts_with("::"))
-        || (rest.starts_with('=') && !rest.starts_with("=="))
+    (end > 0).then(|| {
+        let rest = key[end..].trim_start_matches(['"', '\'']).trim_start();
+        (&key[..end], rest)
+    })
+}
+
+/// A TOML or INI section header (`[versions]`), trimmed.
+fn is_section(t: &str) -> bool {
+    t.starts_with('[') && t.ends_with(']')
+}
+
+/// Decides the lines of a data file for `goal` (matched in `m`) and names its blocks for the
+/// markers, each weighted by its best line.
+pub(super) fn decide(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
+    let tree = Tree::new(lines);
+    plan(lines, &tree, goal, m, draft);
+    draft.names = blocks(lines, &tree)
+        .into_iter()
+        .map(|b| Name {
+            line: b.range.start,
+            weight: m.best_line(b.range.clone()),
+            text: b.label,
+        })
+        .collect();
 }
 
 /// Decides the lines of a data file for the goal matched in `m`: the lines weighing at least
 /// [`LINE_OF_BEST`] of the best one, [`CONTEXT`] lines around each within what holds it, and the
 /// lines that open what holds it (each line above it indented less); the rest goes. Kept lines
 /// score as the line they serve.
-pub(super) fn plan(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
+fn plan(lines: &[&str], tree: &Tree, goal: &str, m: &Matches, draft: &mut Draft) {
     let n = lines.len();
     let mut scores: Vec<f32> = (0..n).map(|i| m.line(i)).collect();
     let mut best = scores.iter().copied().fold(0.0, f32::max);
@@ -121,11 +148,8 @@ pub(super) fn plan(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
         let top = ((n as f32) * UNRANKED_TOP_SHARE).ceil() as usize;
         keep[..top.min(n)].fill(true);
     } else {
-        let indent = depths(lines);
-        let parent = parents(lines, &indent);
-        let strong = |i: usize| scores[i] >= LINE_OF_BEST * best;
-        for i in (0..n).filter(|&i| strong(i)) {
-            bring(lines, &indent, &parent, i, scores[i], &mut keep, &mut score);
+        for i in (0..n).filter(|&i| scores[i] >= LINE_OF_BEST * best) {
+            bring(lines, tree, i, scores[i], &mut keep, &mut score);
         }
     }
     // What a kept line refers to (`${grpc.version}`, `version.ref = "tika"`) is defined elsewhere:
@@ -155,41 +179,25 @@ pub(super) fn plan(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
 
 /// Keeps line `i` for a line scoring `s`, with [`CONTEXT`] neighbours at least as deep (the rest
 /// of its element or entry) and the lines that hold it (each line above it indented less).
-fn bring(
-    lines: &[&str],
-    indent: &[usize],
-    parent: &[Option<usize>],
-    i: usize,
-    s: f32,
-    keep: &mut [bool],
-    score: &mut [f32],
-) {
-    let n = lines.len();
-    let mut mark = |k: usize| {
+fn bring(lines: &[&str], tree: &Tree, i: usize, s: f32, keep: &mut [bool], score: &mut [f32]) {
+    // A neighbour belongs to the line's element or entry unless it is shallower.
+    let within = |k: usize| is_blank(lines[k]) || tree.indent[k] >= tree.indent[i];
+    let before = (i.saturating_sub(CONTEXT)..i)
+        .rev()
+        .take_while(|&k| within(k));
+    let after = (i + 1..(i + 1 + CONTEXT).min(lines.len())).take_while(|&k| within(k));
+    for k in std::iter::once(i).chain(before).chain(after) {
         keep[k] = true;
         score[k] = score[k].max(s);
-    };
-    mark(i);
-    for k in (i.saturating_sub(CONTEXT)..i).rev() {
-        if !is_blank(lines[k]) && indent[k] < indent[i] {
-            break;
-        }
-        mark(k);
     }
-    for k in i + 1..(i + 1 + CONTEXT).min(n) {
-        if !is_blank(lines[k]) && indent[k] < indent[i] {
-            break;
-        }
-        mark(k);
-    }
-    let mut up = parent[i];
+    let mut up = tree.parent[i];
     while let Some(k) = up {
         if keep[k] && score[k] >= s {
             break;
         }
         keep[k] = true;
         score[k] = score[k].max(s);
-        up = parent[k];
+        up = tree.parent[k];
     }
 }
 
@@ -250,11 +258,9 @@ fn defined_key(line: &str) -> Option<&str> {
         let end = tag.find(['>', ' ', '/'])?;
         return (tag[end..].starts_with('>') && end > 0).then(|| &tag[..end]);
     }
-    let key = t.trim_start_matches(['"', '\'']);
-    let end =
-        key.find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '@')))?;
-    let rest = key[end..].trim_start_matches(['"', '\'']).trim_start();
-    (end > 0 && (rest.starts_with('=') || rest.starts_with(':'))).then(|| &key[..end])
+    key_and_rest(t)
+        .filter(|(_, rest)| rest.starts_with('=') || rest.starts_with(':'))
+        .map(|(key, _)| key)
 }
 
 /// A block of a data file that a marker can name: a line holding others (a section, an element
@@ -265,44 +271,32 @@ pub(crate) struct Block {
     /// How markers name it: a section as written (`[versions]`), an element's or a key's name
     /// (`dependencies`, `metadata`).
     pub(crate) label: String,
-    /// The best question weight of its lines ([`Matches::line`]).
-    pub(crate) weight: f32,
 }
 
 /// The blocks of a data file at most [`NAMED_DEPTH`] levels deep, in line order.
-pub(crate) fn blocks(lines: &[&str], m: &Matches) -> Vec<Block> {
-    let indent = depths(lines);
-    let parent = parents(lines, &indent);
+pub(crate) fn blocks(lines: &[&str], tree: &Tree) -> Vec<Block> {
+    let parent = &tree.parent;
     let mut depth = vec![0usize; lines.len()];
-    let mut last = vec![0usize; lines.len()];
-    let mut weight: Vec<f32> = (0..lines.len()).map(|i| m.line(i)).collect();
+    let mut last: Vec<usize> = (0..lines.len()).collect();
     let mut children = vec![false; lines.len()];
-    for i in 0..lines.len() {
-        last[i] = i;
-        if is_blank(lines[i]) {
-            continue;
-        }
+    for i in (0..lines.len()).filter(|&i| !is_blank(lines[i])) {
         if let Some(p) = parent[i] {
             depth[i] = depth[p] + 1;
             children[p] = true;
         }
     }
-    // A line's last nested line and best weight reach its ancestors (children come after their
-    // parents, so one backward pass carries them up).
-    for i in (0..lines.len()).rev() {
-        if is_blank(lines[i]) {
-            continue;
-        }
+    // A line's last nested line reaches its ancestors (children come after their parents, so
+    // one backward pass carries it up).
+    for i in (0..lines.len()).rev().filter(|&i| !is_blank(lines[i])) {
         if let Some(p) = parent[i] {
             last[p] = last[p].max(last[i]);
-            weight[p] = weight[p].max(weight[i]);
         }
     }
     (0..lines.len())
         .filter(|&i| children[i] && depth[i] <= NAMED_DEPTH)
         .filter_map(|i| {
             let t = lines[i].trim();
-            let label = if t.starts_with('[') && t.ends_with(']') {
+            let label = if is_section(t) {
                 t.to_owned()
             } else {
                 defined_key(lines[i])?.to_owned()
@@ -310,7 +304,6 @@ pub(crate) fn blocks(lines: &[&str], m: &Matches) -> Vec<Block> {
             Some(Block {
                 range: i..last[i] + 1,
                 label,
-                weight: weight[i],
             })
         })
         .collect()
@@ -319,6 +312,23 @@ pub(crate) fn blocks(lines: &[&str], m: &Matches) -> Vec<Block> {
 /// Blocks deeper than this are not named: a marker names the parts of the file, not every
 /// element of a list.
 const NAMED_DEPTH: usize = 2;
+
+/// How a data file's lines nest, computed once for the plan and the names.
+pub(crate) struct Tree {
+    /// Each line's depth ([`depths`]).
+    indent: Vec<usize>,
+    /// Each line's parent ([`parents`]): the line that holds it.
+    parent: Vec<Option<usize>>,
+}
+
+impl Tree {
+    /// The nesting of `lines`.
+    pub(crate) fn new(lines: &[&str]) -> Tree {
+        let indent = depths(lines);
+        let parent = parents(lines, &indent);
+        Tree { indent, parent }
+    }
+}
 
 /// For each line, the nearest line above it that is not blank and is indented less (what holds
 /// it), in one pass with a stack of the open lines.
@@ -349,7 +359,7 @@ fn depths(lines: &[&str]) -> Vec<usize> {
         .map(|l| {
             let width = indentation(l);
             let t = l.trim();
-            if width == 0 && t.starts_with('[') && t.ends_with(']') {
+            if width == 0 && is_section(t) {
                 in_section = true;
                 0
             } else {
@@ -407,7 +417,7 @@ mod tests {
         let goal = "deps: update org.apache.tika:tika-core to v4";
         let m = Matches::new(&Query::new(goal, true), &lines);
         let mut draft = Draft::keep_all(lines.len());
-        plan(&lines, goal, &m, &mut draft);
+        plan(&lines, &Tree::new(&lines), goal, &m, &mut draft);
         let kept: Vec<&str> = (0..lines.len())
             .filter(|&i| draft.keep[i])
             .map(|i| lines[i])
@@ -493,6 +503,7 @@ mod tests {
         let mut draft = Draft::keep_all(lines.len());
         plan(
             &lines,
+            &Tree::new(&lines),
             "Bump maven-failsafe-plugin from 3.5.0 to 3.5.1",
             &m,
             &mut draft,

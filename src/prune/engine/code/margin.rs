@@ -1,22 +1,18 @@
 //! Definitions of languages whose definitions start at the left margin and go on in indented
 //! lines: Haskell's and OCaml's equations, Erlang's function clauses, the Lisps' `(defn ...)`
-//! forms, SQL's `CREATE` statements. The brace and indentation walks find no definitions there (or an Erlang record's braces)
-//! and leave most of the code loose; the code strategy then ranks its paragraphs. These
-//! definitions name what its markers hide: each run of lines from a line at the margin through
-//! the lines before the next one, the consecutive clauses of one name (a type signature and its
-//! equations, `foo(a) ->` and `foo(b) ->`) one definition.
+//! forms, SQL's `CREATE` statements. The brace and indentation walks find no definitions there
+//! (or an Erlang record's braces) and leave most of the code loose; the code strategy then ranks
+//! its paragraphs. These definitions name what its markers hide: each run of lines from a line at
+//! the margin through the lines before the next one, the consecutive clauses of one name (a type
+//! signature and its equations, `foo(a) ->` and `foo(b) ->`) one definition.
 //!
 //! Owns finding those definitions and their labels. It must never judge relevance, and never
 //! name anything in a file whose definitions the walks found.
 
 use super::super::draft::{is_blank, trimmed};
+use super::UNKNOWN_LOOSE_SHARE;
 use super::outline::{Outline, Role, cut_label};
 use std::ops::Range;
-
-/// The walks did not recognise a file's definitions when more than this share of its code lines
-/// (not blank, not comments) are loose: the code strategy then ranks loose paragraphs
-/// ([`super::UNKNOWN_LOOSE_SHARE`] is this constant) and these definitions name them.
-pub(crate) const UNKNOWN_LOOSE_SHARE: f32 = 0.75;
 
 /// Lines ending with `{` must be fewer than the lines at the margin that can start a definition
 /// divided by this: more, and the file is a brace language's (every Rust, Go or JavaScript
@@ -119,7 +115,10 @@ pub(crate) fn units(lines: &[&str], o: &Outline) -> Vec<MarginUnit> {
     if outlined * 2 > lines.len() {
         return Vec::new();
     }
-    let is_comment = |i: usize| o.comment[i] || comment_at_margin(lines[i]);
+    let comment: Vec<bool> = (0..lines.len())
+        .map(|i| o.comment[i] || comment_at_margin(lines[i]))
+        .collect();
+    let is_comment = |i: usize| comment[i];
     let code = (0..lines.len())
         .filter(|&i| !is_blank(lines[i]) && !is_comment(i))
         .count();

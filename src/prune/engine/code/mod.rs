@@ -82,8 +82,9 @@ const BIG_BEST_SHARE: f32 = 0.1;
 /// (head at the same budget 26.6 -> 40.1). Dev, code: realistic unchanged, multilang recall
 /// +0.3 for 0.1 point of reduction; test: recall unchanged, issue reports 0.4 point less
 /// reduction. 0.6 took 0.3 point of realistic dev's reduction for nothing; 0.85 lost half the
-/// Erlang gain and multilang's.
-const UNKNOWN_LOOSE_SHARE: f32 = margin::UNKNOWN_LOOSE_SHARE;
+/// Erlang gain and multilang's. The same share tells [`margin::units`] to name such a file's
+/// definitions at the left margin.
+const UNKNOWN_LOOSE_SHARE: f32 = 0.75;
 /// A loose paragraph is kept when it scores this fraction of the best definition's score.
 const LOOSE_OF_BEST: f32 = 0.5;
 /// For a goal about documentation, a loose paragraph (a module doc's) is kept at this fraction of
@@ -148,15 +149,7 @@ fn analyse(lines: &[&str], q: &Query, parallel: bool) -> (outline::Outline, Matc
 /// [`plan`] once the text is outlined (`o`) and matched (`m`).
 fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &mut Draft) {
     if data::is_data(lines, o) {
-        data::plan(lines, q.goal(), m, draft);
-        draft.names = data::blocks(lines, m)
-            .into_iter()
-            .map(|b| Name {
-                line: b.range.start,
-                text: b.label,
-                weight: b.weight,
-            })
-            .collect();
+        data::decide(lines, q.goal(), m, draft);
         return;
     }
     let doc_goal = about_docs(q);
@@ -235,9 +228,7 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
 pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
     let o = outline(lines);
     if data::is_data(lines, &o) {
-        // Matched against nothing: only the blocks' ranges and labels are read.
-        let m = Matches::new(&Query::new("", true), lines);
-        return data::blocks(lines, &m)
+        return data::blocks(lines, &data::Tree::new(lines))
             .into_iter()
             .map(|b| super::names::Extent {
                 line: b.range.start,
