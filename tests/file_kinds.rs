@@ -27,16 +27,6 @@ fn pom() -> String {
     s
 }
 
-/// The names the compact markers of `shown` list.
-fn marker_names(shown: &str) -> Vec<String> {
-    let marker = Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
-    shown
-        .lines()
-        .filter_map(|l| marker.captures(l))
-        .filter_map(|m| m.name("names").map(|n| n.as_str().to_string()))
-        .collect()
-}
-
 #[test]
 fn a_pom_read_for_one_property_returns_it_with_what_holds_it() {
     let root = fixture_root();

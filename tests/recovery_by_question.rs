@@ -79,12 +79,7 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
     let shown = text(&first["result"]).to_string();
     assert!(shown.contains("pub fn parse_escape("), "{shown}");
     // The markers name hidden definitions, as the language writes them.
-    let marker = Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
-    let named: Vec<String> = shown
-        .lines()
-        .filter_map(|l| marker.captures(l))
-        .filter_map(|m| m.name("names").map(|n| n.as_str().to_string()))
-        .collect();
+    let named = marker_names(&shown);
     assert!(!named.is_empty(), "no marker names anything:\n{shown}");
     let hidden_fn = Regex::new(r"fn (\w+)").unwrap();
     let mut hidden: Vec<String> = Vec::new();

@@ -65,6 +65,17 @@ pub fn text(result: &Value) -> &str {
         .unwrap_or_else(|| panic!("no content[0].text in {result:#}"))
 }
 
+/// The name lists of the compact markers in `shown` (`[… lines 4-9: fn a, fn b]` -> `fn a, fn b`),
+/// one per marker that names anything.
+pub fn marker_names(shown: &str) -> Vec<String> {
+    let marker = regex::Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
+    shown
+        .lines()
+        .filter_map(|l| marker.captures(l))
+        .filter_map(|m| m.name("names").map(|n| n.as_str().to_string()))
+        .collect()
+}
+
 /// Every `text` of a result's `content`, joined by newlines (a proxied result may hold several).
 #[allow(dead_code)]
 pub fn content_texts(result: &Value) -> String {
