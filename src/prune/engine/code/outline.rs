@@ -509,6 +509,15 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
             }
         }
         rest = rest.trim_start_matches(['*', '&']);
+        if matches!(keyword, "let" | "val") {
+            // ML's bindings put their modifiers after the keyword: `let rec helper x =`, `let
+            // private parse`, `let inline (|>)`, `let mutable count` (OCaml, F#).
+            while let Some((word, after)) = rest.split_once(' ')
+                && ML_BINDING_MODIFIERS.contains(&word)
+            {
+                rest = after.trim_start();
+            }
+        }
         if matches!(keyword, "defmodule" | "defimpl" | "defprotocol") {
             // A module's dotted name: `defmodule Phoenix.CodeReloader.Server do`.
             let end = rest
@@ -540,6 +549,11 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
     let cut = t.find(['(', '<', '=', ':', '{']).unwrap_or(t.len());
     trailing_ident(&t[..cut]).filter(|&name| name != "function")
 }
+
+/// Words between `let` (or `val`) and the name it binds ([`defined_name`]). `mut` is Rust's.
+const ML_BINDING_MODIFIERS: &[&str] = &[
+    "rec", "private", "inline", "mutable", "mut", "lazy", "internal", "public",
+];
 
 /// The name a C `typedef` defines, from what follows the keyword: a function pointer's
 /// (`void (*uv_close_cb)(uv_handle_t*);`), the last word of a one-line alias (`unsigned long
@@ -923,7 +937,7 @@ pub(super) fn assigned(t: &str, eq: usize) -> Option<String> {
         let name = left
             .split_whitespace()
             .skip(1)
-            .find(|w| !matches!(*w, "mut" | "rec" | "inline" | "private" | "lazy"))?;
+            .find(|w| !ML_BINDING_MODIFIERS.contains(w))?;
         let end = name
             .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
             .unwrap_or(name.len());
@@ -1865,6 +1879,10 @@ def c():
             ),
             ("    public string PropertyName", "PropertyName"),
             ("companion object {", "companion object"),
+            ("let rec isList (t : Type) =", "let isList"),
+            ("    let private genericTypeDef t =", "let genericTypeDef"),
+            ("let inline private trim (s : string) =", "let trim"),
+            ("let mut total = 0;", "let total"),
         ] {
             assert_eq!(label(sig).as_deref(), Some(want), "{sig}");
         }
