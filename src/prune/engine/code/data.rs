@@ -12,7 +12,6 @@
 //! definitions the outline found.
 
 use super::super::draft::{Draft, Reason, is_blank};
-use super::super::names::Name;
 use super::super::terms::Matches;
 use super::outline::Outline;
 use std::collections::HashMap;
@@ -101,26 +100,11 @@ fn is_section(t: &str) -> bool {
     t.starts_with('[') && t.ends_with(']')
 }
 
-/// Decides the lines of a data file for `goal` (matched in `m`) and names its blocks for the
-/// markers, each weighted by its best line.
-pub(super) fn decide(lines: &[&str], goal: &str, m: &Matches, draft: &mut Draft) {
-    let tree = Tree::new(lines);
-    plan(lines, &tree, goal, m, draft);
-    draft.names = blocks(lines, &tree)
-        .into_iter()
-        .map(|b| Name {
-            line: b.range.start,
-            weight: m.best_line(b.range.clone()),
-            text: b.label,
-        })
-        .collect();
-}
-
 /// Decides the lines of a data file for the goal matched in `m`: the lines weighing at least
 /// [`LINE_OF_BEST`] of the best one, [`CONTEXT`] lines around each within what holds it, and the
 /// lines that open what holds it (each line above it indented less); the rest goes. Kept lines
 /// score as the line they serve.
-fn plan(lines: &[&str], tree: &Tree, goal: &str, m: &Matches, draft: &mut Draft) {
+pub(super) fn decide(lines: &[&str], tree: &Tree, goal: &str, m: &Matches, draft: &mut Draft) {
     let n = lines.len();
     let mut scores: Vec<f32> = (0..n).map(|i| m.line(i)).collect();
     let mut best = scores.iter().copied().fold(0.0, f32::max);
@@ -417,7 +401,7 @@ mod tests {
         let goal = "deps: update org.apache.tika:tika-core to v4";
         let m = Matches::new(&Query::new(goal, true), &lines);
         let mut draft = Draft::keep_all(lines.len());
-        plan(&lines, &Tree::new(&lines), goal, &m, &mut draft);
+        decide(&lines, &Tree::new(&lines), goal, &m, &mut draft);
         let kept: Vec<&str> = (0..lines.len())
             .filter(|&i| draft.keep[i])
             .map(|i| lines[i])
@@ -501,7 +485,7 @@ mod tests {
         let q = Query::new("Bump maven-failsafe-plugin from 3.5.0 to 3.5.1", true);
         let m = Matches::new(&q, &lines);
         let mut draft = Draft::keep_all(lines.len());
-        plan(
+        decide(
             &lines,
             &Tree::new(&lines),
             "Bump maven-failsafe-plugin from 3.5.0 to 3.5.1",

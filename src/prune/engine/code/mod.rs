@@ -21,6 +21,7 @@ mod indent;
 mod indented;
 mod margin;
 mod outline;
+mod parts;
 mod quiet;
 mod scan;
 mod skip;
@@ -28,9 +29,9 @@ mod statements;
 
 use super::draft::{Draft, Reason, is_blank, is_paragraph_break, trimmed, trimmed_start};
 use super::evidence::telling_lines;
-use super::names::Name;
 use super::terms::{Matches, Query};
-use outline::{Role, Unit, defined_name, label, naming_line, outline, unit_labels};
+use outline::{Role, Unit, defined_name, naming_line, outline};
+pub(crate) use parts::extents;
 use std::collections::HashMap;
 
 /// Loose statements of at most this many code lines are kept as structure.
@@ -149,7 +150,9 @@ fn analyse(lines: &[&str], q: &Query, parallel: bool) -> (outline::Outline, Matc
 /// [`plan`] once the text is outlined (`o`) and matched (`m`).
 fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &mut Draft) {
     if data::is_data(lines, o) {
-        data::decide(lines, q.goal(), m, draft);
+        let tree = data::Tree::new(lines);
+        data::decide(lines, &tree, q.goal(), m, draft);
+        draft.names = parts::names(lines, o, m, &[], Some(&tree));
         return;
     }
     let doc_goal = about_docs(q);
@@ -162,7 +165,7 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
     } else {
         from_the_top(&o.units, lines)
     };
-    draft.names = names(lines, o, m, &scores);
+    draft.names = parts::names(lines, o, m, &scores, None);
     for (k, u) in o.units.iter().enumerate() {
         if let Some(close) = u.close {
             draft.closers.push((u.body.start..close, close));
@@ -219,183 +222,6 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
     if best > 0.0 && !doc_goal {
         quiet::quiet_comments(lines, o, m, &pointed, draft);
     }
-}
-
-/// Every definition and container of `lines` with the line naming it and its label, for
-/// [`super::names::visible`]: a unit from its doc comment through its body, a container from its
-/// signature through its closing line; in a file whose definitions the walks did not find, those
-/// at the left margin ([`margin::units`]) instead.
-pub(crate) fn extents(lines: &[&str]) -> Vec<super::names::Extent> {
-    let o = outline(lines);
-    if data::is_data(lines, &o) {
-        return data::blocks(lines, &data::Tree::new(lines))
-            .into_iter()
-            .map(|b| super::names::Extent {
-                line: b.range.start,
-                range: b.range,
-                label: Some(b.label),
-                statement: false,
-            })
-            .collect();
-    }
-    let labels = unit_labels(lines, &o);
-    let at_margin = margin::units(lines, &o);
-    let walked = at_margin.is_empty();
-    let units = o
-        .units
-        .iter()
-        .zip(&labels)
-        .filter(|_| walked)
-        .map(|(u, l)| super::names::Extent {
-            range: u.pre.start.min(u.sig.start)..u.body.end.max(u.sig.end),
-            line: u.sig.start,
-            label: l.clone(),
-            statement: false,
-        });
-    let containers = o
-        .containers
-        .iter()
-        .filter(|_| walked)
-        .map(|c| super::names::Extent {
-            range: c.clone(),
-            line: c.start,
-            label: lines.get(c.start).and_then(|l| label(l)),
-            statement: false,
-        });
-    let margin_units = at_margin.into_iter().map(|u| super::names::Extent {
-        range: u.range,
-        line: u.line,
-        label: Some(u.label),
-        statement: false,
-    });
-    let imports = import_blocks(lines, &o)
-        .into_iter()
-        .map(|r| super::names::Extent {
-            line: r.start,
-            range: r,
-            label: Some(IMPORTS.to_string()),
-            statement: false,
-        });
-    let statements = statements::statements(lines, &o, &labels)
-        .into_iter()
-        .map(|s| super::names::Extent {
-            range: s.range,
-            line: s.line,
-            label: Some(s.label),
-            statement: true,
-        });
-    units
-        .chain(containers)
-        .chain(margin_units)
-        .chain(imports)
-        .chain(statements)
-        .collect()
-}
-
-/// How a marker names a block of imports it hides (`use`, `import`, `#include`, ...).
-const IMPORTS: &str = "imports";
-
-/// The blocks of import lines: each a run of them with at most blank lines between. A C++ or C#
-/// alias (`using mapped_type_t = typename T::mapped_type;`) defines a name: it is no import.
-fn import_blocks(lines: &[&str], o: &outline::Outline) -> Vec<std::ops::Range<usize>> {
-    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut last_import: Option<usize> = None;
-    for (i, role) in o.roles.iter().enumerate() {
-        let alias = || {
-            let t = lines.get(i).map_or("", |l| l.trim_start());
-            t.starts_with("using ") && t.contains('=')
-        };
-        match role {
-            Role::Import if !alias() => {
-                match (last_import, out.last_mut()) {
-                    (Some(_), Some(block)) => block.end = i + 1,
-                    _ => out.push(i..i + 1),
-                }
-                last_import = Some(i);
-            }
-            Role::Blank => {}
-            _ => last_import = None,
-        }
-    }
-    out
-}
-
-/// The definitions and containers a marker can name, by signature line: each labelled as the
-/// language writes it ([`outline::label`]) and weighted by its score (a container by its best
-/// member's).
-fn names(lines: &[&str], o: &outline::Outline, m: &Matches, scores: &[f32]) -> Vec<Name> {
-    let labels = unit_labels(lines, o);
-    let at_margin = margin::units(lines, o);
-    let mut out: Vec<Name> = if at_margin.is_empty() {
-        walked_names(lines, o, scores, &labels)
-    } else {
-        // The walks did not find this file's definitions: those at the margin are named, each
-        // weighted by the goal's terms in its lines.
-        at_margin
-            .into_iter()
-            .map(|u| Name {
-                line: u.line,
-                weight: m.span(u.range),
-                text: u.label,
-            })
-            .collect()
-    };
-    // A block of imports is named by what it is; it weighs least (a marker lists it last).
-    out.extend(import_blocks(lines, o).into_iter().map(|r| Name {
-        line: r.start,
-        text: IMPORTS.to_string(),
-        weight: 0.0,
-    }));
-    // A named statement (a constant, a field) comes after every definition and block of imports,
-    // the more of the goal its lines hold the sooner.
-    out.extend(
-        statements::statements(lines, o, &labels)
-            .into_iter()
-            .map(|s| Name {
-                line: s.line,
-                text: s.label,
-                weight: -1.0 / (1.0 + m.best_line(s.range)),
-            }),
-    );
-    out.sort_by_key(|n| n.line);
-    out
-}
-
-/// The names of the walks' definitions (weighted by their scores) and containers (by their best
-/// member's), for [`names`].
-fn walked_names(
-    lines: &[&str],
-    o: &outline::Outline,
-    scores: &[f32],
-    labels: &[Option<String>],
-) -> Vec<Name> {
-    let mut out: Vec<Name> = o
-        .units
-        .iter()
-        .zip(scores)
-        .zip(labels)
-        .filter_map(|((u, &weight), l)| {
-            let line = u.sig.start;
-            l.clone().map(|text| Name { line, text, weight })
-        })
-        .collect();
-    for c in &o.containers {
-        let weight = o
-            .units
-            .iter()
-            .zip(scores)
-            .filter(|(u, _)| c.contains(&u.sig.start))
-            .map(|(_, &s)| s)
-            .fold(0.0, f32::max);
-        if let Some(text) = lines.get(c.start).and_then(|l| label(l)) {
-            out.push(Name {
-                line: c.start,
-                text,
-                weight,
-            });
-        }
-    }
-    out
 }
 
 /// Each definition's final score ([`unit_scores`], raised by the goal's pasted [`evidence`], then
@@ -883,36 +709,6 @@ fn is_comment(line: &str) -> bool {
 mod tests {
     use super::*;
     use crate::prune::engine::terms::Query;
-
-    #[test]
-    fn a_block_of_imports_is_named_imports() {
-        let src = "use std::fmt;\nuse std::io;\n\nuse crate::a;\n\nfn run() {\n    go();\n}\n";
-        let lines: Vec<&str> = src.lines().collect();
-        let o = outline(&lines);
-        assert_eq!(import_blocks(&lines, &o), vec![0..4]);
-        let e = extents(&lines);
-        assert!(
-            e.iter()
-                .any(|e| e.range == (0..4) && e.label.as_deref() == Some("imports")),
-            "{e:?}"
-        );
-        let m = Matches::new(&Query::new("", true), &lines);
-        let n = names(&lines, &o, &m, &vec![1.0; o.units.len()]);
-        assert_eq!(
-            n.first().map(|n| (n.line, n.text.as_str())),
-            Some((0, "imports"))
-        );
-        assert_eq!(
-            n.first().map(|n| n.weight),
-            Some(0.0),
-            "listed last on its marker"
-        );
-        // A C++ alias declares a name: not an import.
-        let cpp = "#include <vector>\n#include <map>\n\nusing key_type_t = typename T::key_type;\nusing namespace std;\n";
-        let lines: Vec<&str> = cpp.lines().collect();
-        let o = outline(&lines);
-        assert!(!import_blocks(&lines, &o).iter().any(|b| b.contains(&3)));
-    }
 
     fn kept(src: &str, goal: &str) -> Vec<String> {
         let lines: Vec<&str> = src.lines().collect();
