@@ -15,6 +15,14 @@ reading the holdout:
     python3 bench-data/build_unseen.py --repos bench-data/margin_repos.txt --split dev \
         --out bench-data/margin.jsonl
 
+And langs2.jsonl, eight languages none of the other sets holds (R, Julia, Perl, Zig,
+Objective-C, F#, Groovy, PowerShell), two repositories each, one dev and one test:
+    python3 bench-data/build_unseen.py --repos bench-data/langs2_dev.txt --split dev \
+        --out /tmp/langs2_dev.jsonl
+    python3 bench-data/build_unseen.py --repos bench-data/langs2_test.txt --split test \
+        --out /tmp/langs2_test.jsonl
+    cat /tmp/langs2_dev.jsonl /tmp/langs2_test.jsonl > bench-data/langs2.jsonl
+
 Repositories and pinned shas: bench-data/unseen_repos.txt (``owner/name <sha> <group>``).
 """
 
@@ -38,6 +46,15 @@ UNSEEN_GROUP_EXT = {
     "clojure": {".clj": "clojure", ".cljc": "clojure", ".cljs": "clojure"},
     "erlang": {".erl": "erlang", ".hrl": "erlang"},
     "ocaml": {".ml": "ocaml", ".mli": "ocaml"},
+    # langs2.jsonl: languages none of the other sets holds
+    "r": {".R": "r", ".r": "r"},
+    "julia": {".jl": "julia"},
+    "perl": {".pm": "perl", ".pl": "perl"},
+    "zig": {".zig": "zig"},
+    "objc": {".m": "objc"},
+    "fsharp": {".fs": "fsharp", ".fsi": "fsharp"},
+    "groovy": {".groovy": "groovy"},
+    "powershell": {".ps1": "powershell", ".psm1": "powershell"},
 }
 br.GROUP_EXT.update(UNSEEN_GROUP_EXT)
 
