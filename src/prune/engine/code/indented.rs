@@ -37,7 +37,10 @@ impl Indent<'_> {
                 last += 1;
             }
             let t = trimmed(self.lines[i]);
-            if !self.s[last].colon {
+            // Python's opener ends its last line (`def f(a,\n      b):`); a block that `end`
+            // closes is opened by its first (`function f(a,\n b)`, Ruby's and Lua's alike).
+            let opens = self.s[last].colon || (self.end_closes && self.s[i].colon);
+            if !opens {
                 if is_attribute(t) {
                     o.roles[i..=last].fill(Role::Attr);
                 } else if is_import(t) {

@@ -1521,6 +1521,27 @@ def c():
     }
 
     #[test]
+    fn a_signature_over_several_lines_opens_a_block_that_end_closes() {
+        // Julia and Ruby: the opener is the signature's first line, its last holds no keyword.
+        let julia = "function DataFrame(column_eltypes::AbstractVector{T}, cnames,\n                   nrows::Integer)::DataFrame where T<:Type\n    columns = Vector{Any}(undef, nrows)\n    if nrows > 0\n        push!(columns, 1)\n    end\n    columns\nend\n\nfunction nrow(df)\n    size(df, 1)\nend\n";
+        let lines: Vec<&str> = julia.lines().collect();
+        let o = outline(&lines);
+        let spans: Vec<_> = o
+            .units
+            .iter()
+            .map(|u| (u.sig.clone(), u.body.clone(), u.close))
+            .collect();
+        assert_eq!(spans, [(0..2, 2..8, Some(7)), (9..10, 10..12, Some(11))]);
+        assert_eq!(label(lines[0]).as_deref(), Some("function DataFrame"));
+        let ruby =
+            "class Jar\n  def add(cookie,\n          options = {})\n    @c << cookie\n  end\nend\n";
+        let lines: Vec<&str> = ruby.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.units.len(), 1);
+        assert_eq!((o.units[0].sig.clone(), o.units[0].close), (1..3, Some(4)));
+    }
+
+    #[test]
     fn an_object_literal_of_methods_is_a_container_of_them() {
         let src = "export default {\n  data() {\n    return { n: 0 }\n  },\n  mounted() {\n    this.n = 1\n  },\n  methods: {\n    inc(x) {\n      return x + 1\n    },\n    dec(x) {\n      return x - 1\n    },\n  },\n}\n";
         let lines: Vec<&str> = src.lines().collect();
