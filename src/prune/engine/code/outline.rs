@@ -746,17 +746,27 @@ pub(super) fn cut_label(text: String) -> String {
     format!("{}…", &text[..end])
 }
 
-/// A block named by a word and quoted labels (HCL, Terraform): `resource "aws_s3_bucket" "logs" {`
-/// -> `resource "aws_s3_bucket" "logs"`, `module "vpc" {` -> `module "vpc"`.
+/// A block named by a word and quoted labels (HCL, Terraform; Pester's tests): `resource
+/// "aws_s3_bucket" "logs" {` -> `resource "aws_s3_bucket" "logs"`, `module "vpc" {` -> `module
+/// "vpc"`, `Describe 'Public API' {` -> `Describe 'Public API'`.
 fn labelled_block(t: &str) -> Option<String> {
     let head = t.strip_suffix('{')?.trim_end();
     let (word, mut rest) = head.split_once(' ')?;
-    if word.is_empty() || !word.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+    let lower = word.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+    // Pester's `Describe`, `Context`, `It`: a capital, then letters.
+    let capital = word.starts_with(|c: char| c.is_ascii_uppercase())
+        && word.chars().all(|c| c.is_ascii_alphabetic());
+    if word.is_empty() || !(lower || capital) {
         return None;
     }
     let mut labels = 0;
-    while let Some(quoted) = rest.trim_start().strip_prefix('"') {
-        let end = quoted.find('"')?;
+    while let Some(quoted) = rest.trim_start().strip_prefix(['"', '\'']) {
+        let quote = if rest.trim_start().starts_with('"') {
+            '"'
+        } else {
+            '\''
+        };
+        let end = quoted.find(quote)?;
         rest = &quoted[end + 1..];
         labels += 1;
     }
@@ -1901,6 +1911,12 @@ def c():
             ("    public string PropertyName", "PropertyName"),
             ("companion object {", "companion object"),
             ("let rec isList (t : Type) =", "let isList"),
+            ("Describe 'Public API' {", "Describe 'Public API'"),
+            (
+                "    Context \"when the repo is empty\" {",
+                "Context \"when the repo is empty\"",
+            ),
+            ("    It 'returns the branch' {", "It 'returns the branch'"),
             ("    let private genericTypeDef t =", "let genericTypeDef"),
             ("let inline private trim (s : string) =", "let trim"),
             ("let mut total = 0;", "let total"),
