@@ -23,6 +23,9 @@ Objective-C, F#, Groovy, PowerShell), two repositories each, one dev and one tes
         --out /tmp/langs2_test.jsonl
     cat /tmp/langs2_dev.jsonl /tmp/langs2_test.jsonl > bench-data/langs2.jsonl
 
+And langs3.jsonl, seven more (shell scripts, Vue single-file components, Solidity, Terraform,
+Nim, Crystal, Fortran), the same way with langs3_dev.txt and langs3_test.txt.
+
 Repositories and pinned shas: bench-data/unseen_repos.txt (``owner/name <sha> <group>``).
 """
 
@@ -55,6 +58,14 @@ UNSEEN_GROUP_EXT = {
     "fsharp": {".fs": "fsharp", ".fsi": "fsharp"},
     "groovy": {".groovy": "groovy"},
     "powershell": {".ps1": "powershell", ".psm1": "powershell"},
+    # langs3.jsonl: file kinds agents read that no set holds
+    "shell": {".sh": "shell", ".bash": "shell"},
+    "vue": {".vue": "vue"},
+    "solidity": {".sol": "solidity"},
+    "hcl": {".tf": "hcl"},
+    "nim": {".nim": "nim"},
+    "crystal": {".cr": "crystal"},
+    "fortran": {".f90": "fortran", ".F90": "fortran"},
 }
 br.GROUP_EXT.update(UNSEEN_GROUP_EXT)
 
