@@ -20,6 +20,10 @@ pub(crate) struct PyLine {
     pub(crate) comment: bool,
     /// The code on this line (outside strings and comments) ends with `:`.
     pub(crate) colon: bool,
+    /// The code on this line ends with a lone `=` outside brackets (not `==`, `<=`, `+=`, ...):
+    /// a definition whose body follows, indented (Nim's `proc f() =`, F#'s `let f x =`). Never
+    /// in Python, where such a line is a syntax error.
+    pub(crate) equals: bool,
 }
 
 /// The bytes that can change the scanner's state in code: a comment, quotes, brackets.
@@ -63,8 +67,11 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
                     t.starts_with('#') || t.starts_with("--")
                 },
                 colon: false,
+                equals: false,
             };
             let mut last = 0u8;
+            // Where `last` is, to tell a lone `=` from `==`, `<=`, `+=`.
+            let mut last_at = 0usize;
             let mut i = 0;
             while i < b.len() {
                 if let Some(q) = triple {
@@ -90,8 +97,10 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
                 if SKIP {
                     let plain = skip_plain(b, i, &PY_SPECIALS);
                     if plain > i {
-                        if let Some(&c) = b[i..plain].iter().rfind(|c| !c.is_ascii_whitespace()) {
-                            last = c;
+                        if let Some(k) = b[i..plain].iter().rposition(|c| !c.is_ascii_whitespace())
+                        {
+                            last = b[i + k];
+                            last_at = i + k;
                         }
                         i = plain;
                         if i == b.len() {
@@ -110,16 +119,24 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
                         }
                         i = close_quote(b, i, q);
                         last = q;
+                        last_at = i;
                     }
                     b'(' | b'[' | b'{' => brackets += 1,
                     b')' | b']' | b'}' => brackets = (brackets - 1).max(0),
-                    c if !c.is_ascii_whitespace() => last = c,
+                    c if !c.is_ascii_whitespace() => {
+                        last = c;
+                        last_at = i;
+                    }
                     _ => {}
                 }
                 i += 1;
             }
             backslash = triple.is_none() && trimmed(line).ends_with('\\');
             out.colon = triple.is_none() && brackets == 0 && last == b':';
+            out.equals = triple.is_none()
+                && brackets == 0
+                && last == b'='
+                && (last_at == 0 || !b"=!<>:+-*/%&|^~.".contains(&b[last_at - 1]));
             out
         })
         .collect()

@@ -22,6 +22,15 @@ pub(super) struct Indent<'a> {
 }
 
 impl Indent<'_> {
+    /// Whether the first line of code after `last` (before `hi`) is indented deeper than line
+    /// `first`, where the statement starts: a definition ending with `=` has its body there
+    /// (Nim's `proc f() =`).
+    fn deeper_after(&self, first: usize, last: usize, hi: usize) -> bool {
+        (last + 1..hi)
+            .find(|&j| !is_blank(self.lines[j]) && !self.s[j].comment && !self.s[j].in_string)
+            .is_some_and(|j| self.s[j].indent > self.s[first].indent)
+    }
+
     /// Outlines the statements of lines `lo..hi` (one indentation level), `nest` classes deep (past
     /// [`MAX_NESTING`], a class is outlined as a plain definition).
     pub(super) fn level(&self, o: &mut Outline, lo: usize, hi: usize, nest: usize) {
@@ -39,7 +48,9 @@ impl Indent<'_> {
             let t = trimmed(self.lines[i]);
             // Python's opener ends its last line (`def f(a,\n      b):`); a block that `end`
             // closes is opened by its first (`function f(a,\n b)`, Ruby's and Lua's alike).
-            let opens = self.s[last].colon || (self.end_closes && self.s[i].colon);
+            let opens = self.s[last].colon
+                || (self.end_closes && self.s[i].colon)
+                || (!self.end_closes && self.s[last].equals && self.deeper_after(i, last, hi));
             if !opens {
                 if is_attribute(t) {
                     o.roles[i..=last].fill(Role::Attr);

@@ -481,7 +481,8 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
             | "defmodule"
             | "defimpl"
             | "defprotocol"
-    ) {
+    ) || nim_definition(keyword, t)
+    {
         let at = t.find(keyword).map_or(0, |k| k + keyword.len());
         let mut rest = t[at..].trim_start();
         if keyword == "typedef" {
@@ -631,6 +632,23 @@ pub(super) const LABEL_KEYWORDS: &[&str] = &[
     "defprotocol",
 ];
 
+/// Nim's definition keywords. Only on a line ending with `=` (a definition and its body), since
+/// C++ writes `iterator` as a type: `iterator out() {` is `out()`.
+const NIM_KEYWORDS: &[&str] = &[
+    "proc",
+    "func",
+    "iterator",
+    "method",
+    "converter",
+    "macro",
+    "template",
+];
+
+/// Whether `keyword` starts a Nim definition on line `t` ([`NIM_KEYWORDS`]).
+fn nim_definition(keyword: &str, t: &str) -> bool {
+    NIM_KEYWORDS.contains(&keyword) && t.trim_end().ends_with('=')
+}
+
 /// A label longer than this many bytes is cut (a generated name, a long `impl` header).
 const MAX_LABEL_BYTES: usize = 48;
 
@@ -653,7 +671,7 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
     if BLOCK_OPENERS.contains(&keyword) {
         return None;
     }
-    if keyword == "template" {
+    if keyword == "template" && !nim_definition(keyword, t) {
         // C++: `template <typename T> struct formatter<T> {` is labelled as the struct.
         let at = t.find("template").map_or(0, |k| k + "template".len());
         let rest = t[at..].trim_start();
@@ -699,7 +717,7 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
             "" => return None,
             path => format!("namespace {path}"),
         }
-    } else if LABEL_KEYWORDS.contains(&keyword) {
+    } else if LABEL_KEYWORDS.contains(&keyword) || nim_definition(keyword, t) {
         format!("{keyword} {}", defined_name(t)?)
     } else if let Some(name) = made_by_call(t) {
         name
@@ -1552,6 +1570,27 @@ def c():
     }
 
     #[test]
+    fn a_definition_ending_with_equals_opens_its_indented_body() {
+        // Nim: `proc f() =` and an indented body; its `if x:` blocks are the body's, not units.
+        let nim = "import std/tables\n\nproc hasKey*(t: Table[string, int], dep: string): bool =\n  if dep in t:\n    return true\n  false\n\nproc getKey(t: Table[string, int],\n            dep: string): int =\n  t[dep]\n\nlet limit = 3\n";
+        let lines: Vec<&str> = nim.lines().collect();
+        let o = outline(&lines);
+        let spans: Vec<_> = o
+            .units
+            .iter()
+            .map(|u| (u.sig.clone(), u.body.clone()))
+            .collect();
+        assert_eq!(spans, [(2..3, 3..6), (7..9, 9..10)]);
+        assert_eq!(label(lines[2]).as_deref(), Some("proc hasKey"));
+        // A comparison or an update ending a line opens nothing.
+        let s = super::super::indent::scan(&["x ==", "y <=", "z +=", "proc f() ="]);
+        assert_eq!(
+            s.iter().map(|l| l.equals).collect::<Vec<_>>(),
+            [false, false, false, true]
+        );
+    }
+
+    #[test]
     fn an_object_literal_of_methods_is_a_container_of_them() {
         let src = "export default {\n  data() {\n    return { n: 0 }\n  },\n  mounted() {\n    this.n = 1\n  },\n  methods: {\n    inc(x) {\n      return x + 1\n    },\n    dec(x) {\n      return x - 1\n    },\n  },\n}\n";
         let lines: Vec<&str> = src.lines().collect();
@@ -1912,6 +1951,13 @@ def c():
             ("companion object {", "companion object"),
             ("let rec isList (t : Type) =", "let isList"),
             ("Describe 'Public API' {", "Describe 'Public API'"),
+            (
+                "proc dumpPackageVersionTable*(pkg: PackageInfo) =",
+                "proc dumpPackageVersionTable",
+            ),
+            ("iterator items*[T](s: Seq[T]): T =", "iterator items"),
+            ("template check(cond: untyped) =", "template check"),
+            ("iterator out() { return out_; }", "out()"),
             (
                 "    Context \"when the repo is empty\" {",
                 "Context \"when the repo is empty\"",
