@@ -231,16 +231,19 @@ impl Braces<'_> {
     /// JavaScript module pattern, a constructor function assigning methods, a Go function full of
     /// closures): it is then outlined as a container, so that its members are judged one by one.
     fn holds_definitions(&self, lo: usize, hi: usize, d: i32) -> bool {
-        // Named function declarations (`function parse(`, `async function load(`) are
-        // definitions whatever the size of what holds them: an IIFE or an AMD module wrapping a
-        // library's functions.
+        // Named function declarations (`function parse(`, `async function load(`, a shell's
+        // `nvm_ls() {`) are definitions whatever the size of what holds them: an IIFE or an AMD
+        // module wrapping a library's functions, a script wrapped in `{ ... }` so that it runs
+        // only once downloaded whole.
         let declared = (lo..hi)
             .filter(|&k| {
                 let t = trimmed(self.lines[k]);
                 let t = t.strip_prefix("async ").unwrap_or(t);
                 self.opens_at(k, d)
-                    && t.strip_prefix("function ")
+                    && (t
+                        .strip_prefix("function ")
                         .is_some_and(|r| r.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+                        || is_shell_function(t))
             })
             .nth(MIN_NESTED - 1)
             .is_some();
@@ -432,4 +435,22 @@ fn paren_balance(line: &str) -> i32 {
         b'(' => n - 1,
         _ => n,
     })
+}
+
+/// A shell function's first line, `name() {` (also `name () {`, names like `nvm_ls-remote` or
+/// `git::clone`): a name and an empty parameter list opening a block.
+fn is_shell_function(t: &str) -> bool {
+    let Some(head) = t
+        .strip_suffix('{')
+        .map(str::trim_end)
+        .and_then(|h| h.strip_suffix("()"))
+    else {
+        return false;
+    };
+    let name = head.trim_end();
+    !name.is_empty()
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'))
 }

@@ -1591,6 +1591,24 @@ def c():
     }
 
     #[test]
+    fn a_script_wrapped_in_a_block_is_a_container_of_its_shell_functions() {
+        // nvm.sh: `{ ... }` around the whole script, so that it runs only once downloaded.
+        let sh = "{ # the whole script\n\nnvm_echo() {\n  printf '%s' \"$*\"\n}\n\nnvm_err() {\n  nvm_echo \"$@\" >&2\n}\n\nnvm_has () {\n  type \"$1\" > /dev/null 2>&1\n}\n\n}\n";
+        let lines: Vec<&str> = sh.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(o.containers, [0..15]);
+        let labels = unit_labels(&lines, &o);
+        assert_eq!(
+            labels,
+            [
+                Some("nvm_echo()".to_string()),
+                Some("nvm_err()".to_string()),
+                Some("nvm_has()".to_string())
+            ]
+        );
+    }
+
+    #[test]
     fn an_object_literal_of_methods_is_a_container_of_them() {
         let src = "export default {\n  data() {\n    return { n: 0 }\n  },\n  mounted() {\n    this.n = 1\n  },\n  methods: {\n    inc(x) {\n      return x + 1\n    },\n    dec(x) {\n      return x - 1\n    },\n  },\n}\n";
         let lines: Vec<&str> = src.lines().collect();
