@@ -24,7 +24,8 @@ Objective-C, F#, Groovy, PowerShell), two repositories each, one dev and one tes
     cat /tmp/langs2_dev.jsonl /tmp/langs2_test.jsonl > bench-data/langs2.jsonl
 
 And langs3.jsonl, seven more (shell scripts, Vue single-file components, Solidity, Terraform,
-Nim, Crystal, Fortran), the same way with langs3_dev.txt and langs3_test.txt.
+Nim, Crystal, Fortran), the same way with langs3_dev.txt and langs3_test.txt; langs4.jsonl
+(Emacs Lisp, Starlark, CMake, Svelte, Elm, Racket, CUDA) with langs4_dev.txt and langs4_test.txt.
 
 Repositories and pinned shas: bench-data/unseen_repos.txt (``owner/name <sha> <group>``).
 """
@@ -66,6 +67,14 @@ UNSEEN_GROUP_EXT = {
     "nim": {".nim": "nim"},
     "crystal": {".cr": "crystal"},
     "fortran": {".f90": "fortran", ".F90": "fortran"},
+    # langs4.jsonl
+    "elisp": {".el": "elisp"},
+    "starlark": {".bzl": "starlark"},
+    "cmake": {".cmake": "cmake"},
+    "svelte": {".svelte": "svelte"},
+    "elm": {".elm": "elm"},
+    "racket": {".rkt": "racket"},
+    "cuda": {".cu": "cuda", ".cuh": "cuda"},
 }
 br.GROUP_EXT.update(UNSEEN_GROUP_EXT)
 
