@@ -1,5 +1,6 @@
 //! Lexical scan of indentation languages (Python and the like): indentation, statement
-//! continuation, triple-quoted strings, and whether a statement opens a block (ends with `:`).
+//! continuation, triple-quoted strings, and whether a statement opens a block (ends with `:`, or
+//! with a lone `=` as Nim's definitions do).
 //!
 //! Owns the per-line facts the indentation outline needs. It must never parse expressions:
 //! strings and brackets are tracked only to know where statements end.
@@ -21,8 +22,8 @@ pub(crate) struct PyLine {
     /// The code on this line (outside strings and comments) ends with `:`.
     pub(crate) colon: bool,
     /// The code on this line ends with a lone `=` outside brackets (not `==`, `<=`, `+=`, ...):
-    /// a definition whose body follows, indented (Nim's `proc f() =`, F#'s `let f x =`). Never
-    /// in Python, where such a line is a syntax error.
+    /// a definition whose body follows, indented (Nim's `proc f() =`). Never in Python, where
+    /// such a line is a syntax error.
     pub(crate) equals: bool,
 }
 
