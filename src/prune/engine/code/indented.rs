@@ -1,8 +1,8 @@
 //! Outline of indentation languages: a statement ending with `:` (or with a lone `=` followed by
 //! deeper lines: Nim's `proc f() =`) opens a block made of the following lines indented deeper;
-//! `class` blocks are containers, other blocks are units. The
-//! same walk serves languages whose `def`/`class`/`module` blocks close with an `end` at the
-//! opener's indentation (Ruby): that line is the block's closing line.
+//! `class` blocks are containers, other blocks are units. The same walk serves languages whose
+//! `def`/`class`/`module` blocks close with an `end` at the opener's indentation (Ruby): that
+//! line is the block's closing line.
 //!
 //! Owns walking indentation into units and containers. It must never judge relevance.
 
