@@ -728,6 +728,11 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
         // without parameters names nothing (a signature's continuation: `mut line: &str,`).
         let named = t.find('(').and_then(|open| {
             let head = strip_type_arguments(t[..open].trim_end());
+            // Nim marks an exported name with `*`: `proc parse*(`.
+            let head = match head.strip_suffix('*') {
+                Some(name) if name.ends_with(|c: char| c.is_alphanumeric() || c == '_') => name,
+                _ => head,
+            };
             trailing_ident(head)
                 .filter(|n| {
                     // After a return type, a control word or modifier is a method's name
@@ -1977,6 +1982,7 @@ def c():
             ("iterator items*[T](s: Seq[T]): T =", "iterator items"),
             ("template check(cond: untyped) =", "template check"),
             ("iterator out() { return out_; }", "out()"),
+            ("proc downloadAndExtract*(", "downloadAndExtract()"),
             (
                 "    Context \"when the repo is empty\" {",
                 "Context \"when the repo is empty\"",
