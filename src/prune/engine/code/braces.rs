@@ -448,9 +448,33 @@ fn is_shell_function(t: &str) -> bool {
         return false;
     };
     let name = head.trim_end();
+    // A bare `function() {` or `func() {` on its own line is an anonymous callback.
     !name.is_empty()
+        && !matches!(name, "function" | "func" | "fn" | "fun" | "lambda")
         && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_shell_function;
+
+    #[test]
+    fn a_shell_function_is_a_name_and_empty_parentheses_opening_a_block() {
+        for t in ["nvm_ls() {", "nvm_ls () {", "git::clone() {", "_acme-sh(){"] {
+            assert!(is_shell_function(t), "{t}");
+        }
+        for t in [
+            "function() {",
+            "func() {",
+            "x = f() {",
+            "if (x) {",
+            "nvm_ls()",
+            "parse(s) {",
+        ] {
+            assert!(!is_shell_function(t), "{t}");
+        }
+    }
 }
