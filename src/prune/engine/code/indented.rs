@@ -9,7 +9,8 @@
 use super::super::draft::{is_blank, trimmed};
 use super::indent::PyLine;
 use super::outline::{
-    MAX_NESTING, Outline, Role, Unit, attach_preamble, first_keyword, is_attribute, is_import,
+    MAX_NESTING, Outline, Role, Unit, attach_preamble, first_keyword, is_attribute, is_end_closer,
+    is_import,
 };
 
 /// Outline of indentation languages.
@@ -83,8 +84,8 @@ impl Indent<'_> {
             let close = (self.end_closes
                 && end < hi
                 && self.s[end].indent == s.indent
-                && trimmed(self.lines[end]) == "end")
-                .then_some(end);
+                && is_end_closer(trimmed(self.lines[end])))
+            .then_some(end);
             let inner_end = end;
             let end = close.map_or(end, |c| c + 1);
             let keyword = first_keyword(t);

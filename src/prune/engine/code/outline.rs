@@ -91,7 +91,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
             braces += usize::from(t.ends_with('{'));
             colons += usize::from(is_py_opener(t));
             keyword_openers += usize::from(is_end_opener(t));
-            ends += usize::from(t == "end");
+            ends += usize::from(is_end_closer(t));
             if t.is_empty() {
                 Role::Blank
             } else {
@@ -204,6 +204,7 @@ pub(super) fn is_end_opener(t: &str) -> bool {
     let elixir = END_KEYWORDS_ELIXIR.contains(&word);
     ((matches!(word, "def" | "class" | "module") && t.len() > word.len())
         || (elixir && t.ends_with(" do"))
+        || fortran_procedure(t)
         || (word == "function" && t.contains('('))
         || (t.contains("= function(") && !word.is_empty()))
         && !t.ends_with(':')
@@ -212,6 +213,57 @@ pub(super) fn is_end_opener(t: &str) -> bool {
         && !t.ends_with("; end")
         && !(word == "def" && t.contains(") ="))
         && !t.starts_with("class <<")
+}
+
+/// A Fortran procedure's first line: `subroutine name(`, `program name`, or `function name(`
+/// after its prefixes and result type (`pure logical function eq(a, b)`, `module subroutine`,
+/// `real(dp) function norm(x)`), closed by `end subroutine name` ([`is_end_closer`]).
+fn fortran_procedure(t: &str) -> bool {
+    let mut words = t.split_whitespace().peekable();
+    // `real(dp)`, `type(string_type)`: a type and its parameters.
+    while words
+        .next_if(|w| FORTRAN_PREFIXES.contains(&w.split('(').next().unwrap_or(w)))
+        .is_some()
+    {}
+    matches!(
+        words.next(),
+        Some("subroutine" | "function" | "program" | "submodule")
+    ) && words
+        .next()
+        .is_some_and(|name| name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '('))
+}
+
+/// Words that may stand before a Fortran procedure's keyword: attributes and result types.
+const FORTRAN_PREFIXES: &[&str] = &[
+    "pure",
+    "impure",
+    "elemental",
+    "recursive",
+    "non_recursive",
+    "module",
+    "integer",
+    "real",
+    "logical",
+    "complex",
+    "character",
+    "double",
+    "precision",
+    "type",
+    "class",
+];
+
+/// A line closing a block that `end` closes: `end`, or Fortran's `end subroutine name`, `end
+/// function`, `end module name`, `end program` (also written `endsubroutine`).
+pub(super) fn is_end_closer(t: &str) -> bool {
+    if t == "end" {
+        return true;
+    }
+    let rest = t.strip_prefix("end").unwrap_or("");
+    let kind = rest.split_whitespace().next().unwrap_or("");
+    matches!(
+        kind,
+        "subroutine" | "function" | "module" | "program" | "submodule"
+    )
 }
 
 /// Elixir's definitions that open a `do ... end` block.
@@ -1612,6 +1664,26 @@ def c():
                 Some("nvm_has()".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn fortran_procedures_close_with_their_end_line() {
+        let f90 = "module stdlib_logger\n    implicit none\ncontains\n    pure logical function is_open(self)\n        is_open = self%unit > 0\n    end function is_open\n\n    subroutine log_error(self, message)\n        call write(self, message)\n    end subroutine log_error\nend module stdlib_logger\n";
+        let lines: Vec<&str> = f90.lines().collect();
+        let o = outline(&lines);
+        // `contains` at the module's indentation ends what the walk reads as its body; the
+        // procedures after it are definitions of their own.
+        let spans: Vec<_> = o.units.iter().map(|u| (u.sig.clone(), u.close)).collect();
+        assert_eq!(spans, [(3..4, Some(5)), (7..8, Some(9))]);
+        for (t, closes) in [
+            ("end subroutine log_error", true),
+            ("endfunction", true),
+            ("end", true),
+            ("end if", false),
+            ("endpoint = url", false),
+        ] {
+            assert_eq!(is_end_closer(t), closes, "{t}");
+        }
     }
 
     #[test]
