@@ -340,11 +340,7 @@ impl Braces<'_> {
     /// the `!`, so it is not one).
     fn wraps_items(&self, start: usize, i: usize, hi: usize, d: i32) -> bool {
         let head = trimmed(self.lines[start]);
-        let Some(name) = head
-            .strip_suffix('{')
-            .map(str::trim_end)
-            .and_then(|h| h.strip_suffix('!'))
-        else {
+        let Some(name) = opened_after(head, "!") else {
             return false;
         };
         if start != i
@@ -437,14 +433,18 @@ fn paren_balance(line: &str) -> i32 {
     })
 }
 
+/// What comes before `marker` on a line that ends with `marker {` (spaces allowed before the
+/// brace): `cfg_if` of `cfg_if! {`, `nvm_ls` of `nvm_ls() {`.
+fn opened_after<'t>(t: &'t str, marker: &str) -> Option<&'t str> {
+    t.strip_suffix('{')
+        .map(str::trim_end)
+        .and_then(|h| h.strip_suffix(marker))
+}
+
 /// A shell function's first line, `name() {` (also `name () {`, names like `nvm_ls-remote` or
 /// `git::clone`): a name and an empty parameter list opening a block.
 fn is_shell_function(t: &str) -> bool {
-    let Some(head) = t
-        .strip_suffix('{')
-        .map(str::trim_end)
-        .and_then(|h| h.strip_suffix("()"))
-    else {
+    let Some(head) = opened_after(t, "()") else {
         return false;
     };
     let name = head.trim_end();
