@@ -791,8 +791,16 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
                     // (`Elements select(`, `Connection data(`, `iterator node_data::begin(`).
                     let before = head[..head.len() - n.len()].trim_end();
                     // `name <- function(` (R), `exports.name = function(`: named below.
+                    // A modifier alone before its parameters and a block is a method's name
+                    // (Vue's `data() {`, `open() {`), not a modifier.
+                    let method = before.is_empty()
+                        && is_modifier(n)
+                        && *n != "async"
+                        && (t.ends_with(") {") || t.ends_with("){"));
                     !matches!(*n, "operator" | "function")
-                        && (after_type(before) || !(BLOCK_OPENERS.contains(n) || is_modifier(n)))
+                        && (after_type(before)
+                            || method
+                            || !(BLOCK_OPENERS.contains(n) || is_modifier(n)))
                 })
                 .or_else(|| {
                     (t.contains("=>") || t.contains("function"))
@@ -2055,6 +2063,8 @@ def c():
             ("template check(cond: untyped) =", "template check"),
             ("iterator out() { return out_; }", "out()"),
             ("proc downloadAndExtract*(", "downloadAndExtract()"),
+            ("  data() {", "data()"),
+            ("  open(path) {", "open()"),
             (
                 "    Context \"when the repo is empty\" {",
                 "Context \"when the repo is empty\"",
