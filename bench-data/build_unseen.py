@@ -25,7 +25,9 @@ Objective-C, F#, Groovy, PowerShell), two repositories each, one dev and one tes
 
 And langs3.jsonl, seven more (shell scripts, Vue single-file components, Solidity, Terraform,
 Nim, Crystal, Fortran), the same way with langs3_dev.txt and langs3_test.txt; langs4.jsonl
-(Emacs Lisp, Starlark, CMake, Svelte, Elm, Racket, CUDA) with langs4_dev.txt and langs4_test.txt.
+(Emacs Lisp, Starlark, CMake, Svelte, Elm, Racket, CUDA) with langs4_dev.txt and langs4_test.txt;
+langs5.jsonl (Pascal, SystemVerilog, CoffeeScript, Common Lisp, Tcl, GDScript) with langs5_dev.txt
+and langs5_test.txt.
 
 Repositories and pinned shas: bench-data/unseen_repos.txt (``owner/name <sha> <group>``).
 """
@@ -75,6 +77,13 @@ UNSEEN_GROUP_EXT = {
     "elm": {".elm": "elm"},
     "racket": {".rkt": "racket"},
     "cuda": {".cu": "cuda", ".cuh": "cuda"},
+    # langs5.jsonl
+    "pascal": {".pas": "pascal"},
+    "systemverilog": {".sv": "systemverilog", ".v": "systemverilog"},
+    "coffeescript": {".coffee": "coffeescript"},
+    "commonlisp": {".lisp": "commonlisp"},
+    "tcl": {".tcl": "tcl"},
+    "gdscript": {".gd": "gdscript"},
 }
 br.GROUP_EXT.update(UNSEEN_GROUP_EXT)
 
