@@ -190,8 +190,9 @@ fn docstrings(lines: &[&str], s: &[indent::PyLine]) -> Vec<bool> {
     out
 }
 
-/// A line opening a definition closed by `end` (Ruby, Crystal): `def`, `class` or `module`
-/// without a Python `:` or a `{`, not a one-line `def x = y` nor `class A; end`.
+/// A line opening a definition closed by `end` ([`is_end_closer`]): Ruby's and Crystal's `def`,
+/// `class` or `module` without a Python `:` or a `{` (not a one-line `def x = y` nor `class A;
+/// end`), Elixir's `do` blocks, Lua's and Julia's `function`, a Fortran procedure.
 pub(super) fn is_end_opener(t: &str) -> bool {
     let t = t
         .strip_prefix("private ")
