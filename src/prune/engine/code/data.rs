@@ -14,6 +14,7 @@
 use super::super::draft::{Draft, Reason, is_blank};
 use super::super::terms::Matches;
 use super::outline::Outline;
+use super::{MAX_POINTED_LINES, UNRANKED_TOP_SHARE};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -25,9 +26,6 @@ const DATA_SHARE: f32 = 0.85;
 const LINE_OF_BEST: f32 = 0.5;
 /// Lines kept on each side of a kept line, within what holds it.
 const CONTEXT: usize = 2;
-/// With no line holding a term, the file is kept from the top up to this share of its lines (a
-/// reader with nothing to go on reads from the top).
-const UNRANKED_TOP_SHARE: f32 = 0.5;
 
 /// Whether `lines`, outlined as `o`, are a configuration or data file: no definition outlined (or
 /// a JSON document, whose objects the brace outline takes for some) and at least [`DATA_SHARE`]
@@ -109,7 +107,7 @@ pub(super) fn decide(lines: &[&str], tree: &Tree, goal: &str, m: &Matches, draft
     let mut scores: Vec<f32> = (0..n).map(|i| m.line(i)).collect();
     let mut best = scores.iter().copied().fold(0.0, f32::max);
     // A key or coordinate the goal writes whole (`grpc.version`, `org.apache.tika:tika-core`) on
-    // a few lines points at them, as a quoted source line points at code.
+    // at most `MAX_POINTED_LINES` lines points at them, as a quoted source line points at code.
     let keys = written_keys(goal);
     let lowered: Vec<String> = if keys.is_empty() {
         Vec::new()
@@ -129,6 +127,7 @@ pub(super) fn decide(lines: &[&str], tree: &Tree, goal: &str, m: &Matches, draft
     let mut keep = vec![false; n];
     let mut score = vec![0.0f32; n];
     if best <= 0.0 {
+        // With no line holding a term, the file is kept from the top, as a definition file is.
         let top = ((n as f32) * UNRANKED_TOP_SHARE).ceil() as usize;
         keep[..top.min(n)].fill(true);
     } else {
@@ -184,9 +183,6 @@ fn bring(lines: &[&str], tree: &Tree, i: usize, s: f32, keep: &mut [bool], score
         up = tree.parent[k];
     }
 }
-
-/// A key written whole in the goal on more lines than this tells none of them apart.
-const MAX_POINTED_LINES: usize = 8;
 
 /// The keys and coordinates the goal writes whole, lowercase: words of at least five characters
 /// holding a `.`, `:`, `/` or `-` between letters or digits (`grpc.version`, `tika-core`,

@@ -98,8 +98,8 @@ const THIN_BODY_LINES: usize = 80;
 /// the traceback quotes or a message the goal repeats) scores at least this multiple of the best
 /// score by words: above all of them, since the failure ran through it.
 const EVIDENCE_OF_BEST: f32 = 1.5;
-/// A source line or inline code quoted in the goal that occurs on more lines than this tells none
-/// of them apart.
+/// A source line, inline code or (in a data file) a key quoted in the goal that occurs on more
+/// lines than this tells none of them apart.
 const MAX_POINTED_LINES: usize = 8;
 /// A frame's function name defined more often than this in the text (`new` in every `impl`) tells
 /// none of the definitions apart.
@@ -598,7 +598,8 @@ fn select(units: &[Unit], scores: &[f32], total_lines: usize) -> Vec<bool> {
 /// from the top. On the dev split of the code sets (realistic, multilang; defaults), 0.5 moved
 /// reduction/recall from 48.4/84.6 and 44.7/80.7 to 48.0/85.0 and 44.1/81.1, and the cases
 /// below the head of the file from 17 and 13 to 17 and 12; 0.3 kept no more gold lines for the
-/// bytes it cost, 0.15 changed nothing (a file's first definitions are most of that share).
+/// bytes it cost, 0.15 changed nothing (a file's first definitions are most of that share). A
+/// data file no line of which holds a term keeps this share of its lines from the top.
 const UNRANKED_TOP_SHARE: f32 = 0.5;
 
 /// The definitions kept when none ranks ([`UNRANKED_TOP_SHARE`]): in file order, while the bytes
