@@ -226,12 +226,10 @@ fn fortran_procedure(t: &str) -> bool {
         .next_if(|w| FORTRAN_PREFIXES.contains(&w.split('(').next().unwrap_or(w)))
         .is_some()
     {}
-    matches!(
-        words.next(),
-        Some("subroutine" | "function" | "program" | "submodule")
-    ) && words
-        .next()
-        .is_some_and(|name| name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '('))
+    words.next().is_some_and(|w| FORTRAN_UNITS.contains(&w))
+        && words
+            .next()
+            .is_some_and(|name| name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '('))
 }
 
 /// Words that may stand before a Fortran procedure's keyword: attributes and result types.
@@ -261,11 +259,12 @@ pub(super) fn is_end_closer(t: &str) -> bool {
     }
     let rest = t.strip_prefix("end").unwrap_or("");
     let kind = rest.split_whitespace().next().unwrap_or("");
-    matches!(
-        kind,
-        "subroutine" | "function" | "module" | "program" | "submodule"
-    )
+    kind == "module" || FORTRAN_UNITS.contains(&kind)
 }
+
+/// The Fortran blocks that define a procedure or a program: opened by [`fortran_procedure`] and
+/// closed by `end` and their kind ([`is_end_closer`]).
+const FORTRAN_UNITS: &[&str] = &["subroutine", "function", "program", "submodule"];
 
 /// Elixir's definitions that open a `do ... end` block.
 const END_KEYWORDS_ELIXIR: &[&str] = &[
