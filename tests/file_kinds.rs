@@ -9,6 +9,19 @@ use common::*;
 use regex::Regex;
 use serde_json::json;
 
+/// What the real binary's `read` shows of `src`, saved as `name` in a fresh root, for `question`.
+fn read_asking(name: &str, src: &str, question: &str) -> String {
+    let root = fixture_root();
+    std::fs::write(root.path().join(name), src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let r = c.call(
+        "read",
+        json!({"path": name, "context_focus_question": question}),
+    );
+    text(&r["result"]).to_string()
+}
+
 /// A pom whose versions sit in `<properties>` far above the dependencies that use them.
 fn pom() -> String {
     let mut s = String::from(
@@ -29,16 +42,8 @@ fn pom() -> String {
 
 #[test]
 fn a_pom_read_for_one_property_returns_it_with_what_holds_it() {
-    let root = fixture_root();
     let src = pom();
-    std::fs::write(root.path().join("pom.xml"), &src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
-    c.initialize();
-    let r = c.call(
-        "read",
-        json!({"path": "pom.xml", "context_focus_question": "Bump grpc.version from 1.65.1 to 1.66.0"}),
-    );
-    let shown = text(&r["result"]).to_string();
+    let shown = read_asking("pom.xml", &src, "Bump grpc.version from 1.65.1 to 1.66.0");
     assert!(
         shown.contains("<grpc.version>1.65.1</grpc.version>"),
         "{shown}"
@@ -62,7 +67,6 @@ fn a_pom_read_for_one_property_returns_it_with_what_holds_it() {
 
 #[test]
 fn a_haskell_module_names_the_equations_it_hides() {
-    let root = fixture_root();
     let mut src = String::from("module Checks where\n\nimport Data.List\n\n");
     for k in 0..30 {
         src.push_str(&format!(
@@ -70,14 +74,7 @@ fn a_haskell_module_names_the_equations_it_hides() {
         ));
     }
     src.push_str("quoteWarning :: String -> Bool\nquoteWarning s =\n    '\"' `elem` s\n");
-    std::fs::write(root.path().join("Checks.hs"), &src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
-    c.initialize();
-    let r = c.call(
-        "read",
-        json!({"path": "Checks.hs", "context_focus_question": "quoteWarning misses single quotes"}),
-    );
-    let shown = text(&r["result"]).to_string();
+    let shown = read_asking("Checks.hs", &src, "quoteWarning misses single quotes");
     assert!(shown.contains("quoteWarning s ="), "{shown}");
     let names = marker_names(&shown).join(", ");
     assert!(
