@@ -16,7 +16,6 @@ Usage:
 """
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -24,6 +23,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import build_realistic as br  # noqa: E402
+import build_multilang as bm  # noqa: E402  (the excluded list, the case writer)
 
 CAP_PER_FILE = 14
 # Candidates taken from the newest commits before spreading the pick over them.
@@ -61,6 +61,8 @@ def main():
         if not ln:
             continue
         repo, path, split = ln.split()
+        if bm.is_forbidden(repo):
+            sys.exit("repository evaluated elsewhere: %s" % repo)
         gitdir = br.find_gitdir(args.mirrors, repo)
         if gitdir is None:
             sys.exit("missing mirror for %s under %s (fetch it first)" % (repo, args.mirrors))
@@ -91,12 +93,8 @@ def main():
         print("%-28s %-48s %-5s %3d/%4d" % (repo, path, split, len(chosen), len(picked)),
               file=sys.stderr)
         cases.extend(chosen)
-    with open(args.out, "w") as f:
-        for c in cases:
-            f.write(json.dumps({k: c[k] for k in ("query", "text", "source_type", "gold_lines",
-                                                  "origin", "language", "repo", "commit",
-                                                  "split", "style")}) + "\n")
-    print("Total cases: %d -> %s" % (len(cases), args.out), file=sys.stderr)
+    bm.write_cases(args.out, cases, ["query", "text", "source_type", "gold_lines", "origin",
+                                     "language", "repo", "commit", "split", "style"], width=5)
 
 
 if __name__ == "__main__":
