@@ -62,10 +62,11 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
                 indent,
                 cont: brackets > 0 || backslash,
                 in_string: triple.is_some(),
-                // `#` (Python, Ruby, Elixir) or `--` (Lua).
+                // `#` (Python, Ruby, Elixir), `--` (Lua) or `//` (F#; never code at the start of
+                // a Python line).
                 comment: triple.is_none() && {
                     let t = trimmed_start(line);
-                    t.starts_with('#') || t.starts_with("--")
+                    t.starts_with('#') || t.starts_with("--") || t.starts_with("//")
                 },
                 colon: false,
                 equals: false,
@@ -112,6 +113,11 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
                 match b[i] {
                     // Not after a word or a bracket: Lua's length operator (`s:sub(#base)`).
                     b'#' if i == 0 || b[i - 1].is_ascii_whitespace() => break,
+                    // An F# or OCaml type variable (`GetService<'T>()`), no quote.
+                    b'\'' if is_type_variable(b, i) => {
+                        last = b'\'';
+                        last_at = i;
+                    }
                     q @ (b'"' | b'\'') => {
                         if b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q) {
                             triple = Some(q);
@@ -141,6 +147,20 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
             out
         })
         .collect()
+}
+
+/// True when the `'` at `b[i]` starts an ML type variable in a type's arguments: right after `<`
+/// and followed by a name that ends at `>` or `,` (`Option<'T>`, `Map<'K, 'V>`), where a quote
+/// would have closed (`x<'a'`, Ruby's `<<'EOF'`).
+fn is_type_variable(b: &[u8], i: usize) -> bool {
+    if i == 0 || b[i - 1] != b'<' || !b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    let end = b[i + 1..]
+        .iter()
+        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+        .map_or(b.len(), |k| i + 1 + k);
+    matches!(b.get(end), Some(b'>' | b','))
 }
 
 /// The line starts a `def`, `class` or `module` (a decorator's target, a Ruby method): no

@@ -1,6 +1,8 @@
 //! Outline of indentation languages: a statement ending with `:` (or with a lone `=` followed by
 //! deeper lines: Nim's `proc f() =`) opens a block made of the following lines indented deeper;
-//! `class` blocks are containers, other blocks are units. The same walk serves languages whose
+//! `class` blocks are containers, other blocks are units. F# and OCaml (the offside rule): a
+//! `let`, `member` or `type` line ending with `=` opens the deeper lines after it, and a `type`
+//! or `module` whose lines are such definitions is a container. The same walk serves languages whose
 //! `def`/`class`/`module` blocks close with an `end` at the opener's indentation (Ruby): that
 //! line is the block's closing line.
 //!
@@ -10,7 +12,7 @@ use super::super::draft::{is_blank, trimmed};
 use super::indent::PyLine;
 use super::outline::{
     MAX_NESTING, Outline, Role, Unit, attach_preamble, first_keyword, is_attribute, is_end_closer,
-    is_import,
+    is_import, is_ml_definition, is_ml_opener,
 };
 
 /// Outline of indentation languages.
@@ -21,6 +23,10 @@ pub(super) struct Indent<'a> {
     pub(super) s: &'a [PyLine],
     /// Blocks close with an `end` line at the opener's indentation (Ruby): it belongs to them.
     pub(super) end_closes: bool,
+    /// F# or OCaml ([`is_ml_opener`] lines outnumber the other openers): an ML definition
+    /// opens with its `=` or its `with`, and a `type` or `module` whose members are definitions
+    /// is a container.
+    pub(super) offside: bool,
 }
 
 impl Indent<'_> {
@@ -31,6 +37,25 @@ impl Indent<'_> {
         (last + 1..hi)
             .find(|&j| !is_blank(self.lines[j]) && !self.s[j].comment && !self.s[j].in_string)
             .is_some_and(|j| self.s[j].indent > self.s[first].indent)
+    }
+
+    /// Whether the block `lo..hi` holds ML definitions ([`is_ml_definition`]) at its own
+    /// indentation (a type's `member`s, a module's `let`s), so it is a container, not a union's
+    /// cases or a record's fields.
+    fn holds_definitions(&self, lo: usize, hi: usize) -> bool {
+        let code = |j: &usize| {
+            !is_blank(self.lines[*j])
+                && !self.s[*j].comment
+                && !self.s[*j].in_string
+                && !self.s[*j].cont
+        };
+        let Some(first) = (lo..hi).find(code) else {
+            return false;
+        };
+        let indent = self.s[first].indent;
+        (first..hi)
+            .filter(code)
+            .any(|j| self.s[j].indent == indent && is_ml_definition(trimmed(self.lines[j])))
     }
 
     /// Outlines the statements of lines `lo..hi` (one indentation level), `nest` classes deep (past
@@ -48,11 +73,23 @@ impl Indent<'_> {
                 last += 1;
             }
             let t = trimmed(self.lines[i]);
+            // F#'s `let f x = seq {` / `member _.Run() = task {`: the definition's body is the
+            // computation expression its first line opens, through the bracket's close.
+            let ml_bracket = self.offside
+                && last > i
+                && is_ml_definition(t)
+                && (t.ends_with('{') || t.ends_with('[') || t.ends_with("[|"));
+            let last = if ml_bracket { i } else { last };
             // Python's opener ends its last line (`def f(a,\n      b):`); a block that `end`
-            // closes is opened by its first (`function f(a,\n b)`, Ruby's and Lua's alike).
-            let opens = self.s[last].colon
+            // closes is opened by its first (`function f(a,\n b)`, Ruby's and Lua's alike); an
+            // ML definition by its `=` or a type's `with`, with deeper lines after it.
+            let opens = ml_bracket
+                || self.s[last].colon
                 || (self.end_closes && self.s[i].colon)
-                || (!self.end_closes && self.s[last].equals && self.deeper_after(i, last, hi));
+                || (!self.end_closes && self.s[last].equals && self.deeper_after(i, last, hi))
+                || (self.offside
+                    && is_ml_opener(trimmed(self.lines[last]))
+                    && self.deeper_after(i, last, hi));
             if !opens {
                 if is_attribute(t) {
                     o.roles[i..=last].fill(Role::Attr);
@@ -91,7 +128,10 @@ impl Indent<'_> {
             let keyword = first_keyword(t);
             if (keyword == "class"
                 || (self.end_closes
-                    && matches!(keyword, "module" | "defmodule" | "defprotocol" | "defimpl")))
+                    && matches!(keyword, "module" | "defmodule" | "defprotocol" | "defimpl"))
+                || (self.offside
+                    && matches!(keyword, "type" | "module" | "interface")
+                    && self.holds_definitions(last + 1, inner_end)))
                 && nest < MAX_NESTING
             {
                 o.roles[i..=last].fill(Role::Sig);

@@ -459,8 +459,16 @@ mod tests {
 
     #[test]
     fn ocaml_lets_stop_at_the_next_let_and_not_at_in() {
-        let src = "let rec walk t =\n  match t with\n  | Leaf -> 0\n  | Node (l, r) -> walk l + walk r\n\nlet size t =\n  let n = walk t\nin\n  n + 1\n";
+        // No line ends with the `=` that opens an indented body: the walks leave the file to
+        // the margin.
+        let src = "let rec walk t = match t with\n  | Leaf -> 0\n  | Node (l, r) -> walk l + walk r\n\nlet size t = let n = walk t\nin\n  n + 1\n";
         assert_eq!(labels(src), ["walk", "size"]);
+        // Where they do, the offside walk (`indented.rs`) outlines the lets, and the margin
+        // names nothing more.
+        let src = "let rec walk t =\n  match t with\n  | Leaf -> 0\n  | Node (l, r) -> walk l + walk r\n\nlet size t =\n  let n = walk t\n  in\n  n + 1\n";
+        let lines: Vec<&str> = src.lines().collect();
+        assert_eq!(outline(&lines).units.len(), 2);
+        assert_eq!(labels(src), Vec::<String>::new());
     }
 
     #[test]

@@ -83,7 +83,7 @@ pub(super) const MAX_SIG_LINES: usize = 12;
 
 /// Outlines `lines`, choosing indentation mode when `:`-opened blocks outnumber `{`-opened ones.
 pub(crate) fn outline(lines: &[&str]) -> Outline {
-    let (mut braces, mut colons, mut keyword_openers, mut ends) = (0, 0, 0, 0);
+    let (mut braces, mut colons, mut keyword_openers, mut ends, mut ml_openers) = (0, 0, 0, 0, 0);
     let roles = lines
         .iter()
         .map(|l| {
@@ -92,6 +92,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
             colons += usize::from(is_py_opener(t));
             keyword_openers += usize::from(is_end_opener(t));
             ends += usize::from(is_end_closer(t));
+            ml_openers += usize::from(is_ml_opener(t));
             if t.is_empty() {
                 Role::Blank
             } else {
@@ -111,7 +112,10 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
     };
     // Ruby-like: `def`/`class`/`module` blocks closed by `end` (at the opener's indentation).
     let end_blocks = keyword_openers > braces.max(colons) && ends * 2 >= keyword_openers;
-    if colons > braces || end_blocks {
+    // F# and OCaml: `let f x =`, `member this.Get() =`, `type Parser() =` open the lines indented
+    // deeper below them (the offside rule); `{` only opens records and computation expressions.
+    let offside = !end_blocks && ml_openers > braces.max(colons);
+    if colons > braces || end_blocks || offside {
         let mut s = indent::scan(lines);
         if end_blocks {
             for (l, line) in s.iter_mut().zip(lines) {
@@ -134,6 +138,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
             lines,
             s: &s,
             end_closes: end_blocks,
+            offside,
         }
         .level(&mut o, first_code, lines.len(), 0);
     } else {
@@ -276,6 +281,45 @@ const END_KEYWORDS_ELIXIR: &[&str] = &[
     "defprotocol",
     "defguard",
 ];
+
+/// The keywords that start an F# or OCaml definition (`let rec`, `static member`, `type X() =`,
+/// `module Routing =`, `and`, a constructor's `new`), first on its line.
+const ML_DEFINITION_KEYWORDS: &[&str] = &[
+    "let",
+    "member",
+    "override",
+    "abstract",
+    "default",
+    "static",
+    "type",
+    "module",
+    "and",
+    "new",
+    "interface",
+];
+
+/// True when `t` (a trimmed line) starts with an ML definition keyword
+/// ([`ML_DEFINITION_KEYWORDS`]).
+pub(super) fn is_ml_definition(t: &str) -> bool {
+    ML_DEFINITION_KEYWORDS.contains(&first_word(t))
+}
+
+/// An F# or OCaml definition whose body follows on deeper lines: an ML definition keyword
+/// ([`ML_DEFINITION_KEYWORDS`]) first and a lone `=` last (`let parse (s : string) =`, not
+/// `let x = 1` nor `a <= b`), or a type extended or implemented `with` members (`type
+/// HttpContext with`, `interface IDisposable with`).
+pub(super) fn is_ml_opener(t: &str) -> bool {
+    let b = t.as_bytes();
+    let lone_equals =
+        b.last() == Some(&b'=') && (b.len() < 2 || !b"=!<>:+-*/%&|^~.".contains(&b[b.len() - 2]));
+    (lone_equals && is_ml_definition(t))
+        || (t.ends_with(" with") && matches!(first_word(t), "type" | "interface" | "and"))
+}
+
+/// The first whitespace-separated word of `t`.
+fn first_word(t: &str) -> &str {
+    t.split_whitespace().next().unwrap_or("")
+}
 
 pub(super) fn is_py_opener(t: &str) -> bool {
     t.ends_with(':')
@@ -1632,6 +1676,40 @@ def c():
         let o = outline(&lines);
         assert_eq!(o.units.len(), 1);
         assert_eq!((o.units[0].sig.clone(), o.units[0].close), (1..3, Some(4)));
+    }
+
+    #[test]
+    fn fsharp_definitions_open_at_their_equals_and_types_hold_their_members() {
+        // F#: a type extended `with` members is a container of them; a `let` whose body is a
+        // computation expression opens at its first line; a union is one definition; the `{`
+        // of `task {` does not make the file a brace language.
+        let fs = "module Giraffe.Core\n\nopen System\n\ntype Color =\n    | Red\n    | Blue\n\ntype HttpContext with\n    /// The service.\n    member this.GetService<'T>() =\n        this.RequestServices.GetService(typeof<'T>) :?> 'T\n\n    member this.BindAsync() =\n        task {\n            return 1\n        }\n\nlet routes = seq {\n    yield 1\n}\n\nlet rec parse (s : string) =\n    s.Trim()\n";
+        let lines: Vec<&str> = fs.lines().collect();
+        let o = outline(&lines);
+        let spans: Vec<_> = o
+            .units
+            .iter()
+            .map(|u| (u.pre.clone(), u.sig.clone(), u.body.clone()))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (4..4, 4..5, 5..7),
+                (9..10, 10..11, 11..12),
+                (13..13, 13..14, 14..17),
+                (18..18, 18..19, 19..21),
+                (22..22, 22..23, 23..24),
+            ]
+        );
+        assert_eq!(o.containers, vec![8..17]);
+        assert_eq!(label(lines[10]).as_deref(), Some("GetService()"));
+        assert_eq!(label(lines[22]).as_deref(), Some("let parse"));
+        // `<'T` is a type variable, not a quote that would hide the line's `=`; `<'a =` opens one.
+        let s = super::super::indent::scan(&["member this.Get<'T>() =", "x<'a =", "s = 'T>'"]);
+        assert_eq!(
+            s.iter().map(|l| l.equals).collect::<Vec<_>>(),
+            [true, false, false]
+        );
     }
 
     #[test]
