@@ -643,6 +643,16 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
             return None;
         }
     }
+    if let Some((head, _)) = t.split_once("<-")
+        && let name = head.trim_end()
+        && !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        // R's names hold dots: `setequal.data.frame <- function(x, y)` is one name.
+        return Some(name);
+    }
     let cut = t.find(['(', '<', '=', ':', '{']).unwrap_or(t.len());
     trailing_ident(&t[..cut]).filter(|&name| name != "function")
 }
@@ -2015,6 +2025,10 @@ def c():
             ("function Get-ChildItemSize {", "function Get-ChildItemSize"),
             ("function add(a, b) {", "function add"),
             ("weighted_mean <- function(x, w) {", "weighted_mean()"),
+            (
+                "setequal.data.frame <- function(x, y, ...) {",
+                "setequal.data.frame()",
+            ),
             ("exports.render = function(view, options) {", "render()"),
             ("def []=(key, value)", "def []="),
             ("static {", "static"),
