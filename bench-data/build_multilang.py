@@ -71,10 +71,19 @@ def is_forbidden(repo):
     return low in FORBIDDEN_REPOS or low.split("/")[-1] in FORBIDDEN_NAMES
 
 
-def other_repo_lists():
-    """Repos of the existing sets (realistic, fresh, fresh2): not reused."""
+def other_repo_lists(own=None):
+    """Repos of the existing sets (realistic, fresh, fresh2): not reused. With `own` (the path of
+    the list being built), the repositories of every other set's list too (multilang, unseen,
+    margin, langs2..: ``*_repos.txt`` and ``langs*_dev.txt``/``langs*_test.txt``), so no two sets
+    share a repository."""
+    names = ["realistic_repos.txt", "fresh_repos.txt", "fresh2_repos.txt"]
+    if own is not None:
+        own = os.path.abspath(own)
+        names += sorted(n for n in os.listdir(HERE)
+                        if n.endswith("_repos.txt") or re.match(r"langs\d+_(dev|test)\.txt$", n))
+        names = [n for n in dict.fromkeys(names) if os.path.join(HERE, n) != own]
     seen = set()
-    for name in ("realistic_repos.txt", "fresh_repos.txt", "fresh2_repos.txt"):
+    for name in names:
         p = os.path.join(HERE, name)
         if os.path.exists(p):
             with open(p) as f:

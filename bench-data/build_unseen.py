@@ -27,7 +27,8 @@ And langs3.jsonl, seven more (shell scripts, Vue single-file components, Solidit
 Nim, Crystal, Fortran), the same way with langs3_dev.txt and langs3_test.txt; langs4.jsonl
 (Emacs Lisp, Starlark, CMake, Svelte, Elm, Racket, CUDA) with langs4_dev.txt and langs4_test.txt;
 langs5.jsonl (Pascal, SystemVerilog, CoffeeScript, Common Lisp, Tcl, GDScript) with langs5_dev.txt
-and langs5_test.txt.
+and langs5_test.txt; langs6.jsonl (SCSS, Nix, D, Ada, Haxe, Gleam, SQL) with langs6_dev.txt and
+langs6_test.txt.
 
 Repositories and pinned shas: bench-data/unseen_repos.txt (``owner/name <sha> <group>``).
 """
@@ -84,6 +85,14 @@ UNSEEN_GROUP_EXT = {
     "commonlisp": {".lisp": "commonlisp"},
     "tcl": {".tcl": "tcl"},
     "gdscript": {".gd": "gdscript"},
+    # langs6.jsonl
+    "scss": {".scss": "scss"},
+    "nix": {".nix": "nix"},
+    "d": {".d": "d"},
+    "ada": {".adb": "ada", ".ads": "ada"},
+    "haxe": {".hx": "haxe"},
+    "gleam": {".gleam": "gleam"},
+    "sql": {".sql": "sql"},
 }
 br.GROUP_EXT.update(UNSEEN_GROUP_EXT)
 
@@ -98,7 +107,7 @@ def main():
                     help="the split every case gets (margin.jsonl: dev, for the left-margin outline)")
     args = ap.parse_args()
     repos = br.read_repo_list(args.repos)
-    used = bm.other_repo_lists()
+    used = bm.other_repo_lists(args.repos)
     cases = []
     for repo, sha in repos:
         if bm.is_forbidden(repo) or repo.lower() in used:
