@@ -302,14 +302,24 @@ fn thin_body(
             }
             continue;
         }
-        // A long kept paragraph is a nested block: thin its inside, keeping its first and last
-        // lines (the opening and the closing).
+        // A long kept paragraph is a nested block: thin its inside, keeping the lines through
+        // its opening (comments may come first: `# entries, oldest first` above `entries = [`)
+        // and its last line (the closing).
         let end = (p.start..p.end)
             .rev()
             .find(|&i| !is_blank(lines[i]))
             .unwrap_or(p.start);
-        if end - p.start > THIN_BODY_LINES && depth < MAX_THIN_DEPTH {
-            thin_body(lines, p.start + 1..end, m, pointed, draft, depth + 1);
+        let code = |i: &usize| !is_blank(lines[*i]);
+        let opening = (p.start..end)
+            .filter(code)
+            .find(|&i| {
+                (i + 1..=end)
+                    .find(code)
+                    .is_some_and(|j| indent(lines[j]) > indent(lines[i]))
+            })
+            .unwrap_or(p.start);
+        if end - opening > THIN_BODY_LINES && depth < MAX_THIN_DEPTH {
+            thin_body(lines, opening + 1..end, m, pointed, draft, depth + 1);
         }
     }
 }
@@ -1042,6 +1052,31 @@ pub fn render_body(body: &Body) -> String {
         );
         assert!(!k.iter().any(|l| l.contains("step5(")), "{k:#?}");
         assert!(k.iter().any(|l| l.contains("new Promise")) && k.iter().any(|l| l.trim() == "});"));
+    }
+
+    #[test]
+    fn a_block_under_comments_is_thinned_inside_it() {
+        // Nix's news file: a comment above `news.entries = [`, then entries separated by blank
+        // lines, one about the goal. The comment's lines must not use up the nesting levels
+        // thinning goes down (one each, when a paragraph's first line was taken for its opening).
+        let mut src = String::from(
+            "{ config, lib, ... }:\n\nlet\n  cfg = config.news;\nin\n\n{\n  config = {\n    # Entries in chronological order; the time is\n    # formatted as given by\n    #\n    #     date --iso-8601=second --universal\n    #\n    # (on BSD, `date -u`).\n    news.entries = [\n",
+        );
+        for i in 0..40 {
+            let message = if i == 25 {
+                "services.dbus.packages = [ gnome3.dconf ];".to_owned()
+            } else {
+                format!("A new module is available: 'programs.tool{i}'.")
+            };
+            src.push_str(&format!(
+                "      {{\n        time = \"2018-01-{i:02}\";\n        message = \"{message}\";\n      }}\n\n"
+            ));
+        }
+        src.push_str("    ];\n  };\n}\n");
+        let k = kept(&src, "news: the gnome3.dconf alias is gone");
+        assert!(k.iter().any(|l| l.contains("gnome3.dconf")), "{k:#?}");
+        assert!(!k.iter().any(|l| l.contains("tool5'")), "{k:#?}");
+        assert!(k.iter().any(|l| l.contains("news.entries = [")), "{k:#?}");
     }
 
     /// `n` definitions of 10 lines each, one after the other.
