@@ -12,6 +12,7 @@
 //! fold an idle island (a lone header between two markers) into one marker
 //! (`Draft::drop_islands`).
 
+mod ada;
 mod braces;
 mod calls;
 mod data;

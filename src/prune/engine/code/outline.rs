@@ -7,6 +7,7 @@
 
 use super::super::draft::{is_blank, trimmed, trimmed_start};
 use super::super::evidence::trailing_ident;
+use super::ada;
 use super::braces::Braces;
 use super::indent;
 use super::indented::Indent;
@@ -84,6 +85,7 @@ pub(super) const MAX_SIG_LINES: usize = 12;
 /// Outlines `lines`, choosing indentation mode when `:`-opened blocks outnumber `{`-opened ones.
 pub(crate) fn outline(lines: &[&str]) -> Outline {
     let (mut braces, mut colons, mut keyword_openers, mut ends, mut ml_openers) = (0, 0, 0, 0, 0);
+    let mut named_ends = 0;
     let roles = lines
         .iter()
         .map(|l| {
@@ -93,6 +95,7 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
             keyword_openers += usize::from(is_end_opener(t));
             ends += usize::from(is_end_closer(t));
             ml_openers += usize::from(is_ml_opener(t));
+            named_ends += usize::from(ada::is_named_end(t));
             if t.is_empty() {
                 Role::Blank
             } else {
@@ -110,6 +113,21 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
         docstring: vec![false; lines.len()],
         in_string: vec![false; lines.len()],
     };
+    // Ada: blocks closed by `end Name;`.
+    if named_ends >= 2
+        && named_ends > braces.max(colons)
+        && lines.iter().any(|l| ada::starts_opener(trimmed(l)))
+    {
+        o.comment = lines
+            .iter()
+            .map(|l| trimmed_start(l).starts_with("--"))
+            .collect();
+        o.opens_comment = o.comment.clone();
+        o.in_string = vec![false; lines.len()];
+        let first_code = header(lines, &o.comment, &mut o.roles, |_| false);
+        ada::Ada { lines }.level(&mut o, first_code, lines.len(), 0);
+        return o;
+    }
     // Ruby-like: `def`/`class`/`module` blocks closed by `end` (at the opener's indentation).
     let end_blocks = keyword_openers > braces.max(colons) && ends * 2 >= keyword_openers;
     // F# and OCaml: `let f x =`, `member this.Get() =`, `type Parser() =` open the lines indented
@@ -544,6 +562,9 @@ pub(crate) fn unit_labels(lines: &[&str], o: &Outline) -> Vec<Option<String>> {
 /// `render(x) {`, `self.render = function`, `render: function`). `None` when there is none.
 pub(crate) fn defined_name(sig: &str) -> Option<&str> {
     let t = sig.trim_start();
+    if let Some((_, name)) = ada::header_name(t) {
+        return Some(name);
+    }
     let keyword = first_keyword(t);
     let ident = |s: &str| -> Option<usize> {
         let end = s
@@ -788,6 +809,9 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
     }
     if let Some(selector) = objc_method(t) {
         return Some(selector);
+    }
+    if let Some((kind, name)) = ada::header_name(t) {
+        return Some(cut_label(format!("{kind} {name}")));
     }
     let text = if keyword == "impl" {
         // `impl<T: X> Display for Foo<T> {` -> `impl Display for Foo`.
