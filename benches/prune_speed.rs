@@ -68,7 +68,7 @@ fn main() {
     // JS/TS, preprocessor lines for C). The baseline, measured in the same run on the same text,
     // is counting its o200k tokens once (what every pruned call does anyway).
     println!(
-        "\ncode per language, files of bench-data/{{realistic,multilang,unseen,margin,config,langs2,langs3,langs4}}.jsonl (plan + render, best of 3; x = plan time / o200k count time)"
+        "\ncode per language, files of bench-data/{{realistic,multilang,unseen,margin,config,langs2,langs3,langs4,langs6}}.jsonl (plan + render, best of 3; x = plan time / o200k count time)"
     );
     let texts = set_texts(&[
         "realistic.jsonl",
@@ -79,6 +79,7 @@ fn main() {
         "langs2.jsonl",
         "langs3.jsonl",
         "langs4.jsonl",
+        "langs6.jsonl",
     ]);
     let mut languages: Vec<&str> = texts.iter().map(|(l, _)| l.as_str()).collect();
     languages.sort_unstable();
