@@ -100,7 +100,10 @@ fn defined(t: &str) -> Option<String> {
 pub(super) fn header_name(t: &str) -> Option<(&str, &str)> {
     let mut rest = t.trim_start();
     for prefix in ["not overriding ", "overriding "] {
-        if rest.len() >= prefix.len() && rest[..prefix.len()].eq_ignore_ascii_case(prefix) {
+        if rest
+            .get(..prefix.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(prefix))
+        {
             rest = rest[prefix.len()..].trim_start();
         }
     }
@@ -112,7 +115,11 @@ pub(super) fn header_name(t: &str) -> Option<(&str, &str)> {
     }
     let mut after = rest[kind_end..].trim_start();
     let mut kind = kind;
-    if after.len() > 5 && after[..5].eq_ignore_ascii_case("body ") {
+    if after.len() > 5
+        && after
+            .get(..5)
+            .is_some_and(|h| h.eq_ignore_ascii_case("body "))
+    {
         kind = &rest[..rest.len() - after.len() + 4];
         after = after[5..].trim_start();
     } else if !(is("procedure") || (is("package") && rest.to_ascii_lowercase().ends_with(" is"))) {
@@ -281,6 +288,12 @@ mod tests {
         assert_eq!(
             header_name("package Alire.Index is"),
             Some(("package", "Alire.Index"))
+        );
+        // A prefix's length that ends inside a character: no panic, no header.
+        assert_eq!(header_name("overridingé x"), None);
+        assert_eq!(
+            header_name("package bodyé x is"),
+            Some(("package", "bodyé"))
         );
     }
 }
