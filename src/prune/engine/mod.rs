@@ -328,12 +328,12 @@ pub fn visible_lines(lines: &[&str], source: SourceType, plan: &Plan) -> Vec<boo
 /// the bodies of definitions whose signature was shown both lost recall for what they saved.
 const MORE_SHARE: f64 = 0.2;
 
-/// A plan for a second look at a text after a result that showed the lines flagged in `shown`:
-/// the lines it did not show that serve `goal` best, within `budget` and [`MORE_SHARE`] of their
-/// bytes, the rest behind named markers. Asked with the first question, it returns what that
+/// A plan for a second look at a text after a result that showed the lines flagged in `shown`: the
+/// lines it did not show that serve `goal` best, within `budget` and a fifth (`MORE_SHARE`) of
+/// their bytes, the rest behind named markers. Asked with the first question, it returns what that
 /// question ranked next; with a new one, what the new one needs that was not shown. Lines already
-/// shown are never returned again (NO_PRUNE lines included: they were shown). An empty goal
-/// ranks nothing: the unshown lines come in order from the top.
+/// shown are never returned again (NO_PRUNE lines included: they were shown). An empty goal ranks
+/// nothing: the unshown lines come in order from the top.
 pub fn plan_more(
     lines: &[&str],
     goal: &str,

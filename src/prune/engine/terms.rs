@@ -279,8 +279,9 @@ impl Query {
         mask
     }
 
-    /// [`Query::mask`] with a memo of identifiers already seen (code repeats its identifiers on
-    /// line after line, and splitting, lowercasing and stemming them is most of the work).
+    /// `Query::mask` (the test-only entry point) with a memo of identifiers already seen (code
+    /// repeats its identifiers on line after line, and splitting, lowercasing and stemming them
+    /// is most of the work).
     fn mask_memo<'t>(&self, line: &'t str, memo: &mut HashMap<&'t str, u64>) -> u64 {
         if self.index.is_empty() || self.prefilter.as_ref().is_some_and(|p| !p.is_match(line)) {
             return 0;

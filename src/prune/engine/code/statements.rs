@@ -33,9 +33,9 @@ pub(crate) struct Statement {
 }
 
 /// The named statements of `lines` outlined as `o` (its units labelled `labels`, as
-/// [`unit_labels`] gives them), in line order: at a file's or a container's level (lines the
-/// outline left loose, one-line declarations), and in the bodies of blocks that name nothing
-/// (`if TYPE_CHECKING:`, an anonymous `enum {`).
+/// [`unit_labels`](super::outline::unit_labels) gives them), in line order: at a file's or a
+/// container's level (lines the outline left loose, one-line declarations), and in the bodies of
+/// blocks that name nothing (`if TYPE_CHECKING:`, an anonymous `enum {`).
 pub(crate) fn statements(lines: &[&str], o: &Outline, labels: &[Option<String>]) -> Vec<Statement> {
     let n = lines.len().min(o.roles.len());
     // Signature lines of definitions and containers: named already.
