@@ -598,6 +598,7 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
             | "defmodule"
             | "defimpl"
             | "defprotocol"
+            | "module"
     ) || nim_definition(keyword, t)
     {
         let at = t.find(keyword).map_or(0, |k| k + keyword.len());
@@ -636,12 +637,19 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
                 rest = after.trim_start();
             }
         }
-        if matches!(keyword, "defmodule" | "defimpl" | "defprotocol") {
-            // A module's dotted name: `defmodule Phoenix.CodeReloader.Server do`.
+        if matches!(keyword, "defmodule" | "defimpl" | "defprotocol" | "module") {
+            // A module's path: `defmodule Phoenix.CodeReloader.Server do`, Elm's `module
+            // VirtualDom.Styled exposing`, Ruby's `module Rack::Utils`.
             let end = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':'))
                 .unwrap_or(rest.len());
-            return (end > 0).then(|| rest[..end].trim_end_matches('.'));
+            return (end > 0).then(|| rest[..end].trim_end_matches(['.', ':']));
+        }
+        if keyword == "type"
+            && let Some(after) = rest.strip_prefix("alias ")
+        {
+            // Elm's `type alias Model =`.
+            rest = after.trim_start();
         }
         if keyword == "function"
             && let Some(open) = rest.find('(')
@@ -2053,6 +2061,12 @@ def c():
                 "setequal.data.frame <- function(x, y, ...) {",
                 "setequal.data.frame()",
             ),
+            ("type alias Model =", "type Model"),
+            (
+                "module VirtualDom.Styled exposing",
+                "module VirtualDom.Styled",
+            ),
+            ("module Rack::Utils", "module Rack::Utils"),
             ("exports.render = function(view, options) {", "render()"),
             ("def []=(key, value)", "def []="),
             ("static {", "static"),
