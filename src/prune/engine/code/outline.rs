@@ -1122,7 +1122,8 @@ pub(super) fn assigned(t: &str, eq: usize) -> Option<String> {
             .unwrap_or(name.len());
         return (end > 0).then(|| format!("{first} {}", &name[..end]));
     }
-    let name = trailing_ident(left)?;
+    // A wildcard defines nothing: Go's `_ = x`, Haskell's `f _ = mempty`.
+    let name = trailing_ident(left).filter(|n| *n != "_")?;
     Some(
         if matches!(first, "const" | "static" | "let" | "var" | "val") && first != name {
             format!("{first} {name}")
@@ -1975,6 +1976,15 @@ def c():
         ] {
             assert_eq!(label(sig).as_deref(), name, "{sig}");
         }
+    }
+
+    #[test]
+    fn a_wildcard_defines_nothing() {
+        for t in ["_ = fmt.Sprintf(\"%d\", n)", "freeVars' _ = mempty"] {
+            assert_eq!(assigned(t, assignment(t).unwrap()), None, "{t}");
+        }
+        let t = "freeVars' e = freeVars' x";
+        assert!(assigned(t, assignment(t).unwrap()).is_some());
     }
 
     #[test]
