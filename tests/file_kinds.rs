@@ -7,18 +7,10 @@
 mod common;
 use common::*;
 use regex::Regex;
-use serde_json::json;
 
 /// What the real binary's `read` shows of `src`, saved as `name` in a fresh root, for `question`.
 fn read_asking(name: &str, src: &str, question: &str) -> String {
-    let root = fixture_root();
-    std::fs::write(root.path().join(name), src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
-    c.initialize();
-    let r = c.call(
-        "read",
-        json!({"path": name, "context_focus_question": question}),
-    );
+    let (_root, _client, r) = read_with_question(name, src, question);
     text(&r["result"]).to_string()
 }
 

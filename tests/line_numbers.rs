@@ -148,22 +148,13 @@ fn grep_with_a_question_keeps_the_matches_it_names() {
     assert!(t.len() <= 10240);
 }
 
-/// Writes `src` as `name` in a fresh root, and `read`s it with `question` over stdio: the root
-/// (kept alive while the client runs), the client and the response, whose text fits the default
-/// 10 KiB budget.
-fn read_with_question(
+/// [`read_with_question`], whose text must fit the default 10 KiB budget.
+fn read_within_budget(
     name: &str,
     src: &str,
     question: &str,
 ) -> (tempfile::TempDir, StdioClient, Value) {
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join(name), src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
-    c.initialize();
-    let r = c.call(
-        "read",
-        json!({"path": name, "context_focus_question": question}),
-    );
+    let (root, c, r) = read_with_question(name, src, question);
     assert!(text_of(&r).len() <= 10240, "{name}: over the budget");
     (root, c, r)
 }
@@ -180,7 +171,7 @@ fn a_large_file_read_with_a_question_has_the_relevant_definition_on_its_first_pa
             "/// Handles case {i}.\npub fn handle_case_{i}(state: &mut State) -> usize {{\n    let value = state.counter + {i};\n    state.history.push(value);\n    state.total += value;\n    value\n}}\n\n"
         ));
     }
-    let (_root, mut c, r) = read_with_question(
+    let (_root, mut c, r) = read_within_budget(
         "big.rs",
         &src,
         "how are \\u escape sequences decoded in strings?",
@@ -211,7 +202,7 @@ fn a_pasted_failure_brings_the_code_it_quotes_onto_the_first_page() {
     }
     let question = "Why does test_layout fail with a ValueError on a narrow column width?\n\
                     E       ValueError: column price cannot shrink below its gutter";
-    let (_root, mut c, r) = read_with_question("layout.py", &src, question);
+    let (_root, mut c, r) = read_within_budget("layout.py", &src, question);
     let t = text_of(&r);
     assert!(
         t.contains("cannot shrink below its gutter\")\n        column.width"),

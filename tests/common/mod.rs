@@ -17,6 +17,24 @@ pub fn bin() -> String {
     std::env::var("MCP_PRUNER_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_mcp-pruner").into())
 }
 
+/// Writes `src` as `name` in a fresh root and `read`s it with `question` over stdio: the root
+/// (kept alive while the client runs), the client and the response.
+pub fn read_with_question(
+    name: &str,
+    src: &str,
+    question: &str,
+) -> (tempfile::TempDir, StdioClient, Value) {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join(name), src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let r = c.call(
+        "read",
+        json!({"path": name, "context_focus_question": question}),
+    );
+    (root, c, r)
+}
+
 /// A temp root with a few files.
 pub fn fixture_root() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
