@@ -39,12 +39,11 @@ fn code(line: &str) -> &str {
     t
 }
 
-/// The line's first word, lowercased only when it is ASCII (keywords are).
-fn first_word(t: &str) -> String {
+/// True when the first word of `t` (a line's code) is `word` in any case.
+fn first_word_is(t: &str, word: &str) -> bool {
     t.split(|c: char| c.is_whitespace() || c == '(' || c == ';')
         .next()
-        .unwrap_or("")
-        .to_ascii_lowercase()
+        .is_some_and(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// True when `t` (a line's code) closes a named block: `end Parser;`, `end Alire.Index;`.
@@ -65,15 +64,15 @@ pub(super) fn is_named_end(t: &str) -> bool {
 
 /// True when `t` (a trimmed line) starts with an opener keyword, after `overriding`.
 pub(super) fn starts_opener(t: &str) -> bool {
-    let mut words = t.split_whitespace().map(str::to_ascii_lowercase);
-    let mut word = words.next().unwrap_or_default();
-    if word == "not" {
-        word = words.next().unwrap_or_default();
+    let mut words = t.split_whitespace();
+    let mut word = words.next().unwrap_or("");
+    if word.eq_ignore_ascii_case("not") {
+        word = words.next().unwrap_or("");
     }
-    if word == "overriding" {
-        word = words.next().unwrap_or_default();
+    if word.eq_ignore_ascii_case("overriding") {
+        word = words.next().unwrap_or("");
     }
-    OPENERS.contains(&word.as_str())
+    OPENERS.iter().any(|k| word.eq_ignore_ascii_case(k))
 }
 
 /// The name a header defines: the word after its keyword (`body` skipped), lowercased.
@@ -213,7 +212,7 @@ impl Ada<'_> {
                 i
             };
             let comment = |k: usize| trimmed(self.lines[k]).starts_with("--");
-            if first_word(t) == "package" && nest < MAX_NESTING {
+            if first_word_is(t, "package") && nest < MAX_NESTING {
                 o.roles[start..=last].fill(Role::Sig);
                 attach_preamble(self.lines, comment, &mut o.roles, start, lo, None);
                 o.roles[close] = Role::Close;

@@ -140,13 +140,16 @@ fn scan_with<const SKIP: bool>(lines: &[&str]) -> Vec<PyLine> {
             }
             backslash = triple.is_none() && trimmed(line).ends_with('\\');
             out.colon = triple.is_none() && brackets == 0 && last == b':';
-            out.equals = triple.is_none()
-                && brackets == 0
-                && last == b'='
-                && (last_at == 0 || !b"=!<>:+-*/%&|^~.".contains(&b[last_at - 1]));
+            out.equals = triple.is_none() && brackets == 0 && is_lone_equals(b, last_at);
             out
         })
         .collect()
+}
+
+/// True when `b[at]` is a lone `=`: an assignment or a definition's, not part of `==`, `<=`,
+/// `+=`, `:=` or another operator ending with `=`.
+pub(super) fn is_lone_equals(b: &[u8], at: usize) -> bool {
+    b.get(at) == Some(&b'=') && (at == 0 || !b"=!<>:+-*/%&|^~.".contains(&b[at - 1]))
 }
 
 /// True when the `'` at `b[i]` starts an ML type variable in a type's arguments: right after `<`

@@ -123,7 +123,6 @@ pub(crate) fn outline(lines: &[&str]) -> Outline {
             .map(|l| trimmed_start(l).starts_with("--"))
             .collect();
         o.opens_comment = o.comment.clone();
-        o.in_string = vec![false; lines.len()];
         let first_code = header(lines, &o.comment, &mut o.roles, |_| false);
         ada::Ada { lines }.level(&mut o, first_code, lines.len(), 0);
         return o;
@@ -327,9 +326,10 @@ pub(super) fn is_ml_definition(t: &str) -> bool {
 /// `let x = 1` nor `a <= b`), or a type extended or implemented `with` members (`type
 /// HttpContext with`, `interface IDisposable with`).
 pub(super) fn is_ml_opener(t: &str) -> bool {
-    let b = t.as_bytes();
-    let lone_equals =
-        b.last() == Some(&b'=') && (b.len() < 2 || !b"=!<>:+-*/%&|^~.".contains(&b[b.len() - 2]));
+    let lone_equals = t
+        .len()
+        .checked_sub(1)
+        .is_some_and(|at| indent::is_lone_equals(t.as_bytes(), at));
     (lone_equals && is_ml_definition(t))
         || (t.ends_with(" with") && matches!(first_word(t), "type" | "interface" | "and"))
 }
