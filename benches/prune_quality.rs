@@ -531,8 +531,8 @@ type Recall<'a> = dyn Fn(&dyn Fn(usize) -> bool) -> f64 + 'a;
 
 /// Recall and tokens after the first result (`plan`, or the raw text when `raw`) plus one
 /// `recover_text` by the same question: the lines the engine ranks next among those not shown
-/// ([`engine::plan_more`]), fitted to the tools' 10 KiB budget, as the tool returns them (numbered
-/// lines and named markers in the JSON result the model reads). A raw first result needs no
+/// ([`engine::plan_more`]), fitted to the tools' 10 KiB budget, as the tool returns them (the JSON
+/// result the model reads: lines and named markers, the ranges returned). A raw first result needs no
 /// second call.
 fn two_calls(
     case: &Case,
@@ -547,11 +547,18 @@ fn two_calls(
     }
     let budget = text_budget(TOOL_BUDGET, lines.len());
     let more = engine::plan_more(lines, &case.query, case.source, &plan.keep, budget);
-    let text = render::render(lines, &more, PRUNE_ID, true, Markers::Compact, true).pruned_text;
+    // The result as `recover_text` returns it with a question (schemaVersion 4): unnumbered lines
+    // and named markers, the ranges returned, no echo of the question.
+    let text = render::render(lines, &more, PRUNE_ID, false, Markers::Compact, true).pruned_text;
+    let returned = more.keep.iter().filter(|k| **k).count();
+    let ranges: Vec<serde_json::Value> = mcp_pruner::store::runs_of(&more.keep)
+        .into_iter()
+        .map(|r| serde_json::json!({"start_line": r.start + 1, "end_line": r.end}))
+        .collect();
     let result = serde_json::json!({
-        "summary": format!("{} lines for the question from {PRUNE_ID} ({} lines)", more.keep.iter().filter(|k| **k).count(), lines.len()),
+        "summary": format!("{returned} lines of {} from {PRUNE_ID} for the question, not shown before", lines.len()),
         "raw_text": text,
-        "metadata": {"prune_id": PRUNE_ID, "ranges": [], "line_numbering": "original", "total_lines": lines.len(), "total_bytes": case.text.len()},
+        "metadata": {"prune_id": PRUNE_ID, "ranges": ranges, "line_numbering": "original", "total_lines": lines.len(), "total_bytes": case.text.len(), "returned_lines": returned},
         "hasMore": false
     });
     let second = tokens::count(&result.to_string());

@@ -1558,7 +1558,7 @@ pub struct RecoverTextInput {
     pub context_focus_question: ::std::option::Option<FocusQuestion>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<Cursor>,
-    ///Prefix N│ (default true).
+    ///Prefix N│ (default true without a question).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub include_line_numbers: ::std::option::Option<bool>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1588,13 +1588,10 @@ pub struct RecoverTextResult {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RecoverTextResultMetadata {
-    ///Set when the lines were chosen for this question: raw_text holds them with markers for the rest.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub context_focus_question: ::std::option::Option<::std::string::String>,
     pub line_numbering: RecoverTextResultMetadataLineNumbering,
     pub prune_id: ::std::string::String,
     pub ranges: ::std::vec::Vec<LineRange>,
-    ///With a question: how many lines raw_text returns.
+    ///Set when the lines were chosen for a question: how many lines raw_text returns, with markers for the rest.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub returned_lines: ::std::option::Option<u64>,
     pub total_bytes: u64,

@@ -53,14 +53,25 @@ fn source() -> String {
     s
 }
 
-/// `N│ text` rows of a numbered text: (N, text).
-fn numbered(text: &str) -> Vec<(usize, String)> {
-    text.lines()
-        .filter_map(|l| {
-            let (n, rest) = l.split_once("│ ")?;
-            Some((n.parse().ok()?, rest.to_string()))
-        })
-        .collect()
+/// The rows of a result by question, each with its line number in the stored text, read as the
+/// model reads them: a marker `[… lines a-b]` says the next row is line b+1, every other row
+/// follows the one above, and the first starts at line 1. No row carries a `N│ ` prefix (the
+/// question form is unnumbered unless asked).
+fn located(text: &str) -> Vec<(usize, String)> {
+    let marker = regex::Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
+    let mut next = 1;
+    let mut rows = Vec::new();
+    for l in text.lines() {
+        if let Some(m) = marker.captures(l) {
+            let end = m.name("end").unwrap_or(m.name("start").unwrap());
+            next = end.as_str().parse::<usize>().unwrap() + 1;
+        } else {
+            assert!(!l.contains("│ "), "an unnumbered row: {l:?}");
+            rows.push((next, l.to_string()));
+            next += 1;
+        }
+    }
+    rows
 }
 
 #[test]
@@ -113,9 +124,10 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
     assert!(second["result"]["isError"] != true, "{second}");
     assert_valid_result("recover_text", &second["result"]);
     let r: Value = serde_json::from_str(text(&second["result"])).unwrap();
-    assert_eq!(r["metadata"]["context_focus_question"], q.as_str());
+    // The question is not echoed (the caller has it): what was chosen for it is `returned_lines`.
+    assert!(r["metadata"].get("context_focus_question").is_none(), "{r}");
     assert_eq!(r["hasMore"], false);
-    let rows = numbered(r["raw_text"].as_str().unwrap());
+    let rows = located(r["raw_text"].as_str().unwrap());
     assert_eq!(
         r["metadata"]["returned_lines"].as_u64().unwrap() as usize,
         rows.len()
@@ -136,18 +148,41 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
         .filter(|(_, l)| l.contains("pub fn parse_escape("))
         .collect();
     assert!(body_of_best.is_empty(), "parse_escape was shown already");
-    // Asked again, it goes on: no line comes back twice.
+    // Asked about another, it goes on: no line comes back twice. Asked with numbers, each row
+    // carries its line number.
+    let other = hidden
+        .iter()
+        .find(|n| n.as_str() != "parse_escape" && **n != target)
+        .unwrap();
     let third = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": format!("what does {other} return?"), "include_line_numbers": true}),
+    );
+    let r3: Value = serde_json::from_str(text(&third["result"])).unwrap();
+    let again: Vec<(usize, String)> = r3["raw_text"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let (n, rest) = l.split_once("│ ")?;
+            Some((n.trim().parse().ok()?, rest.to_string()))
+        })
+        .collect();
+    assert!(!again.is_empty(), "{}", r3["raw_text"]);
+    let same = c.call(
         "recover_text",
         json!({"prune_id": id, "context_focus_question": q}),
     );
-    let r3: Value = serde_json::from_str(text(&third["result"])).unwrap();
-    let again: HashSet<usize> = numbered(r3["raw_text"].as_str().unwrap())
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
-    for (n, _) in &rows {
-        assert!(!again.contains(n), "line {n} returned twice");
+    let r4: Value = serde_json::from_str(text(&same["result"])).unwrap();
+    for (n, _) in located(r4["raw_text"].as_str().unwrap()) {
+        assert!(
+            !rows.iter().any(|(m, _)| *m == n),
+            "line {n} returned twice"
+        );
+    }
+    for (n, line) in &again {
+        assert_eq!(raw[n - 1], line, "line {n} is the file's line {n}");
+        assert!(!rows.iter().any(|(m, _)| m == n), "line {n} returned twice");
     }
     assert!(
         first_lines.contains("pub fn parse_escape(input: &str, limit: usize) -> Option<usize> {")
@@ -167,7 +202,7 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
         json!({"prune_id": id2, "context_focus_question": q, "ranges": [{"start_line": 100, "end_line": 160}]}),
     );
     let rw: Value = serde_json::from_str(text(&within["result"])).unwrap();
-    for (n, _) in numbered(rw["raw_text"].as_str().unwrap()) {
+    for (n, _) in located(rw["raw_text"].as_str().unwrap()) {
         assert!(
             (100..=160).contains(&n),
             "line {n} outside the ranges asked for"
@@ -213,7 +248,7 @@ fn a_resource_read_with_a_question_returns_what_was_not_shown() {
     let read = c.request("resources/read", json!({ "uri": uri }));
     let contents = &read["result"]["contents"][0];
     assert_eq!(contents["uri"], uri.as_str(), "{read}");
-    let rows = numbered(contents["text"].as_str().unwrap());
+    let rows = located(contents["text"].as_str().unwrap());
     assert!(
         rows.iter()
             .any(|(_, l)| l.starts_with("pub fn verify_token(")),
@@ -227,7 +262,7 @@ fn a_resource_read_with_a_question_returns_what_was_not_shown() {
         );
     }
     let again = c.request("resources/read", json!({ "uri": uri }));
-    let second: HashSet<usize> = numbered(again["result"]["contents"][0]["text"].as_str().unwrap())
+    let second: HashSet<usize> = located(again["result"]["contents"][0]["text"].as_str().unwrap())
         .into_iter()
         .map(|(n, _)| n)
         .collect();
