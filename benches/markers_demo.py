@@ -50,6 +50,20 @@ class Client:
         self.p.wait(timeout=10)
 
 
+
+def located(text):
+    """Line numbers of the rows of a result by question, read as the model reads them: a marker
+    `[… lines a-b]` says the next row is line b+1, every other row follows the one above."""
+    rows, nxt = [], 1
+    for line in text.removesuffix("\n").split("\n"):
+        m = re.match(r"^\[… lines? (\d+)(?:-(\d+))?(?::.*)?\]$", line)
+        if m:
+            nxt = int(m.group(2) or m.group(1)) + 1
+        else:
+            rows.append(nxt)
+            nxt += 1
+    return rows
+
 def tokens(client, root, text):
     """o200k tokens of `text`, counted by the server (raw stdout of a pruned `bash`)."""
     with open(os.path.join(root, ".count.txt"), "w", encoding="utf-8") as f:
@@ -89,8 +103,7 @@ def main():
         shown = set(range(1, len(raw) + 1)) - hidden
         second = c.call("recover_text", {"prune_id": prune_id, "context_focus_question": again})
         result = json.loads(second["content"][0]["text"])
-        back = {int(l.split("│", 1)[0]) for l in result["raw_text"].split("\n")
-                if "│" in l and l.split("│", 1)[0].isdigit()}
+        back = set(located(result["raw_text"]))
         second_tokens = tokens(c, root, second["content"][0]["text"])
         raw_tokens = meta["pruning"]["tokens_before"]
         c.close()
