@@ -22,20 +22,20 @@ const QUESTIONS: &[&str] = &[
 ];
 const BUDGETS: &[u64] = &[2048, 6000, 10240, 40000];
 
-/// Checks every marker of `text` against the raw `lines` (1-based ranges, via recover_text).
+/// Checks every marker of `shown` against the raw `lines` (1-based ranges, via recover_text).
 /// Canonical markers (`prune_text`) name their prune id; compact ones (`read`, `bash`) number
 /// lines of the prune id the text's one note names.
-fn check_markers(c: &mut StdioClient, text: &str, raw: &[&str], what: &str) -> usize {
+fn check_markers(c: &mut StdioClient, shown: &str, raw: &[&str], what: &str) -> usize {
     let re = Regex::new(mcp_pruner::prune::render::MARKER_PATTERN).unwrap();
     let compact = Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
     let note =
         Regex::new(r"\[pruned (?:\w+ )?lines: recover_text prune_id=(?<id>[^\s\]]+)\]").unwrap();
     let noted: Vec<String> = note
-        .captures_iter(text)
+        .captures_iter(shown)
         .map(|m| m["id"].to_string())
         .collect();
     let mut n = 0;
-    for line in text.lines() {
+    for line in shown.lines() {
         let (id, a, b) = if let Some(m) = re.captures(line) {
             let (a, b) = (
                 m["start"].parse::<usize>().unwrap(),
@@ -51,7 +51,7 @@ fn check_markers(c: &mut StdioClient, text: &str, raw: &[&str], what: &str) -> u
             assert_eq!(
                 noted.len(),
                 1,
-                "{what}: one note names the prune id:\n{text}"
+                "{what}: one note names the prune id:\n{shown}"
             );
             let a = m["start"].parse::<usize>().unwrap();
             let b = m.name("end").map_or(a, |e| e.as_str().parse().unwrap());
@@ -64,16 +64,12 @@ fn check_markers(c: &mut StdioClient, text: &str, raw: &[&str], what: &str) -> u
             json!({"prune_id": id, "ranges": [{"start_line": a, "end_line": b}],
                    "include_line_numbers": false, "max_output_bytes": 4_000_000}),
         );
-        let got: Value = serde_json::from_str(text_of(&r)).unwrap();
+        let got: Value = serde_json::from_str(text(&r["result"])).unwrap();
         let want: String = raw[a - 1..b].iter().map(|l| format!("{l}\n")).collect();
         assert_eq!(got["raw_text"], want, "{what}: {line}");
         n += 1;
     }
     n
-}
-
-fn text_of(r: &Value) -> &str {
-    text(&r["result"])
 }
 
 #[test]
@@ -105,7 +101,7 @@ fn every_marker_cites_raw_lines_for_every_tool_and_budget() {
                     ),
                 ] {
                     let r = c.call(tool, args);
-                    let t = text_of(&r);
+                    let t = text(&r["result"]);
                     assert!(
                         t.len() as u64 <= budget,
                         "{what}: {tool} text {} bytes",
@@ -117,8 +113,11 @@ fn every_marker_cites_raw_lines_for_every_tool_and_budget() {
                     "prune_text",
                     json!({"text": raw_text, "goal_hint": q, "max_output_bytes": budget}),
                 );
-                assert!(text_of(&r).len() as u64 <= budget, "{what}: prune_text");
-                let v: Value = serde_json::from_str(text_of(&r)).unwrap();
+                assert!(
+                    text(&r["result"]).len() as u64 <= budget,
+                    "{what}: prune_text"
+                );
+                let v: Value = serde_json::from_str(text(&r["result"])).unwrap();
                 let pruned = v["pruned_text"].as_str().unwrap();
                 markers += check_markers(&mut c, pruned, &raw, &format!("prune_text {what}"));
                 let before = mcp_pruner::tokens::count(&raw_text);
@@ -143,7 +142,7 @@ fn grep_with_a_question_keeps_the_matches_it_names() {
                "context_focus_question": "where is the widest marker computed?"}),
     );
     assert_valid_result("grep", &r["result"]);
-    let t = text_of(&r);
+    let t = text(&r["result"]);
     assert!(t.contains("fn widest_marker("), "{t}");
     assert!(t.len() <= 10240);
 }
@@ -155,7 +154,7 @@ fn read_within_budget(
     question: &str,
 ) -> (tempfile::TempDir, StdioClient, Value) {
     let (root, c, r) = read_with_question(name, src, question);
-    assert!(text_of(&r).len() <= 10240, "{name}: over the budget");
+    assert!(text(&r["result"]).len() <= 10240, "{name}: over the budget");
     (root, c, r)
 }
 
@@ -176,7 +175,7 @@ fn a_large_file_read_with_a_question_has_the_relevant_definition_on_its_first_pa
         &src,
         "how are \\u escape sequences decoded in strings?",
     );
-    let t = text_of(&r);
+    let t = text(&r["result"]);
     assert!(
         t.contains("u32::from_str_radix"),
         "relevant body not on the first page:\n{t}"
@@ -203,7 +202,7 @@ fn a_pasted_failure_brings_the_code_it_quotes_onto_the_first_page() {
     let question = "Why does test_layout fail with a ValueError on a narrow column width?\n\
                     E       ValueError: column price cannot shrink below its gutter";
     let (_root, mut c, r) = read_within_budget("layout.py", &src, question);
-    let t = text_of(&r);
+    let t = text(&r["result"]);
     assert!(
         t.contains("cannot shrink below its gutter\")\n        column.width"),
         "the method raising the pasted message is not on the first page:\n{t}"

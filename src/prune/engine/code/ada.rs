@@ -75,28 +75,12 @@ pub(super) fn starts_opener(t: &str) -> bool {
     OPENERS.iter().any(|k| word.eq_ignore_ascii_case(k))
 }
 
-/// The name a header defines: the word after its keyword (`body` skipped), lowercased.
-fn defined(t: &str) -> Option<String> {
-    let mut words = t
-        .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
-        .filter(|w| !w.is_empty());
-    loop {
-        let w = words.next()?.to_ascii_lowercase();
-        if matches!(w.as_str(), "not" | "overriding" | "body" | "type")
-            || OPENERS.contains(&w.as_str())
-        {
-            continue;
-        }
-        return Some(w);
-    }
-}
-
-/// The name an Ada header defines and the words before it, for the opener keywords other
-/// languages do not share or use otherwise (`procedure`, `package ... is`, `package body`, `task
-/// body`, `protected body`; `function` is every language's): `procedure Rebuild (A : String)
-/// is` -> (`procedure`, `Rebuild`), `package body Alire.Index is` -> (`package body`,
-/// `Alire.Index`). `None` for anything else (Java's `package com.acme;`, `protected void f()`).
-pub(super) fn header_name(t: &str) -> Option<(&str, &str)> {
+/// An Ada header read from its opener keyword (after `overriding` or `not overriding`): the
+/// keyword with the `body` or `type` written after it, and the name it defines as written, up to a
+/// space, `(` or `;`. `procedure Rebuild (A : String) is` -> (`procedure`, `Rebuild`),
+/// `package body Alire.Index is` -> (`package body`, `Alire.Index`), `function "+" (L, R : T)` ->
+/// (`function`, `"+"`). `None` when `t` opens with no opener keyword or names nothing.
+fn parse_header(t: &str) -> Option<(&str, &str)> {
     let mut rest = t.trim_start();
     for prefix in ["not overriding ", "overriding "] {
         if rest
@@ -106,30 +90,62 @@ pub(super) fn header_name(t: &str) -> Option<(&str, &str)> {
             rest = rest[prefix.len()..].trim_start();
         }
     }
-    let kind_end = rest.find(char::is_whitespace)?;
-    let kind = &rest[..kind_end];
-    let is = |k: &str| kind.eq_ignore_ascii_case(k);
-    if !(is("procedure") || is("package") || is("task") || is("protected")) {
+    let keyword_end = rest.find(char::is_whitespace)?;
+    if !OPENERS
+        .iter()
+        .any(|k| rest[..keyword_end].eq_ignore_ascii_case(k))
+    {
         return None;
     }
-    let mut after = rest[kind_end..].trim_start();
-    let mut kind = kind;
-    if after.len() > 5
-        && after
-            .get(..5)
-            .is_some_and(|h| h.eq_ignore_ascii_case("body "))
-    {
-        kind = &rest[..rest.len() - after.len() + 4];
-        after = after[5..].trim_start();
-    } else if !(is("procedure") || (is("package") && rest.to_ascii_lowercase().ends_with(" is"))) {
-        // Java's `package com.acme;` and `protected void run()` are no Ada headers; Ada's
-        // `task type` and `protected type` are no definitions with a body of their own.
-        return None;
+    let mut kind = &rest[..keyword_end];
+    let mut after = rest[keyword_end..].trim_start();
+    for second in ["body ", "type "] {
+        if after
+            .get(..second.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(second))
+        {
+            kind = &rest[..rest.len() - after.len() + second.len() - 1];
+            after = after[second.len()..].trim_start();
+            break;
+        }
     }
     let end = after
-        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .find(|c: char| c.is_whitespace() || c == '(' || c == ';')
         .unwrap_or(after.len());
     (end > 0).then(|| (kind, &after[..end]))
+}
+
+/// The name a header defines, lowercased: what its `end Name;` must repeat.
+fn defined(t: &str) -> Option<String> {
+    parse_header(t).map(|(_, name)| name.to_ascii_lowercase())
+}
+
+/// The name an Ada header defines and the words before it, for the opener keywords other
+/// languages do not share or use otherwise (`procedure`, `package ... is`, `package body`, `task
+/// body`, `protected body`; `function` is every language's): `procedure Rebuild (A : String)
+/// is` -> (`procedure`, `Rebuild`), `package body Alire.Index is` -> (`package body`,
+/// `Alire.Index`). `None` for anything else (Java's `package com.acme;`, `protected void f()`).
+pub(super) fn header_name(t: &str) -> Option<(&str, &str)> {
+    let (kind, name) = parse_header(t)?;
+    let keyword = kind.split_whitespace().next().unwrap_or(kind);
+    let is = |k: &str| keyword.eq_ignore_ascii_case(k);
+    let has_body =
+        kind.len() > keyword.len() && kind[keyword.len()..].trim().eq_ignore_ascii_case("body");
+    let ends_with_is = t
+        .trim_end()
+        .get(t.trim_end().len().saturating_sub(3)..)
+        .is_some_and(|e| e.eq_ignore_ascii_case(" is"));
+    // Java's `package com.acme;` and `protected void run()` are no Ada headers; Ada's `task
+    // type` and `protected type` are no definitions with a body of their own.
+    let ada = if has_body {
+        is("procedure") || is("package") || is("task") || is("protected")
+    } else {
+        is("procedure") || is("package") && ends_with_is
+    };
+    let end = name
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(name.len());
+    (ada && end > 0).then(|| (kind, &name[..end]))
 }
 
 /// The walk over Ada's named blocks.
