@@ -350,11 +350,15 @@ impl HttpServer {
                 let Ok(v) = serde_json::from_str::<Value>(&line) else {
                     continue;
                 };
-                if !sent && v["event"] == "mcp_pruner.ready" {
-                    let _ = tx.send(v["data"]["port"].as_u64().unwrap() as u16);
+                // Logged before the port is sent: a test that reads the logs once the server
+                // is up finds the ready line in them.
+                let ready = (!sent && v["event"] == "mcp_pruner.ready")
+                    .then(|| v["data"]["port"].as_u64().unwrap() as u16);
+                logs2.lock().unwrap().push(v);
+                if let Some(port) = ready {
+                    let _ = tx.send(port);
                     sent = true;
                 }
-                logs2.lock().unwrap().push(v);
             }
         });
         let port = rx
