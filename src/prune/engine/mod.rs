@@ -322,10 +322,11 @@ pub fn visible_lines(lines: &[&str], source: SourceType, plan: &Plan) -> Vec<boo
 /// Of the lines a first result did not show, at most this share of their bytes comes back for a
 /// second question (or the same one asked again): the most relevant of them. Asked with the same
 /// question on the dev split of the code sets (realistic, multilang, issue reports), first result
-/// plus this call: 0.5 kept 89.6/87.7/90.4% of the gold lines at 19.4/17.1/11.8% fewer tokens
-/// than the raw file, 0.3 88.3/86.3/87.6% at 27.8/23.6/19.4%, 0.2 88.0/84.4/86.8% at
-/// 32.9/27.3/23.3%. Candidates scoring under a share of the best line (0.3, 0.5) and a boost for
-/// the bodies of definitions whose signature was shown both lost recall for what they saved.
+/// plus this call as `recover_text` returns it (schemaVersion 4; stop 50): 0.5 kept
+/// 89.8/88.3/90.9% of the gold lines at 19.3/16.3/12.3% fewer tokens than the raw file, 0.3
+/// 88.5/86.8/88.3% at 27.0/23.3/19.2%, 0.2 88.4/85.5/87.6% at 31.8/27.0/22.8%. Candidates
+/// scoring under a share of the best line (0.3, 0.5) and a boost for the bodies of definitions
+/// whose signature was shown both lost recall for what they saved.
 const MORE_SHARE: f64 = 0.2;
 
 /// A plan for a second look at a text after a result that showed the lines flagged in `shown`: the
