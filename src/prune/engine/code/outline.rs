@@ -1209,11 +1209,32 @@ pub(super) fn is_declaration(line: &str) -> bool {
     )
 }
 
+/// A line that is an attribute of the definition below it: Rust's `#[...]`, Java's and Python's
+/// `@Name`, C#'s `[Name]` ([`is_bracket_attribute`]), and C and C++'s on a line of their own, GNU's
+/// `__attribute__((destructor))` and the standard `[[nodiscard]]`.
 pub(super) fn is_attribute(t: &str) -> bool {
     t.starts_with("#[")
         || t.starts_with("#![")
         || (t.starts_with('@') && t.len() > 1 && t.as_bytes()[1].is_ascii_alphabetic())
         || is_bracket_attribute(t)
+        || t.starts_with("__attribute__") && t.ends_with("))")
+        || is_standard_attribute(t)
+}
+
+/// C++'s standard attribute on a line of its own: `[[nodiscard]]`, `[[gnu::always_inline]]`,
+/// `[[deprecated("use g")]]`: a name (maybe namespaced) right after `[[`, then `]]` or its
+/// arguments. Not a nested vector (Clojure's `[[k v] m]`).
+fn is_standard_attribute(t: &str) -> bool {
+    let Some(inner) = t.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) else {
+        return false;
+    };
+    let end = inner
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+        .unwrap_or(inner.len());
+    end > 0 && inner.starts_with(|c: char| c.is_ascii_alphabetic()) && {
+        let rest = &inner[end..];
+        rest.is_empty() || rest.starts_with('(')
+    }
 }
 
 /// C#'s attributes: a line that is one bracketed list of names, each maybe with arguments
@@ -1926,6 +1947,35 @@ def c():
         assert_eq!(
             unit_labels(&lines, &o),
             [Some("A()".to_string()), Some("B()".to_string())]
+        );
+    }
+
+    /// C and C++ attributes on a line of their own belong to the function below: its label is
+    /// the function's (before, `__attribute__((destructor))` read `__attribute__()`), and a
+    /// Clojure vector of vectors is no attribute.
+    #[test]
+    fn c_and_cpp_attribute_lines_are_the_functions_preamble() {
+        for t in [
+            "__attribute__((destructor))",
+            "[[nodiscard]]",
+            "[[gnu::always_inline]]",
+            "[[deprecated(\"use at_pointer\")]]",
+        ] {
+            assert!(is_attribute(t), "{t}");
+        }
+        for t in ["[[k v] m]", "[[1 2] [3 4]]", "[[self alloc] init];", "[[]]"] {
+            assert!(!is_attribute(t), "{t}");
+        }
+        let src = "#include <stdlib.h>\n\n__attribute__((destructor))\nstatic void free_args_mem(void) {\n  free(args_mem);\n}\n\n[[nodiscard]]\nint twice(int x) {\n  return 2 * x;\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!((o.roles[2], o.roles[7]), (Role::Pre(0), Role::Pre(1)));
+        assert_eq!(
+            unit_labels(&lines, &o),
+            [
+                Some("free_args_mem()".to_string()),
+                Some("twice()".to_string())
+            ]
         );
     }
 
