@@ -22,6 +22,7 @@ use mcp_pruner::contract::types::SourceType;
 use mcp_pruner::prune::engine::{self, Limits, TextBudget};
 use mcp_pruner::prune::render::{self, Markers};
 use mcp_pruner::tokens;
+use mcp_pruner::tools::recover_text;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A recovery id in the store's format (`prn_<n>_<tag>`, a 64-bit tag in 20 decimal digits), so
@@ -547,21 +548,20 @@ fn two_calls(
     }
     let budget = text_budget(TOOL_BUDGET, lines.len());
     let more = engine::plan_more(lines, &case.query, case.source, &plan.keep, budget);
-    // The result as `recover_text` returns it with a question (schemaVersion 4): unnumbered lines
-    // and named markers, the ranges returned, no echo of the question.
-    let text = render::render(lines, &more, PRUNE_ID, false, Markers::Compact, true).pruned_text;
-    let returned = more.keep.iter().filter(|k| **k).count();
-    let ranges: Vec<serde_json::Value> = mcp_pruner::store::runs_of(&more.keep)
-        .into_iter()
-        .map(|r| serde_json::json!({"start_line": r.start + 1, "end_line": r.end}))
-        .collect();
-    let result = serde_json::json!({
-        "summary": format!("{returned} lines of {} from {PRUNE_ID} for the question, not shown before", lines.len()),
-        "raw_text": text,
-        "metadata": {"prune_id": PRUNE_ID, "ranges": ranges, "line_numbering": "original", "total_lines": lines.len(), "total_bytes": case.text.len(), "returned_lines": returned},
-        "hasMore": false
-    });
-    let second = tokens::count(&result.to_string());
+    // The result as `recover_text` returns it with a question, built by the tool's own code.
+    let result = recover_text::question_result(
+        lines,
+        &more,
+        PRUNE_ID,
+        false,
+        case.text.ends_with('\n'),
+        case.text.len() as u64,
+    );
+    let second = tokens::count(
+        &serde_json::to_value(&result)
+            .expect("a result serializes")
+            .to_string(),
+    );
     (
         recall(&|i| plan.keep[i] || more.keep[i]),
         first_tokens + second,
