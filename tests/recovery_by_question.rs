@@ -76,17 +76,10 @@ fn located(text: &str) -> Vec<(usize, String)> {
 
 #[test]
 fn markers_name_what_they_hide_and_a_question_brings_it_back() {
-    let root = fixture_root();
     let src = source();
-    std::fs::write(root.path().join("util.rs"), &src).unwrap();
     let raw: Vec<&str> = src.lines().collect();
-    let mut c = StdioClient::spawn(root.path(), &[]);
-    c.initialize();
-
-    let first = c.call(
-        "read",
-        json!({"path": "util.rs", "context_focus_question": "how does parse_escape handle the limit?"}),
-    );
+    let (_root, mut c, first) =
+        read_with_question("util.rs", &src, "how does parse_escape handle the limit?");
     let shown = text(&first["result"]).to_string();
     assert!(shown.contains("pub fn parse_escape("), "{shown}");
     // The markers name hidden definitions, as the language writes them.
@@ -228,16 +221,10 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
 /// count as shown (asked again, none comes back). A query other than one question names `/uri`.
 #[test]
 fn a_resource_read_with_a_question_returns_what_was_not_shown() {
-    let root = fixture_root();
     let src = source();
-    std::fs::write(root.path().join("util.rs"), &src).unwrap();
     let raw: Vec<&str> = src.lines().collect();
-    let mut c = StdioClient::spawn(root.path(), &[]);
-    c.initialize();
-    let first = c.call(
-        "read",
-        json!({"path": "util.rs", "context_focus_question": "how does parse_escape handle the limit?"}),
-    );
+    let (_root, mut c, first) =
+        read_with_question("util.rs", &src, "how does parse_escape handle the limit?");
     let shown = text(&first["result"]).to_string();
     assert!(!shown.contains("pub fn verify_token("), "{shown}");
     let id = structured(&first["result"])["pruning"]["prune_id"]

@@ -131,9 +131,9 @@ pub(super) fn header_name(t: &str) -> Option<(&str, &str)> {
     let is = |k: &str| keyword.eq_ignore_ascii_case(k);
     let has_body =
         kind.len() > keyword.len() && kind[keyword.len()..].trim().eq_ignore_ascii_case("body");
-    let ends_with_is = t
-        .trim_end()
-        .get(t.trim_end().len().saturating_sub(3)..)
+    let line = t.trim_end();
+    let ends_with_is = line
+        .get(line.len().saturating_sub(3)..)
         .is_some_and(|e| e.eq_ignore_ascii_case(" is"));
     // Java's `package com.acme;` and `protected void run()` are no Ada headers; Ada's `task
     // type` and `protected type` are no definitions with a body of their own.
