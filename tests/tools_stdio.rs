@@ -220,7 +220,7 @@ fn bash_timeout_kills_background_children() {
     let t = Instant::now();
     let r = c.call(
         "bash",
-        json!({"cmd":"(trap '' TERM; sleep 60) & echo $! > child.pid; sleep 60","timeout_ms":500}),
+        json!({"cmd":"(trap '' TERM; sleep 60) & echo $! > child.pid; sleep 60","timeout_ms":2000}),
     )["result"]
         .clone();
     assert!(t.elapsed() < Duration::from_secs(10));
@@ -232,7 +232,7 @@ fn bash_timeout_kills_background_children() {
             s["error"]["reason"].clone(),
             s["error"]["timeoutMs"].clone()
         ),
-        (json!("TOOL_TIMEOUT"), json!("timeout"), json!(500))
+        (json!("TOOL_TIMEOUT"), json!("timeout"), json!(2000))
     );
     let pid: i32 = std::fs::read_to_string(root.path().join("child.pid"))
         .unwrap()
@@ -253,12 +253,14 @@ fn bash_timeout_kills_descendants_that_left_the_group() {
     // One child moves to its own process group (`set -m` job control), one to its own session
     // (`setsid`), and one is a double-forked daemon: its parent subshell has exited before the
     // timeout, so no parent links it to the command any more (the shepherd adopts it). All three
-    // ignore SIGTERM. The call times out while they run.
+    // ignore SIGTERM. The command waits until all three have written their pids (a loaded machine
+    // can take longer than a short timeout to start them), then the call times out while they run.
     let cmd = "set -m; (trap '' TERM; sleep 60) & echo $! > pgid-child.pid; set +m; \
                setsid bash -c 'echo $$ > sid-child.pid; trap \"\" TERM; sleep 60' & \
                (setsid bash -c 'echo $$ > orphan.pid; trap \"\" TERM; exec sleep 60' &); \
+               while [ ! -s sid-child.pid ] || [ ! -s orphan.pid ]; do sleep 0.01; done; \
                sleep 60";
-    let r = c.call("bash", json!({"cmd": cmd, "timeout_ms": 700}))["result"].clone();
+    let r = c.call("bash", json!({"cmd": cmd, "timeout_ms": 4000}))["result"].clone();
     assert_eq!(structured(&r)["error"]["reason"], json!("timeout"), "{r}");
     common::assert_processes_gone(
         root.path(),

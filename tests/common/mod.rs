@@ -483,7 +483,7 @@ pub fn wait_for_file(path: &Path) {
 pub fn assert_processes_gone(dir: &Path, files: &[&str], within: Duration, what: &str) {
     for file in files {
         let pid: i32 = std::fs::read_to_string(dir.join(file))
-            .unwrap()
+            .unwrap_or_else(|e| panic!("{file} was never written before {what}: {e}"))
             .trim()
             .parse()
             .unwrap();
