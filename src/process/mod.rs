@@ -657,9 +657,12 @@ mod tests {
     async fn timeout_kills_children_that_left_the_group_or_the_session() {
         let o = run(
             spec(
-                "set -m; (trap '' TERM; sleep 30) & echo $!; set +m; \
-                 setsid bash -c 'echo $$; trap \"\" TERM; sleep 30' & sleep 30",
-                500,
+                // The command waits until the setsid child has written its pid: a loaded
+                // machine can take longer than the timeout to start it.
+                "set -m; (trap '' TERM; sleep 30) & echo $!; set +m; f=$(mktemp -u); \
+                 setsid bash -c \"echo \\$\\$; : > $f; trap '' TERM; sleep 30\" & \
+                 while [ ! -e $f ]; do sleep 0.01; done; rm -f $f; sleep 30",
+                3000,
                 1024,
             ),
             &CancellationToken::new(),
