@@ -41,38 +41,26 @@ async fn post(
     body: &serde_json::Value,
     timeout: Duration,
 ) -> Result<serde_json::Value, Failure> {
+    // A transport error, named for the step it cut short: a timeout, or any other failure.
+    let failed = |e: reqwest::Error, timed_out: &str, failed: &str| {
+        if e.is_timeout() {
+            Failure::new(
+                PrunerErrorCode::Timeout,
+                format!("{timed_out} within {} ms", timeout.as_millis()),
+            )
+        } else {
+            Failure::new(PrunerErrorCode::HttpError, format!("{failed}: {e}"))
+        }
+    };
     let send = client.post(url.clone()).json(body).timeout(timeout).send();
-    let resp = match send.await {
-        Ok(r) => r,
-        Err(e) if e.is_timeout() => {
-            return Err(Failure::new(
-                PrunerErrorCode::Timeout,
-                format!("no answer within {} ms", timeout.as_millis()),
-            ));
-        }
-        Err(e) => {
-            return Err(Failure::new(
-                PrunerErrorCode::HttpError,
-                format!("request failed: {e}"),
-            ));
-        }
-    };
+    let resp = send
+        .await
+        .map_err(|e| failed(e, "no answer", "request failed"))?;
     let status = resp.status();
-    let bytes = match resp.bytes().await {
-        Ok(b) => b,
-        Err(e) if e.is_timeout() => {
-            return Err(Failure::new(
-                PrunerErrorCode::Timeout,
-                format!("body not received within {} ms", timeout.as_millis()),
-            ));
-        }
-        Err(e) => {
-            return Err(Failure::new(
-                PrunerErrorCode::HttpError,
-                format!("reading the body failed: {e}"),
-            ));
-        }
-    };
+    let bytes = resp
+        .bytes()
+        .await
+        .map_err(|e| failed(e, "body not received", "reading the body failed"))?;
     if !status.is_success() {
         let snippet = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
         return Err(Failure::new(
