@@ -213,7 +213,7 @@ impl Proxy {
             crate::tools::ledger_proxied(
                 ctx,
                 ledger,
-                &crate::tools::not_attempted(
+                &crate::prune::not_attempted(
                     crate::contract::types::PruningMetadataReason::NoFocusQuestion,
                     0,
                 ),

@@ -12,8 +12,9 @@
 
 use super::records;
 use crate::contract::types::{PruningMetadata, PruningMetadataReason, SourceType};
+use crate::prune::not_attempted;
+use crate::tools::RESULT_META_KEY;
 use crate::tools::result::Pipeline;
-use crate::tools::{RESULT_META_KEY, not_attempted};
 use crate::{budget, prune, tokens};
 use serde_json::{Value, json};
 

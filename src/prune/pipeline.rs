@@ -10,15 +10,33 @@
 use super::backend::{self, Failure};
 use super::engine::{self, Limits, Plan};
 use super::render;
-use crate::app::App;
 use crate::config::{Backend, Config};
 use crate::contract::types::{
     PrunerError, PrunerErrorCode, PrunerRequest, PrunerRequestTool, PrunerResponse,
     PruningMetadata, PruningMetadataBackend, PruningMetadataReason, SourceType,
 };
-use crate::tools::{ToolCtx, not_attempted};
+use crate::store::Store;
 use crate::{events, tokens};
 use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// What one pruning pass needs from the call that asks for it. The tools build it from their own
+/// context (`ToolCtx::pruning`), so this room never reaches up into theirs.
+pub struct Call<'a> {
+    /// The recovery store: the raw text goes under the `prune_id` before anything is cut.
+    pub store: &'a Store,
+    /// Whether results carry `structuredContent`: the model then reads the text as a JSON
+    /// string, which is what `tokens_before` counts.
+    pub output_schemas: bool,
+    /// The calling session, whose outputs the stored text is listed with.
+    pub session: &'a str,
+    /// Server-side request id, for the events and the remote pruner's request.
+    pub request_id: &'a str,
+    /// Cancelled with the call: pruning stops and the raw output is returned.
+    pub cancel: &'a CancellationToken,
+    /// Sends the client a `notifications/message` warning (a pruner failure it should know of).
+    pub warn: &'a (dyn Fn(serde_json::Value) + Sync),
+}
 
 /// One pruning request from a tool.
 pub struct Job<'a> {
@@ -86,7 +104,7 @@ impl Pruner {
     }
 
     /// Runs seed 000's pruning decision for one tool output.
-    pub async fn apply(&self, ctx: &ToolCtx, job: Job<'_>) -> Pruned {
+    pub async fn apply(&self, ctx: &Call<'_>, job: Job<'_>) -> Pruned {
         let raw_bytes = job.text.len() as u64;
         let skip = |reason| Pruned {
             text: None,
@@ -103,32 +121,31 @@ impl Pruner {
             return skip(PruningMetadataReason::OutputEmpty);
         }
         // Removed lines must stay recoverable: an output the store cannot hold is not pruned.
-        if job.text.len() > self.max_input || job.text.len() > ctx.app.store.limits().0 {
+        if job.text.len() > self.max_input || job.text.len() > ctx.store.limits().0 {
             return skip(PruningMetadataReason::TooLarge);
         }
 
-        let app = &ctx.app;
         // Counted once pruning is attempted, so a fallback reports it too (tools::call adds
         // `tokens_after`, the tokens of the text returned, to every result).
         let raw_tokens = tokens::count(job.text) as u64;
         // What the model would read for the raw output: the text, or its JSON string when
         // output schemas put it in structuredContent (Claude Code and Codex read that).
-        let tokens_before = if app.config.output_schemas {
+        let tokens_before = if ctx.output_schemas {
             tokens::count(&serde_json::to_string(job.text).expect("a str serializes")) as u64
         } else {
             raw_tokens
         };
         let lines = engine::split_lines(job.text);
-        let prune_id = app
+        let prune_id = ctx
             .store
-            .put_async(&ctx.session.id, job.tool, job.label, job.text.to_string())
+            .put_async(ctx.session, job.tool, job.label, job.text.to_string())
             .await;
-        if let Some(why) = app.store.not_stored(&prune_id) {
-            let why = why.not_stored(app.store.limits().0);
+        if let Some(why) = ctx.store.not_stored(&prune_id) {
+            let why = why.not_stored(ctx.store.limits().0);
             return Pruned {
                 text: None,
                 keep: None,
-                metadata: crate::tools::not_stored(raw_bytes, why),
+                metadata: not_stored(raw_bytes, why),
             };
         }
         let endpoint = self
@@ -136,7 +153,7 @@ impl Pruner {
             .as_ref()
             .map(|u| u.to_string())
             .unwrap_or_else(|| "builtin".into());
-        events::pruner_call_start(&ctx.request_id, &endpoint, job.tool, raw_bytes);
+        events::pruner_call_start(ctx.request_id, &endpoint, job.tool, raw_bytes);
         let started = Instant::now();
         let outcome = tokio::select! {
             r = self.plan(ctx, &job, question, &lines) => r,
@@ -170,7 +187,7 @@ impl Pruner {
                 );
                 let after = tokens::count(&rendered.pruned_text) as u64;
                 events::pruner_call_ok(
-                    &ctx.request_id,
+                    ctx.request_id,
                     job.tool,
                     duration_ms,
                     rendered.pruned_text.len() as u64,
@@ -187,7 +204,7 @@ impl Pruner {
                 }
                 metadata.applied = true;
                 // A recovery by question returns what this result did not show.
-                if let Ok(entry) = app.store.get_at_async(&prune_id, None).await {
+                if let Ok(entry) = ctx.store.get_at_async(&prune_id, None).await {
                     entry.set_shown(&plan.keep).await;
                 }
                 Pruned {
@@ -198,13 +215,15 @@ impl Pruner {
             }
             Err(f) => {
                 events::pruner_call_failed(
-                    &ctx.request_id,
+                    ctx.request_id,
                     job.tool,
                     &f.code.to_string(),
                     duration_ms,
                     &f.message,
                 );
-                ctx.log("warning", serde_json::json!({ "event": "pruner.call_failed", "reason": f.code.to_string(), "message": f.message }));
+                (ctx.warn)(
+                    serde_json::json!({ "event": "pruner.call_failed", "reason": f.code.to_string(), "message": f.message }),
+                );
                 metadata.fallback = true;
                 metadata.reason = Some(PruningMetadataReason::PrunerError);
                 metadata.error = Some(PrunerError {
@@ -225,7 +244,7 @@ impl Pruner {
     /// to the budget.
     async fn plan(
         &self,
-        ctx: &ToolCtx,
+        ctx: &Call<'_>,
         job: &Job<'_>,
         question: &str,
         lines: &[&str],
@@ -273,7 +292,7 @@ impl Pruner {
                     _ => PrunerRequestTool::Grep,
                 };
                 let req = PrunerRequest {
-                    request_id: ctx.request_id.clone(),
+                    request_id: ctx.request_id.to_owned(),
                     tool,
                     focus_question: question.into(),
                     input: job.text.into(),
@@ -309,7 +328,7 @@ impl Pruner {
     /// answers carry no scores): the least relevant kept blocks go first, as for the builtin
     /// backend, instead of the tool cutting the text's middle by position. The fitting gets the
     /// pruner timeout; past it (or if it fails) the answer is used as it is, with a warning.
-    async fn fit_remote(&self, ctx: &ToolCtx, job: &Job<'_>, question: &str, plan: Plan) -> Plan {
+    async fn fit_remote(&self, ctx: &Call<'_>, job: &Job<'_>, question: &str, plan: Plan) -> Plan {
         let Some(bytes) = job.budget else {
             return plan;
         };
@@ -331,8 +350,44 @@ impl Pruner {
                 self.timeout.as_millis()
             ),
         };
-        events::pruner_fit_failed(&ctx.request_id, job.tool, &failed);
+        events::pruner_fit_failed(ctx.request_id, job.tool, &failed);
         unfitted
+    }
+}
+
+/// `PruningMetadata` for output that was not sent to a pruner.
+pub fn not_attempted(reason: PruningMetadataReason, raw_bytes: u64) -> PruningMetadata {
+    PruningMetadata {
+        attempted: false,
+        applied: false,
+        fallback: false,
+        reason: Some(reason),
+        raw_bytes,
+        pruned_bytes: None,
+        pruner_duration_ms: None,
+        error: None,
+        backend: None,
+        prune_id: None,
+        tokens_before: None,
+        tokens_after: None,
+    }
+}
+
+/// Metadata of an output left unpruned because the store could not keep it (`why`): lines it
+/// removed could not be recovered, so it returns the raw output, as on a pruner failure, and
+/// names no `prune_id`.
+pub fn not_stored(raw_bytes: u64, why: String) -> PruningMetadata {
+    PruningMetadata {
+        attempted: true,
+        fallback: true,
+        reason: Some(PruningMetadataReason::PrunerError),
+        error: Some(PrunerError {
+            code: PrunerErrorCode::HttpError,
+            message: format!(
+                "not pruned: the raw output was not stored ({why}), so removed lines could not be recovered"
+            ),
+        }),
+        ..not_attempted(PruningMetadataReason::PrunerError, raw_bytes)
     }
 }
 
@@ -414,13 +469,15 @@ const PRUNE_ENDPOINT_OWNER: &str = "pruner-endpoint";
 
 /// Serves one seed-000 pruner request (`POST /prune`) with the builtin engine: the kept lines,
 /// with markers pointing at this server's store.
-pub async fn serve_pruner_request(app: &App, req: PrunerRequest) -> Result<PrunerResponse, String> {
+pub async fn serve_pruner_request(
+    store: &Store,
+    req: PrunerRequest,
+) -> Result<PrunerResponse, String> {
     let source = match req.tool {
         PrunerRequestTool::Read => engine::detect_source_type(&req.input, None),
         PrunerRequestTool::Bash | PrunerRequestTool::Grep => SourceType::Logs,
     };
-    let prune_id = app
-        .store
+    let prune_id = store
         .put_async(
             PRUNE_ENDPOINT_OWNER,
             "prune",
@@ -428,7 +485,7 @@ pub async fn serve_pruner_request(app: &App, req: PrunerRequest) -> Result<Prune
             req.input.clone(),
         )
         .await;
-    if app.store.refused(&prune_id) {
+    if store.refused(&prune_id) {
         // Markers would point at lines nobody can get back: answer the input unpruned.
         return Ok(PrunerResponse {
             output_bytes: req.input.len() as u64,

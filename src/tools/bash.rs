@@ -449,7 +449,7 @@ async fn prune_streams(
     let budget = p.pruned_budget();
     let both = !stderr.is_empty();
     let too_large = |s: &Stream| match s {
-        Stream::Stored { excerpt, .. } => Some(crate::tools::not_attempted(
+        Stream::Stored { excerpt, .. } => Some(crate::prune::not_attempted(
             crate::contract::types::PruningMetadataReason::TooLarge,
             excerpt.bytes(),
         )),

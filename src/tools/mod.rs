@@ -18,6 +18,7 @@ use crate::contract::types::{
     ErrorCode, ErrorReason, PruningMetadata, PruningMetadataReason, RpcError, ToolError,
     ToolFailure, ToolName,
 };
+use crate::prune::not_attempted;
 use crate::rpc::message;
 use crate::rpc::progress::Progress;
 use crate::rpc::session::Session;
@@ -47,6 +48,19 @@ pub struct ToolCtx {
 }
 
 impl ToolCtx {
+    /// What the pruning pipeline needs from this call, with `warn` sending it a log notification
+    /// at level warning.
+    pub fn pruning<'a>(&'a self, warn: &'a (dyn Fn(Value) + Sync)) -> crate::prune::Call<'a> {
+        crate::prune::Call {
+            store: &self.app.store,
+            output_schemas: self.app.config.output_schemas,
+            session: &self.session.id,
+            request_id: &self.request_id,
+            cancel: &self.cancel,
+            warn,
+        }
+    }
+
     /// Sends `notifications/message` at `level` if the session asked for that level.
     pub fn log(&self, level: &str, data: Value) {
         if let Some(i) = crate::rpc::session::LOG_LEVELS
@@ -561,42 +575,6 @@ impl Failure {
             is_error: true,
             text_is_json: false,
         }
-    }
-}
-
-/// `PruningMetadata` for output that was not sent to a pruner.
-pub fn not_attempted(reason: PruningMetadataReason, raw_bytes: u64) -> PruningMetadata {
-    PruningMetadata {
-        attempted: false,
-        applied: false,
-        fallback: false,
-        reason: Some(reason),
-        raw_bytes,
-        pruned_bytes: None,
-        pruner_duration_ms: None,
-        error: None,
-        backend: None,
-        prune_id: None,
-        tokens_before: None,
-        tokens_after: None,
-    }
-}
-
-/// Metadata of an output left unpruned because the store could not keep it (`why`): lines it
-/// removed could not be recovered, so it returns the raw output, as on a pruner failure, and
-/// names no `prune_id`.
-pub fn not_stored(raw_bytes: u64, why: String) -> PruningMetadata {
-    PruningMetadata {
-        attempted: true,
-        fallback: true,
-        reason: Some(PruningMetadataReason::PrunerError),
-        error: Some(crate::contract::types::PrunerError {
-            code: crate::contract::types::PrunerErrorCode::HttpError,
-            message: format!(
-                "not pruned: the raw output was not stored ({why}), so removed lines could not be recovered"
-            ),
-        }),
-        ..not_attempted(PruningMetadataReason::PrunerError, raw_bytes)
     }
 }
 

@@ -77,7 +77,9 @@ impl<'a> Pipeline<'a> {
             label,
             budget: Some(budget),
         };
-        self.ctx.app.pruner.apply(self.ctx, job).await
+        let warn = |data| self.ctx.log("warning", data);
+        let call = self.ctx.pruning(&warn);
+        self.ctx.app.pruner.apply(&call, job).await
     }
 
     /// Prunes `text` for `question` within the call's pruned-text budget.

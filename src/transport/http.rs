@@ -1035,7 +1035,7 @@ async fn prune_endpoint(ctx: &Ctx, body: &[u8]) -> warp::reply::Response {
         Ok(r) => r,
         Err(e) => return error(StatusCode::BAD_REQUEST, Code::BadRequest, e.to_string()),
     };
-    match crate::prune::serve_pruner_request(&ctx.app, req).await {
+    match crate::prune::serve_pruner_request(&ctx.app.store, req).await {
         Ok(resp) => json_reply(
             StatusCode::OK,
             &serde_json::to_value(resp).expect("serializes"),
