@@ -4,21 +4,12 @@
 
 use crate::app::App;
 use crate::client_config::ConfigArgs;
-use crate::config::{Config, ServerArgs};
+use crate::config::{Config, EXIT_CONFIG, ServerArgs};
 use crate::logging::{self, Sink};
 use crate::runner::RunArgs;
+use crate::version::LONG_VERSION;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
-
-/// `--version`: the crate version, each tool's `schemaVersion` and the git revision it was built from.
-pub const LONG_VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (schemaVersion ",
-    env!("MCP_PRUNER_SCHEMA_VERSIONS"),
-    "; git ",
-    env!("MCP_PRUNER_GIT_REVISION"),
-    ")"
-);
 
 /// MCP server for coding agents: read, bash and grep with task-aware pruning and lossless recovery.
 #[derive(Parser, Debug)]
@@ -59,9 +50,6 @@ pub enum Command {
     /// Print the man page (roff).
     Man,
 }
-
-/// Exit status for invalid configuration.
-pub const EXIT_CONFIG: u8 = 2;
 
 /// Runs the parsed command line.
 pub fn main(cli: Cli) -> ExitCode {

@@ -257,7 +257,7 @@ pub fn main(args: &ConfigArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => {
             eprintln!("mcp-pruner: {e}");
-            return ExitCode::from(crate::cli::EXIT_CONFIG);
+            return ExitCode::from(crate::config::EXIT_CONFIG);
         }
     };
     match args.client {

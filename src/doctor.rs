@@ -174,7 +174,7 @@ fn binary(exe: Option<&Path>) -> Check {
         .into_iter()
         .map(|d| d.join("mcp-pruner"))
         .find(|c| c.is_file());
-    let version = crate::cli::LONG_VERSION;
+    let version = crate::version::LONG_VERSION;
     match on_path {
         Some(p) if same_file(&p, exe) => check(
             Verdict::Ok,

@@ -32,3 +32,4 @@ pub mod store;
 pub mod tokens;
 pub mod tools;
 pub mod transport;
+pub mod version;

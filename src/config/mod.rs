@@ -26,6 +26,9 @@ use std::{
     time::Duration,
 };
 
+/// Exit status of a command whose configuration is invalid (a [`ConfigError`]).
+pub const EXIT_CONFIG: u8 = 2;
+
 /// How log events are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
