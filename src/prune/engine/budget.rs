@@ -269,6 +269,22 @@ mod tests {
         d
     }
 
+    /// Five lines scored `scores` whose second and fourth are removed: three one-line blocks.
+    fn three_blocks(scores: &[f32]) -> Draft {
+        let mut d = draft(scores);
+        d.keep[1] = false;
+        d.keep[3] = false;
+        d
+    }
+
+    /// A budget of `bytes` with markers of 2 bytes.
+    fn two_byte_markers(bytes: usize) -> TextBudget {
+        TextBudget {
+            bytes,
+            marker_bytes: 2,
+        }
+    }
+
     #[test]
     fn fits_already() {
         let lines = ["a", "b"];
@@ -288,15 +304,9 @@ mod tests {
     fn room_left_by_a_big_block_is_filled_again() {
         let big = "b".repeat(20);
         let lines = ["low", "x", big.as_str(), "y", "high"];
-        let mut d = draft(&[1.0, 0.0, 2.0, 0.0, 5.0]);
-        d.keep[1] = false;
-        d.keep[3] = false;
-        let b = TextBudget {
-            bytes: 13,
-            marker_bytes: 2,
-        };
+        let mut d = three_blocks(&[1.0, 0.0, 2.0, 0.0, 5.0]);
         // `low` goes first, then `big` must go too; `low` then fits again beside `high`.
-        assert!(fit(&mut d, &lines, &b, &[]));
+        assert!(fit(&mut d, &lines, &two_byte_markers(13), &[]));
         assert_eq!(d.keep, [true, false, false, false, true]);
         assert_eq!(rendered_bytes(&d.keep, &lines, 2), 11);
     }
@@ -304,24 +314,14 @@ mod tests {
     #[test]
     fn least_relevant_blocks_go_first() {
         let lines = ["low", "x", "high", "y", "mid"];
-        let mut d = draft(&[0.1, 0.0, 5.0, 0.0, 1.0]);
-        d.keep[1] = false;
-        d.keep[3] = false;
+        let mut d = three_blocks(&[0.1, 0.0, 5.0, 0.0, 1.0]);
         // 3 blocks: low (4 B), high (5 B), mid (4 B), two markers of 2 B: 17 B. Removing `low`
         // joins its marker with the next one: 13 B.
-        let b = TextBudget {
-            bytes: 13,
-            marker_bytes: 2,
-        };
-        assert!(fit(&mut d, &lines, &b, &[]));
+        assert!(fit(&mut d, &lines, &two_byte_markers(13), &[]));
         assert_eq!(d.keep, [false, false, true, false, true]);
         assert_eq!(rendered_bytes(&d.keep, &lines, 2), 13);
         // Tighter: `mid` goes next, `high` stays.
-        let b = TextBudget {
-            bytes: 12,
-            marker_bytes: 2,
-        };
-        assert!(fit(&mut d, &lines, &b, &[]));
+        assert!(fit(&mut d, &lines, &two_byte_markers(12), &[]));
         assert_eq!(d.keep, [false, false, true, false, false]);
     }
 
