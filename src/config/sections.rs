@@ -15,8 +15,11 @@ use std::{
 
 /// Where to listen: host, port, and whether a non-loopback host was allowed.
 pub(super) struct Listen {
+    /// What becomes [`Config::host`](super::Config::host).
     pub(super) host: IpAddr,
+    /// What becomes [`Config::port`](super::Config::port).
     pub(super) port: u16,
+    /// What becomes [`Config::allow_remote`](super::Config::allow_remote).
     pub(super) allow_remote: bool,
 }
 
@@ -166,11 +169,17 @@ pub(super) fn logs(
 
 /// The pruning backend and its settings.
 pub(super) struct Pruning {
+    /// What becomes [`Config::backend`](super::Config::backend).
     pub(super) backend: Backend,
+    /// What becomes [`Config::pruner_endpoint`](super::Config::pruner_endpoint).
     pub(super) pruner_endpoint: Option<url::Url>,
+    /// What becomes [`Config::pruner_timeout`](super::Config::pruner_timeout).
     pub(super) pruner_timeout: Duration,
+    /// What becomes [`Config::max_prune_input_bytes`](super::Config::max_prune_input_bytes).
     pub(super) max_prune_input_bytes: usize,
+    /// What becomes [`Config::max_input_chars`](super::Config::max_input_chars).
     pub(super) max_input_chars: usize,
+    /// What becomes [`Config::swe_threshold`](super::Config::swe_threshold).
     pub(super) swe_threshold: f64,
 }
 
@@ -289,11 +298,17 @@ pub(super) fn pruning(
 
 /// Response budget, recovery store, command capture and kill grace.
 pub(super) struct Limits {
+    /// What becomes [`Config::max_output_bytes`](super::Config::max_output_bytes).
     pub(super) max_output_bytes: usize,
+    /// What becomes [`Config::prune_id_ttl`](super::Config::prune_id_ttl).
     pub(super) prune_id_ttl: Duration,
+    /// What becomes [`Config::store_max_bytes`](super::Config::store_max_bytes).
     pub(super) store_max_bytes: usize,
+    /// What becomes [`Config::store_max_entries`](super::Config::store_max_entries).
     pub(super) store_max_entries: usize,
+    /// What becomes [`Config::capture_max_bytes`](super::Config::capture_max_bytes).
     pub(super) capture_max_bytes: usize,
+    /// What becomes [`Config::kill_grace`](super::Config::kill_grace).
     pub(super) kill_grace: Duration,
 }
 
@@ -372,11 +387,17 @@ pub(super) fn limits(
 
 /// HTTP transport limits and access control.
 pub(super) struct Http {
+    /// What becomes [`Config::max_body_bytes`](super::Config::max_body_bytes).
     pub(super) max_body_bytes: usize,
+    /// What becomes [`Config::header_timeout`](super::Config::header_timeout).
     pub(super) header_timeout: Duration,
+    /// What becomes [`Config::body_timeout`](super::Config::body_timeout).
     pub(super) body_timeout: Duration,
+    /// What becomes [`Config::session_idle`](super::Config::session_idle).
     pub(super) session_idle: Duration,
+    /// What becomes [`Config::auth_token`](super::Config::auth_token).
     pub(super) auth_token: Option<String>,
+    /// What becomes [`Config::allowed_origins`](super::Config::allowed_origins).
     pub(super) allowed_origins: Vec<String>,
 }
 
@@ -454,8 +475,11 @@ pub(super) fn http(
 
 /// What `tools/list` shows: which tools, under which prefix, with or without output schemas.
 pub(super) struct Listing {
+    /// What becomes [`Config::tools`](super::Config::tools).
     pub(super) tools: Option<Vec<String>>,
+    /// What becomes [`Config::tool_prefix`](super::Config::tool_prefix).
     pub(super) tool_prefix: String,
+    /// What becomes [`Config::output_schemas`](super::Config::output_schemas).
     pub(super) output_schemas: bool,
 }
 
