@@ -86,8 +86,11 @@ struct Trip<'a> {
     batch: Vec<Cmd>,
     /// The id the text is stored under if it is new.
     id: String,
+    /// The session whose outputs list the text.
     owner: &'a str,
+    /// The tool that produced it (`read`, `bash`, ...).
     origin: &'a str,
+    /// Its short label (a path, a command).
     label: String,
     /// The text, for the near copy.
     text: Option<ForNear<'a>>,
@@ -97,6 +100,7 @@ struct Trip<'a> {
 
 /// A text in memory as its near copy takes it, with what the put already worked out.
 struct ForNear<'a> {
+    /// The text itself.
     text: &'a str,
     /// Its [`super::near::Near::output`] hash.
     hash: u64,
@@ -145,11 +149,15 @@ impl Content<'_> {
 /// A stored text's size and where to read it.
 #[derive(Debug)]
 pub struct SharedText {
+    /// The connections its reads go through.
     pool: std::sync::Arc<Pool>,
     /// The process's cache of entries' sizes, forgotten for this id when its text is gone.
     known: std::sync::Arc<Known>,
+    /// The entry's id.
     id: String,
+    /// The text's size in bytes.
     bytes: u64,
+    /// Its number of lines.
     lines: usize,
     /// This replica's copy of the text, when it holds one fresh ([`super::near`]): read from
     /// memory, no round trip.
@@ -351,10 +359,15 @@ fn page_cmd(id: &str, lines: std::ops::RangeInclusive<usize>) -> Cmd {
 
 /// `BufRead` over a stored text from a byte offset, by `GETRANGE`s of growing size.
 struct Ranges<'a> {
+    /// The stored text being read.
     text: &'a SharedText,
+    /// Offset in the text of the next byte to fetch.
     pos: u64,
+    /// The range fetched last.
     buf: Vec<u8>,
+    /// How much of `buf` has been consumed.
     at: usize,
+    /// Bytes the next `GETRANGE` asks for: doubled after each, up to 1 MiB.
     chunk: usize,
 }
 
@@ -532,9 +545,13 @@ return #evicted
 /// Byte offsets of every [`STEP`]th line start, built as the text streams by.
 #[derive(Default)]
 struct Marks {
+    /// Bytes fed so far.
     bytes: u64,
+    /// Lines begun so far.
     lines: usize,
+    /// The byte offset of every [`STEP`]th line start, 8 bytes little-endian each, as stored.
     index: Vec<u8>,
+    /// Whether the bytes fed so far end inside a line (the next byte starts none).
     mid_line: bool,
 }
 
@@ -600,6 +617,7 @@ pub(super) fn now_ms() -> u64 {
 /// say why as a lookup would.
 #[derive(Debug)]
 pub struct Known {
+    /// Per id: origin, label, bytes and lines.
     entries: Mutex<std::collections::HashMap<String, (String, String, u64, usize)>>,
     /// The server's `epoch` as this process last saw it, and when it saw it change.
     epoch: Mutex<(Option<Vec<u8>>, Option<Instant>)>,
@@ -645,10 +663,15 @@ impl Known {
 
 /// The shared store's client side.
 pub struct Shared {
+    /// The connections to the server.
     pool: std::sync::Arc<Pool>,
+    /// What this process knows of live entries, shared with the texts it hands out.
     known: std::sync::Arc<Known>,
+    /// The store's byte cap, which the admission script enforces by eviction.
     max_bytes: usize,
+    /// The store's entry cap, enforced the same way.
     max_entries: usize,
+    /// An entry's time to live once stored (the configured `prune_id_ttl`).
     ttl: Duration,
     /// Entries this process evicted.
     pub evictions: AtomicU64,
