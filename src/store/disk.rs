@@ -53,6 +53,7 @@ pub struct LineIndex {
     pub lines: usize,
     /// Byte offset of line `k * INDEX_STEP + 1`, for each `k`.
     pub marks: Vec<u64>,
+    /// Whether the next byte seen starts a line.
     at_line_start: bool,
 }
 
@@ -133,7 +134,9 @@ enum Source {
 /// A text on disk with its line index.
 #[derive(Debug)]
 pub struct DiskText {
+    /// Where its bytes are.
     source: Source,
+    /// Its lines, for reading a range without scanning from the start.
     index: LineIndex,
 }
 
@@ -261,8 +264,11 @@ impl DiskText {
 
 /// `Read` over a byte range of a shared file, by positioned reads (no shared cursor).
 struct At<'a> {
+    /// The file read.
     file: &'a File,
+    /// Offset of the next byte to read.
     pos: u64,
+    /// Offset the range ends at (exclusive).
     end: u64,
 }
 
@@ -311,10 +317,15 @@ pub fn anonymous_file() -> io::Result<File> {
 /// buffered, beyond that everything goes to an unlinked temp file. Indexes lines and hashes the
 /// content as it goes, so the store can re-issue the id of an identical artifact.
 pub struct SpillWriter {
+    /// The text while it is under `threshold` bytes.
     mem: String,
+    /// The unlinked temp file once it is not.
     file: Option<io::BufWriter<File>>,
+    /// Lines of what was written.
     index: LineIndex,
+    /// Two differently seeded hashes of the content: 128 bits to tell identical artifacts.
     hash: [std::collections::hash_map::DefaultHasher; 2],
+    /// Bytes kept in memory before spilling ([`SPILL_THRESHOLD`] but in tests).
     threshold: usize,
 }
 
@@ -405,6 +416,7 @@ impl SpillWriter {
 /// waits for the next chunk).
 #[derive(Default)]
 pub struct LossyDecoder {
+    /// The incomplete UTF-8 sequence that ended the previous chunk.
     carry: Vec<u8>,
 }
 

@@ -73,7 +73,9 @@ pub struct Entry {
     pub origin: String,
     /// Short human label (file path, command), for listings.
     pub label: String,
+    /// Where its text is.
     body: Body,
+    /// How a new output is recognised as this one, so its id is re-issued.
     check: Check,
     /// The lines (0-based ranges) the last result pruned from this text showed the model, so
     /// that a recovery by question returns what it did not show. Empty: nothing recorded (an
@@ -328,7 +330,9 @@ impl Missing {
     }
 }
 
+/// A live entry with its bookkeeping.
 struct Slot {
+    /// The entry.
     entry: Arc<Entry>,
     /// Logical clock of the last put or get, for LRU eviction.
     last_used: u64,
@@ -342,15 +346,18 @@ struct Slot {
 
 #[derive(Default)]
 struct Inner {
+    /// Live entries by id.
     slots: HashMap<String, Slot>,
     /// Live ids by content hash, so storing the same output again (paging a big file, a repeated
     /// grep) re-issues its id instead of filling the store with copies.
     by_content: HashMap<u64, String>,
+    /// Bytes counted against the cap ([`Stats::bytes`]).
     bytes: usize,
     /// Bytes held in memory by live in-memory texts ([`Entry::memory`]).
     memory: usize,
     /// Ids that left the store and why (bounded; oldest forgotten first).
     gone: HashMap<String, Missing>,
+    /// The ids in `gone`, oldest first: the next to forget.
     gone_order: std::collections::VecDeque<String>,
     /// Live ids by their last use (`Slot::last_used`, unique ticks): the least recently used is
     /// the first, so an eviction does not scan every slot.
@@ -385,13 +392,19 @@ pub struct Stats {
 
 /// The bounded store.
 pub struct Store {
+    /// Entries and their bookkeeping, behind one lock.
     inner: Mutex<Inner>,
+    /// Byte cap: the least recently used entries are evicted past it.
     max_bytes: usize,
+    /// Entry cap, enforced the same way.
     max_entries: usize,
     /// Bytes in-memory texts may hold together before new ones are spilled.
     max_memory: usize,
+    /// How long an id lives after it was last issued.
     ttl: Duration,
+    /// Logical clock of puts and gets, for LRU order.
     clock: AtomicU64,
+    /// Counter the next id is made from.
     next_id: AtomicU64,
     /// Entries evicted to stay within the caps.
     evicted: AtomicU64,

@@ -403,23 +403,33 @@ fn render_line(m: &GrepMatch) -> String {
 /// One searched file with matches: its display path, and where its rendered rows are in the
 /// temp file (offset, bytes, rows), in line order.
 struct FileRows {
+    /// The file's path as rows show it.
     path: String,
+    /// Its rendered rows in the temp file: (offset, bytes, rows) per run, in line order.
     chunks: Vec<(u64, usize, usize)>,
 }
 
 /// The temp file walker threads append rendered rows to, with its length.
 struct Rows {
+    /// The temp file.
     file: File,
+    /// Bytes appended so far: where the next run of rows goes.
     len: u64,
 }
 
+/// What a search found: the rows in their temp file and the counts the result reports.
 struct Found {
     /// Files with matches, sorted by path.
     per_file: Vec<FileRows>,
+    /// The temp file holding every rendered row.
     rows: File,
+    /// Matches found.
     total: usize,
+    /// Files searched.
     files: usize,
+    /// Files with at least one match.
     files_matched: usize,
+    /// Why the walk stopped early (timeout, cancellation), if it did.
     stopped: Option<ErrorReason>,
 }
 
@@ -749,9 +759,13 @@ fn decode_cursor(cursor: &str, fingerprint: [u8; 32]) -> Option<(usize, Option<S
 /// replica pages the matches too.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct StoredIndex {
+    /// The search's fingerprint, which its cursors carry.
     fingerprint: [u8; 32],
+    /// Matches stored.
     total: usize,
+    /// Files searched.
     files: usize,
+    /// Each matched file's path and number of matches, in artifact order.
     per_file: Vec<(String, usize)>,
 }
 
