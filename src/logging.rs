@@ -54,16 +54,24 @@ pub fn write_line(line: &str) {
     INSTALLED.get().unwrap_or(&Sink::Stderr).write_line(line);
 }
 
+/// The `tracing` layer that writes seed 000's log lines.
 struct SeedLayer {
+    /// JSON or text.
     format: LogFormat,
+    /// Where lines go (stdout, stderr).
     sink: Sink,
+    /// Held while a line is written, so lines from two threads never interleave.
     lock: Mutex<()>,
 }
 
+/// The fields of one event, sorted into the line's parts.
 #[derive(Default)]
 struct Fields {
+    /// The `event` field: the line's name (the event's target when absent).
     event: Option<String>,
+    /// The `request_id` field.
     request_id: Option<String>,
+    /// Every other field, for the line's `data`.
     data: Map<String, Value>,
 }
 

@@ -24,7 +24,9 @@ pub const BUCKETS: [f64; 14] = [
 
 /// Counters of one tool.
 struct Tool {
+    /// Calls answered.
     calls: AtomicU64,
+    /// Calls that ended in an error.
     errors: AtomicU64,
     /// Calls per bucket (not cumulative; the last is `+Inf`).
     buckets: [AtomicU64; BUCKETS.len() + 1],

@@ -39,7 +39,9 @@ pub struct ToolDef {
     pub listed_input_schema: Value,
     /// Inlined output schema (the success `structuredContent`).
     pub output_schema: Value,
+    /// `input_schema` compiled once.
     input_validator: jsonschema::Validator,
+    /// `output_schema` compiled once.
     output_validator: jsonschema::Validator,
 }
 
@@ -61,6 +63,7 @@ pub struct Contract {
     pub tools: Vec<ToolDef>,
     /// Every other named schema (HTTP bodies, shared definitions), inlined.
     pub schemas: BTreeMap<String, Value>,
+    /// `schemas` compiled once, by name.
     validators: BTreeMap<String, jsonschema::Validator>,
 }
 

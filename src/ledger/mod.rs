@@ -42,7 +42,9 @@ const BATCH_WINDOW: Duration = Duration::from_millis(20);
 /// and are kept empty.
 #[derive(Clone, Copy)]
 pub struct PruneId {
+    /// Bytes of `bytes` in use (0: no id, or not ours).
     len: u8,
+    /// The id's bytes, inline so an entry is `Copy` and queues without allocating.
     bytes: [u8; 47],
 }
 
@@ -105,6 +107,7 @@ enum Entry {
 
 /// What the callers and the writer share.
 struct Shared {
+    /// The records the callers push and the writer pops.
     ring: queue::Ring<Entry>,
     /// The writer is (about to be) parked with nothing to do: the next record unparks it.
     sleeping: AtomicBool,

@@ -9,12 +9,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 struct Slot<T> {
     /// `pos` when free for the push at `pos`, `pos + 1` when holding the value pushed at `pos`.
     seq: AtomicUsize,
+    /// The value, initialised while `seq` says the slot holds one.
     val: UnsafeCell<MaybeUninit<T>>,
 }
 
 /// The ring; its capacity is a power of two.
 pub(crate) struct Ring<T: Copy> {
+    /// The slots.
     slots: Box<[Slot<T>]>,
+    /// Capacity less one: a position's slot is `pos & mask`.
     mask: usize,
     /// Next push position (kept apart from `tail` so pushes and pops do not share a cache line).
     head: Padded,

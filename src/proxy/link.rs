@@ -52,7 +52,9 @@ pub struct StdioLink {
 
 /// A Streamable HTTP endpoint.
 pub struct HttpLink {
+    /// The HTTP client its requests go through.
     client: reqwest::Client,
+    /// The upstream's MCP endpoint.
     url: url::Url,
     /// `Mcp-Session-Id` the upstream gave.
     session: Mutex<Option<String>>,

@@ -20,8 +20,11 @@ const BUDGETED_TOOLS: [&str; 5] = ["read", "bash", "grep", "prune_text", "recove
 
 /// What is left of one batch's reply budget.
 pub struct BatchBudget {
+    /// Bytes the batch's replies may still take.
     left: usize,
+    /// A call's budget when it names none (`--max-output-bytes`).
     default_budget: usize,
+    /// The configured prefix of tool names, stripped to recognise a budgeted tool.
     tool_prefix: String,
 }
 

@@ -29,7 +29,9 @@ pub struct InFlight {
 /// stops the work it started on other threads too (a `grep` walk, a command), not only the
 /// work polled by that future.
 pub struct Registration<'a> {
+    /// The table its entry is in.
     table: &'a InFlight,
+    /// Its entry's key: (session, request id).
     key: (String, String),
     /// The token the request's work watches.
     pub token: CancellationToken,

@@ -30,8 +30,11 @@ struct State {
 
 /// Progress reporter of one request; a no-op when the request carried no `progressToken`.
 pub struct Progress {
+    /// The request's `progressToken`, echoed in each notification.
     token: Option<Value>,
+    /// Where notifications go to the client.
     out: Option<UnboundedSender<Value>>,
+    /// What was sent and what waits, shared by the request and the heartbeat ticker.
     state: Mutex<State>,
 }
 

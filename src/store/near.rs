@@ -61,6 +61,7 @@ pub struct Output<'a> {
 
 /// A copy with what its freshness needs.
 struct Slot {
+    /// The copy itself.
     copy: Arc<Copy>,
     /// The server's content key of the text (`c:HASH`), refreshed with the entry.
     ckey: String,
@@ -82,11 +83,15 @@ enum Touch {
 
 #[derive(Default)]
 struct State {
+    /// Copies by id.
     slots: HashMap<String, Slot>,
+    /// Ids by `Slot::hash`, to re-issue an identical output's id without a round trip.
     by_content: HashMap<u64, String>,
     /// Ids in the order they were copied, to drop the oldest when over [`NEAR_MAX_BYTES`].
     order: VecDeque<String>,
+    /// Bytes the copies hold.
     bytes: usize,
+    /// Refreshes owed to the server, sent with the next round trip.
     touches: HashMap<String, Touch>,
     /// When the last successful check was sent.
     checked: Option<Instant>,
@@ -120,6 +125,7 @@ impl State {
 
 /// This replica's copies of shared texts.
 pub struct Near {
+    /// The copies and their bookkeeping, behind one lock.
     state: Mutex<State>,
     /// Hashes a copy's origin, label and text to find it again (never sent anywhere). Unkeyed
     /// and fast: a hit is compared byte for byte before it is used, so a collision only misses.

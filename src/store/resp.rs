@@ -136,6 +136,7 @@ impl<T: Read + Write + Send> Stream for T {}
 
 /// One open connection.
 struct Conn {
+    /// The socket (TLS or plain), buffered for reading replies.
     io: BufReader<Box<dyn Stream>>,
 }
 
@@ -218,6 +219,7 @@ fn greeted(replies: Vec<Value>) -> io::Result<()> {
 /// One open plain-TCP connection driven by tokio: a round trip on it lets the worker run other
 /// tasks while the server answers, where [`Conn`] holds a thread.
 struct AsyncConn {
+    /// The socket.
     tcp: tokio::net::TcpStream,
     /// Bytes read and not yet parsed (a reply can arrive in pieces).
     buf: Vec<u8>,
@@ -470,8 +472,11 @@ fn resent(out: &mut io::Result<Vec<Value>>, i: usize, reply: io::Result<Vec<Valu
 /// Connections to one server, opened on demand and kept while idle (up to [`POOL_MAX`]).
 #[derive(Debug)]
 pub struct Pool {
+    /// The server, and how to authenticate to it.
     target: Target,
+    /// TLS settings for a `rediss://` target; `None` for plain TCP.
     tls: Option<Arc<rustls::ClientConfig>>,
+    /// Idle connections of the blocking calls.
     idle: Mutex<Vec<Conn>>,
     /// Idle connections of [`Pool::run_async`] (plain TCP only).
     idle_async: Mutex<Vec<AsyncConn>>,

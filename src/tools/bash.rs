@@ -433,7 +433,9 @@ fn compact_marker_re() -> &'static regex::Regex {
 /// Where the full streams are kept.
 #[derive(Default)]
 struct Refs {
+    /// The artifact id of the whole stdout, when it was stored.
     stdout: Option<String>,
+    /// The same for stderr.
     stderr: Option<String>,
 }
 

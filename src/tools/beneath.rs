@@ -67,7 +67,9 @@ pub fn open_dir(root: &Path, path: &Path) -> Result<(File, PathBuf), OpenError> 
 
 /// A handle on the root, opened once, for many opens beneath it (grep's walk).
 pub struct Beneath {
+    /// The root's canonical path, which walked paths are made relative to.
     root: PathBuf,
+    /// The root opened as a directory: every open resolves beneath it.
     dir: File,
 }
 

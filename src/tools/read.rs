@@ -299,14 +299,17 @@ struct Loaded {
     selected: String,
     /// Bytes of the window in the file (more than `selected` when clipped).
     window_bytes: u64,
+    /// Lines in the file.
     total_lines: usize,
     /// First line of the window (`offset`, or `total_lines + 1` past the end).
     first: usize,
     /// Last line of the window (`first - 1` when empty).
     last: usize,
+    /// The file's size in bytes.
     file_bytes: u64,
     /// Whether the file has invalid UTF-8 (replaced in what is shown and stored).
     replaced: bool,
+    /// What the artifact is made from if the page is cut.
     artifact: Source,
 }
 

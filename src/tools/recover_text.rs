@@ -374,14 +374,19 @@ fn read_error(id: &str, e: ReadError) -> RpcError {
 /// `offset` counts the bytes returned before it (for the cursor only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Pos {
+    /// Index of the range.
     range: usize,
+    /// Line of the text (1-based, as rows number it) within that range.
     line: usize,
+    /// Bytes of that line's row already returned.
     skip: usize,
+    /// Bytes returned before this position.
     offset: u64,
 }
 
 /// Up to `want` bytes of the concatenation from some position.
 struct Pulled {
+    /// The rows pulled, concatenated.
     bytes: Vec<u8>,
     /// Where each row starts in `bytes` and its position (the last one: where `bytes` ends, if
     /// the concatenation ends there).

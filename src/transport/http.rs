@@ -29,9 +29,13 @@ pub const SESSION_HEADER: &str = "mcp-session-id";
 /// Header carrying the negotiated protocol version.
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
 
+/// What every request handler shares.
 struct Ctx {
+    /// The server's state.
     app: Arc<App>,
+    /// Live MCP sessions.
     sessions: Sessions,
+    /// The address the server is bound to: a remote `Host` must name it (DNS-rebinding check).
     local: SocketAddr,
     /// Bytes of request bodies being read right now, on every connection: bounded by
     /// [`body_bytes_in_flight`], so that many slow bodies cannot hold many buffers at once.
@@ -223,7 +227,9 @@ fn target_host_wins<B>(req: &mut warp::http::Request<B>) {
 /// take bytes: a client that stops reading a response cannot hold it, and the connection,
 /// forever. Reads pass through (their phases have their own deadlines).
 struct StallLimit<T> {
+    /// The connection.
     io: T,
+    /// How long a write may wait for the client to read.
     limit: std::time::Duration,
     /// Armed while a write is pending.
     stalled: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,

@@ -132,8 +132,11 @@ pub async fn serve(app: Arc<App>) -> std::io::Result<()> {
 
 /// stdin read by a thread that blocks in `read` and hands over what it read.
 struct ThreadStdin {
+    /// What the reading thread read, chunk by chunk.
     rx: mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    /// The chunk being consumed.
     chunk: Vec<u8>,
+    /// How much of `chunk` has been consumed.
     at: usize,
 }
 
@@ -202,6 +205,7 @@ const STDOUT_QUEUE: usize = 16;
 /// stdout written by a thread that blocks in `write`; a write here queues the bytes, and waits
 /// while [`STDOUT_QUEUE`] messages are already queued.
 struct ThreadStdout {
+    /// The queue to the writing thread; `None` once shut down.
     tx: Option<tokio_util::sync::PollSender<Vec<u8>>>,
 }
 

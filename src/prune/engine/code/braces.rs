@@ -58,7 +58,9 @@ fn indentation(line: &str) -> usize {
 
 /// Outline of brace languages.
 pub(super) struct Braces<'a> {
+    /// The text's lines.
     pub(super) lines: &'a [&'a str],
+    /// What the scanner found on each line (brace depths, comments).
     pub(super) s: &'a [LineScan],
 }
 

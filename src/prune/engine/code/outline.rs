@@ -53,7 +53,9 @@ pub(crate) struct Unit {
 
 /// Roles of all lines plus the definitions they refer to.
 pub(crate) struct Outline {
+    /// Each line's role.
     pub(crate) roles: Vec<Role>,
+    /// The definitions, in line order.
     pub(crate) units: Vec<Unit>,
     /// Containers: from their signature's first line through their closing line.
     pub(crate) containers: Vec<Range<usize>>,
