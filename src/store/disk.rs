@@ -128,7 +128,12 @@ enum Source {
     /// An unlinked temp file this store owns.
     Spill(File),
     /// A file under the root, valid while its identity is unchanged.
-    Referenced { path: PathBuf, key: FileKey },
+    Referenced {
+        /// Its path.
+        path: PathBuf,
+        /// Its identity when indexed: a read checks it is unchanged.
+        key: FileKey,
+    },
 }
 
 /// A text on disk with its line index.

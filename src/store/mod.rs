@@ -44,7 +44,9 @@ enum Body {
     /// In memory, with the byte offset where each line starts (a line ends at the next start,
     /// terminator included).
     Memory {
+        /// The text.
         text: String,
+        /// Byte offset of each line's start.
         line_starts: Vec<usize>,
     },
     /// On disk (a spill file or a referenced file).

@@ -78,7 +78,12 @@ enum Touch {
     /// Paged: its recency.
     Used,
     /// Re-issued: recency, TTL (entry, text, index, content key) and the session's listing.
-    Reissued { ckey: String, owner: String },
+    Reissued {
+        /// The content key to refresh.
+        ckey: String,
+        /// The session the id was re-issued to, whose listing gets it.
+        owner: String,
+    },
 }
 
 #[derive(Default)]

@@ -320,7 +320,9 @@ enum Source {
     /// A streamed file: its identity and line index (valid UTF-8), or just its identity when it
     /// needs a decoded copy.
     Scanned {
+        /// The file's identity.
         key: FileKey,
+        /// Its line index; `None` when it needs a decoded copy.
         index: Option<LineIndex>,
     },
 }

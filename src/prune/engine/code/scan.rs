@@ -27,12 +27,24 @@ pub(crate) struct LineScan {
     pub(crate) in_string: bool,
 }
 
+/// Where the scanner is at the end of a line.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
+    /// In code.
     Code,
-    Block { doc: bool },
+    /// Inside a block comment.
+    Block {
+        /// A doc comment (`/**`, `/*!`).
+        doc: bool,
+    },
+    /// Inside a string.
     Str,
-    Raw { hashes: usize },
+    /// Inside a raw string (`r#"…"#`).
+    Raw {
+        /// The `#`s that close it.
+        hashes: usize,
+    },
+    /// Inside a template literal.
     Template,
 }
 
