@@ -78,6 +78,16 @@ pub(crate) fn rendered_bytes(keep: &[bool], lines: &[&str], marker_bytes: usize)
     size
 }
 
+/// The bytes of the lines `r` with their newlines, and how many of the two lines beside `r` are
+/// removed. A removed run costs one marker; each removed neighbour of `r` merges a run with it,
+/// one marker less.
+fn span(keep: &[bool], lines: &[&str], r: &Range<usize>) -> (usize, usize) {
+    let before = r.start > 0 && !keep[r.start - 1];
+    let after = r.end < lines.len() && !keep[r.end];
+    let bytes = lines[r.clone()].iter().map(|l| l.len() + 1).sum();
+    (bytes, usize::from(before) + usize::from(after))
+}
+
 /// Removes the kept lines `r` (all kept) from `draft` for `reason` and returns the new rendered
 /// size, from the old one: their bytes go, and the markers around them merge or appear.
 fn remove_range(
@@ -88,23 +98,16 @@ fn remove_range(
     marker_bytes: usize,
     reason: Reason,
 ) -> usize {
-    let before = r.start > 0 && !draft.keep[r.start - 1];
-    let after = r.end < lines.len() && !draft.keep[r.end];
-    let bytes: usize = lines[r.clone()].iter().map(|l| l.len() + 1).sum();
+    let (bytes, removed_beside) = span(&draft.keep, lines, &r);
     for j in r {
         draft.remove(j, reason);
     }
-    // Two neighbouring removed runs become one (a marker less); none makes a new one.
-    let markers_after = match (before, after) {
-        (true, true) => 0,
-        (true, false) | (false, true) => 1,
-        (false, false) => 2,
-    };
-    (size + markers_after * marker_bytes).saturating_sub(bytes + marker_bytes)
+    (size + marker_bytes).saturating_sub(bytes + removed_beside * marker_bytes)
 }
 
-/// The rendered size, from `size`, once the removed lines `r` (all removed) are kept again: their
-/// bytes come back, and the marker of the run holding them splits, shrinks or goes.
+/// The rendered size, from `size`, once the removed lines `r` (all removed) are kept again: the
+/// inverse of [`remove_range`]: their bytes come back, and the run holding them splits, shrinks
+/// or goes.
 fn restored_size(
     draft: &Draft,
     lines: &[&str],
@@ -112,14 +115,8 @@ fn restored_size(
     size: usize,
     marker_bytes: usize,
 ) -> usize {
-    let before = r.start > 0 && !draft.keep[r.start - 1];
-    let after = r.end < lines.len() && !draft.keep[r.end];
-    let bytes: usize = lines[r].iter().map(|l| l.len() + 1).sum();
-    match (before, after) {
-        (true, true) => size + bytes + marker_bytes,
-        (true, false) | (false, true) => size + bytes,
-        (false, false) => (size + bytes).saturating_sub(marker_bytes),
-    }
+    let (bytes, removed_beside) = span(&draft.keep, lines, &r);
+    (size + bytes + removed_beside * marker_bytes).saturating_sub(marker_bytes)
 }
 
 /// Removes the least relevant kept blocks of `draft` until its rendering fits `budget`.
@@ -142,12 +139,13 @@ pub(crate) fn fit(draft: &mut Draft, lines: &[&str], budget: &TextBudget, breaks
 /// Caps what a goal keeps of a source file: when the kept lines hold more than [`FOCUS_SHARE`] of
 /// the text's bytes and more than [`FOCUS_FLOOR_BYTES`], the least relevant kept blocks are
 /// removed (reason `hors focus`), in [`fit`]'s order and refilled as it refills, until the kept
-/// bytes are at most the larger of the two; but only blocks scoring under [`FOCUS_SPARE_FROM`] of the best one and holding no
-/// line of `draft.structure` may go. A plan that keeps most of a file for a goal has not told its
-/// parts apart, and what it ranks far below its best is the least likely to be what the goal
-/// needs; what it ranks close to the best, and the lines that give the rest its shape (imports,
-/// headers, signatures), stay, over the cap if need be. Markers are not counted: the cap is on the
-/// text kept, not on the response. Returns whether anything was removed.
+/// bytes are at most the larger of the two; but only blocks scoring under [`FOCUS_SPARE_FROM`] of
+/// the best one and holding no line of `draft.structure` may go. A plan that keeps most of a file
+/// for a goal has not told its parts apart, and what it ranks far below its best is the least
+/// likely to be what the goal needs; what it ranks close to the best, and the lines that give the
+/// rest its shape (imports, headers, signatures), stay, over the cap if need be. Markers are not
+/// counted: the cap is on the text kept, not on the response. Returns whether anything was
+/// removed.
 pub(crate) fn cap_focus(draft: &mut Draft, lines: &[&str]) -> bool {
     let total: usize = lines.iter().map(|l| l.len() + 1).sum();
     let cap = FOCUS_FLOOR_BYTES.max((total as f64 * FOCUS_SHARE) as usize);
@@ -229,20 +227,13 @@ fn fit_as(
         changed = true;
     }
     // Removing a large block can leave room for smaller ones removed before it: the most
-    // relevant of them come back while the text still fits.
+    // relevant of them come back while the text still fits (they went least relevant first, so
+    // in reverse).
     if size <= budget.bytes {
-        removed.sort_by(|&a, &b| {
-            scores[b]
-                .total_cmp(&scores[a])
-                .then(distance(&blocks[a]).cmp(&distance(&blocks[b])))
-                .then(a.cmp(&b))
-        });
-        for b in removed {
+        for b in removed.into_iter().rev() {
             let grown = restored_size(draft, lines, blocks[b].clone(), size, mb);
             if grown <= budget.bytes {
-                for j in blocks[b].clone() {
-                    draft.keep[j] = true;
-                }
+                draft.keep[blocks[b].clone()].fill(true);
                 size = grown;
             }
         }
