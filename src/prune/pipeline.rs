@@ -34,8 +34,14 @@ pub struct Call<'a> {
     pub request_id: &'a str,
     /// Cancelled with the call: pruning stops and the raw output is returned.
     pub cancel: &'a CancellationToken,
-    /// Sends the client a `notifications/message` warning (a pruner failure it should know of).
-    pub warn: &'a (dyn Fn(serde_json::Value) + Sync),
+    /// Where the client is warned of what it should know (a pruner failure).
+    pub warn: &'a dyn Warn,
+}
+
+/// Sends the client of a call a warning.
+pub trait Warn: Sync {
+    /// Sends `data` as a `notifications/message` at level warning, if the client asked for it.
+    fn warn(&self, data: serde_json::Value);
 }
 
 /// One pruning request from a tool.
@@ -221,7 +227,7 @@ impl Pruner {
                     duration_ms,
                     &f.message,
                 );
-                (ctx.warn)(
+                ctx.warn.warn(
                     serde_json::json!({ "event": "pruner.call_failed", "reason": f.code.to_string(), "message": f.message }),
                 );
                 metadata.fallback = true;

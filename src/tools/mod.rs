@@ -48,16 +48,15 @@ pub struct ToolCtx {
 }
 
 impl ToolCtx {
-    /// What the pruning pipeline needs from this call, with `warn` sending it a log notification
-    /// at level warning.
-    pub fn pruning<'a>(&'a self, warn: &'a (dyn Fn(Value) + Sync)) -> crate::prune::Call<'a> {
+    /// What the pruning pipeline needs from this call.
+    pub fn pruning(&self) -> crate::prune::Call<'_> {
         crate::prune::Call {
             store: &self.app.store,
             output_schemas: self.app.config.output_schemas,
             session: &self.session.id,
             request_id: &self.request_id,
             cancel: &self.cancel,
-            warn,
+            warn: self,
         }
     }
 
@@ -73,6 +72,12 @@ impl ToolCtx {
                 json!({ "level": level, "logger": "mcp-pruner", "data": data }),
             ));
         }
+    }
+}
+
+impl crate::prune::Warn for ToolCtx {
+    fn warn(&self, data: Value) {
+        self.log("warning", data);
     }
 }
 

@@ -77,9 +77,7 @@ impl<'a> Pipeline<'a> {
             label,
             budget: Some(budget),
         };
-        let warn = |data| self.ctx.log("warning", data);
-        let call = self.ctx.pruning(&warn);
-        self.ctx.app.pruner.apply(&call, job).await
+        self.ctx.app.pruner.apply(&self.ctx.pruning(), job).await
     }
 
     /// Prunes `text` for `question` within the call's pruned-text budget.
