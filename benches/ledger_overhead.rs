@@ -20,7 +20,7 @@ fn env_usize(name: &str, default: usize) -> usize {
 }
 
 async fn round(app: &Arc<App>, calls: usize) -> Duration {
-    let session = Arc::new(mcp_pruner::rpc::Session::new("bench"));
+    let session = Arc::new(mcp_pruner::protocol::Session::new("bench"));
     let started = Instant::now();
     for i in 0..calls {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();

@@ -3,8 +3,8 @@
 
 use crate::config::Config;
 use crate::ledger::Ledger;
+use crate::protocol::inflight::InFlight;
 use crate::prune::Pruner;
-use crate::rpc::inflight::InFlight;
 use crate::store::Store;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -617,7 +617,7 @@ async fn round_trip_in(cfg: &Config, dir: &Path) -> Result<Vec<String>, String> 
     // The round trip is a check, not usage: it leaves no rows in the savings ledger.
     cfg.ledger = None;
     let app = App::new(cfg);
-    let session = Arc::new(crate::rpc::Session::new("doctor"));
+    let session = Arc::new(crate::protocol::Session::new("doctor"));
     let call = |name: &'static str, args: Value| {
         let (app, session) = (app.clone(), session.clone());
         async move {

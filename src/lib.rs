@@ -3,7 +3,8 @@
 //!
 //! Data flows one way: [`transport`] -> [`rpc`] -> [`tools`] -> ([`process`] | [`prune`] | [`store`])
 //! -> [`rpc`] -> [`transport`]. The contract (types, schemas, validators) lives in [`contract`] and is
-//! generated from `schemas/`.
+//! generated from `schemas/`; what the protocol says (framing, eras, sessions, progress,
+//! cancellation) lives in [`protocol`], below the dispatcher, the tools and the proxy alike.
 
 // `RpcError` is the generated contract type of a JSON-RPC error (code, message, field errors):
 // it is returned on cold paths only, so boxing it everywhere would buy nothing.
@@ -22,6 +23,7 @@ pub mod ledger;
 pub mod logging;
 pub mod metrics;
 pub mod process;
+pub mod protocol;
 pub mod proxy;
 pub mod prune;
 pub mod rpc;

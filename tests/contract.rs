@@ -218,7 +218,7 @@ fn tools_list_snapshot() {
 #[tokio::test]
 async fn initialize_snapshot() {
     let app = app();
-    let session = std::sync::Arc::new(mcp_pruner::rpc::Session::new("s"));
+    let session = std::sync::Arc::new(mcp_pruner::protocol::Session::new("s"));
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let msg = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"snap"}}});
     let mut resp = mcp_pruner::rpc::handle(&app, &session, msg, tx, None)

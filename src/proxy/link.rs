@@ -256,7 +256,7 @@ impl HttpLink {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .as_deref()
-            .is_some_and(|v| crate::rpc::era::MODERN_VERSIONS.contains(&v))
+            .is_some_and(|v| crate::protocol::era::MODERN_VERSIONS.contains(&v))
     }
 
     fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
@@ -297,7 +297,7 @@ impl HttpLink {
             && let Some(method) = msg.get("method").and_then(Value::as_str)
         {
             rb = rb.header("mcp-method", method);
-            if let Some(name) = crate::rpc::era::mirrored_name(method, &msg["params"]) {
+            if let Some(name) = crate::protocol::era::mirrored_name(method, &msg["params"]) {
                 rb = rb.header("mcp-name", name);
             }
         }

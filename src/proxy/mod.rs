@@ -186,14 +186,14 @@ impl Proxy {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => {
-                return Err(ProxyError::Ours(crate::rpc::message::invalid_field(
+                return Err(ProxyError::Ours(crate::protocol::message::invalid_field(
                     "/arguments",
                     "must be an object",
                 )));
             }
         };
         let (question, max_bytes) = schema::split(&mut arguments, owned)
-            .map_err(|e| ProxyError::Ours(crate::rpc::message::invalid_params(e)))?;
+            .map_err(|e| ProxyError::Ours(crate::protocol::message::invalid_params(e)))?;
         params["name"] = Value::String(tool.to_string());
         params["arguments"] = Value::Object(arguments);
         let p = Pipeline::new(ctx, ledger, max_bytes);

@@ -8,7 +8,7 @@
 
 use super::link::{Link, Reply};
 use super::options::{ProxyOptions, Target, UpstreamEra};
-use crate::rpc::era;
+use crate::protocol::era;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -157,7 +157,7 @@ fn unwrap_modern(mut result: Value) -> Result<Value, UpstreamError> {
         Some(t) if t == "complete" => {}
         Some(t) => {
             return Err(UpstreamError::Rpc(json!({
-                "code": crate::rpc::message::INTERNAL_ERROR,
+                "code": crate::protocol::message::INTERNAL_ERROR,
                 "message": format!("the upstream answered with resultType {t}, which mcp-pruner proxy does not support (it offers no client capabilities)"),
             })));
         }

@@ -5,8 +5,8 @@
 //! answered with an error instead of being run. Transports run the batch's messages in order and
 //! report each reply here; this module never runs anything itself.
 
-use super::message;
 use crate::app::App;
+use crate::protocol::message;
 use serde_json::{Value, json};
 
 /// Bytes all of one batch's replies may take: the largest `max_output_bytes` of one call.

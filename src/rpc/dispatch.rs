@@ -3,22 +3,17 @@
 //! `tools/call` envelope (validation, cancellation, progress, the one terminal response). The tools
 //! themselves live in [`crate::tools`].
 
-use super::era::{self, Mirrored};
-use super::message::{self, Incoming};
-use super::progress::Progress;
-use super::session::{LOG_LEVELS, PROTOCOL_VERSIONS, Session};
 use crate::app::App;
 use crate::contract::{contract, types::FieldError};
+use crate::protocol::era::{self, Mirrored};
+use crate::protocol::message::{self, Incoming};
+use crate::protocol::progress::Progress;
+use crate::protocol::session::{LOG_LEVELS, PROTOCOL_VERSIONS, Session};
+use crate::version::{SERVER_NAME, TOOLING_VERSION};
 use crate::{events, tools};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
-
-/// Version of this build (`toolingVersion` of seed 003).
-pub const TOOLING_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Server name in `serverInfo`, `/healthz` and `health`.
-pub const SERVER_NAME: &str = "mcp-pruner";
 
 /// Handles one incoming JSON value. Returns the response for a request, `None` for anything that
 /// is not answered (notifications, client responses). `notify` carries notifications (progress,
@@ -250,7 +245,7 @@ fn initialize(app: &App, session: &Session, params: &Value) -> RpcResult {
         .lock()
         .unwrap_or_else(|e| e.into_inner()) = Some(version.to_string());
     if let Some(info) = params.get("clientInfo") {
-        session.set_client(super::session::client_of(info));
+        session.set_client(crate::protocol::session::client_of(info));
     }
     Ok(json!({
         "protocolVersion": version,
@@ -415,7 +410,7 @@ async fn tools_call(
     let ticker = progress.enabled().then(|| {
         let p = progress.clone();
         tokio::spawn(async move {
-            let mut every = tokio::time::interval(super::progress::MIN_INTERVAL);
+            let mut every = tokio::time::interval(crate::protocol::progress::MIN_INTERVAL);
             loop {
                 every.tick().await;
                 p.flush_due();

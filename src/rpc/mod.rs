@@ -1,15 +1,12 @@
-//! JSON-RPC and MCP methods, independent of any transport: framing ([`message`]), the dispatcher
-//! ([`dispatch`]), cancellation ([`inflight`]) and progress ([`progress`]). Knows nothing about
-//! sockets or stdin; transports hand it parsed JSON and a channel for notifications.
+//! The MCP method dispatcher, independent of any transport: one message or a batch in, a reply
+//! out ([`dispatch`], [`batch`]), and the routing of a proxied server's methods ([`proxied`]).
+//! Knows nothing about sockets or stdin; transports hand it parsed JSON and a channel for
+//! notifications. What the protocol itself says (framing, eras, sessions, progress,
+//! cancellation) is [`crate::protocol`], below it, so tools and the proxy speak it without
+//! reaching up here.
 
 pub mod batch;
 pub mod dispatch;
-pub mod era;
-pub mod inflight;
-pub mod message;
-pub mod progress;
 pub mod proxied;
-pub mod session;
 
 pub use dispatch::handle;
-pub use session::Session;

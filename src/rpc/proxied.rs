@@ -4,9 +4,9 @@
 //! request's in-flight registration, so a downstream cancellation cancels the upstream call.
 //! Owns the routing decision only; the forwarding is [`crate::proxy`].
 
-use super::message;
-use super::session::{LOG_LEVELS, Session};
 use crate::app::App;
+use crate::protocol::message;
+use crate::protocol::session::{LOG_LEVELS, Session};
 use crate::proxy::{Proxy, ProxyError};
 use crate::tools::ToolCtx;
 use serde_json::{Value, json};
@@ -54,7 +54,7 @@ fn with_log_level(mut params: Value, session: &Session) -> Value {
     if let Some(i) = level
         && params.is_object()
     {
-        params["_meta"][super::era::LOG_LEVEL_KEY] = json!(LOG_LEVELS[i]);
+        params["_meta"][crate::protocol::era::LOG_LEVEL_KEY] = json!(LOG_LEVELS[i]);
     }
     params
 }
@@ -98,7 +98,7 @@ pub async fn request(
         session: session.clone(),
         request_id: app.new_request_id(),
         cancel: registration.token.clone(),
-        progress: Arc::new(super::progress::Progress::disabled()),
+        progress: Arc::new(crate::protocol::progress::Progress::disabled()),
         notify,
     };
     let out = if method == "tools/call" {

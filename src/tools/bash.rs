@@ -11,7 +11,7 @@ use crate::contract::types::{
     ToolName,
 };
 use crate::process::{self, Ending, Spec};
-use crate::rpc::message;
+use crate::protocol::message;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -16,7 +16,7 @@ use crate::budget;
 use crate::contract::types::{
     ErrorReason, GrepInput, GrepMatch, GrepResult, GrepResultTool, RpcError, SourceType, ToolName,
 };
-use crate::rpc::message;
+use crate::protocol::message;
 use crate::store::{SpillWriter, anonymous_file};
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcherBuilder;

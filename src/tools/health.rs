@@ -7,7 +7,7 @@ use crate::budget;
 use crate::contract::types::{
     HealthResult, HealthResultBackend, HealthResultLedger, HealthResultStatus, HealthResultStore,
 };
-use crate::rpc::dispatch::{SERVER_NAME, TOOLING_VERSION};
+use crate::version::{SERVER_NAME, TOOLING_VERSION};
 use std::sync::atomic::Ordering;
 
 /// Current status.

@@ -18,10 +18,10 @@ use crate::contract::types::{
     ErrorCode, ErrorReason, PruningMetadata, PruningMetadataReason, RpcError, ToolError,
     ToolFailure, ToolName,
 };
+use crate::protocol::message;
+use crate::protocol::progress::Progress;
+use crate::protocol::session::Session;
 use crate::prune::not_attempted;
-use crate::rpc::message;
-use crate::rpc::progress::Progress;
-use crate::rpc::session::Session;
 use crate::{budget, events};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -62,7 +62,7 @@ impl ToolCtx {
 
     /// Sends `notifications/message` at `level` if the session asked for that level.
     pub fn log(&self, level: &str, data: Value) {
-        if let Some(i) = crate::rpc::session::LOG_LEVELS
+        if let Some(i) = crate::protocol::session::LOG_LEVELS
             .iter()
             .position(|l| *l == level)
             && self.session.wants_log(i)

@@ -19,7 +19,7 @@ use crate::budget;
 use crate::contract::types::{
     ErrorReason, ReadInput, ReadResult, ReadResultEncoding, ReadResultTool, RpcError, ToolName,
 };
-use crate::rpc::message;
+use crate::protocol::message;
 use crate::store::{FileKey, LineIndex, LossyDecoder, SpillWriter, line_starts};
 use std::io::Read;
 use std::path::Path;

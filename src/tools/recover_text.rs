@@ -22,8 +22,8 @@ use crate::contract::types::{
     FieldError, LineRange, RecoverTextInput, RecoverTextResult, RecoverTextResultMetadata,
     RecoverTextResultMetadataLineNumbering, RpcError, RpcErrorData,
 };
+use crate::protocol::message;
 use crate::prune::{engine, pipeline, render};
-use crate::rpc::message;
 use crate::store::{Entry, ReadError, find_newline};
 use std::io::BufRead;
 use std::num::NonZeroU64;

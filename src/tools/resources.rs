@@ -8,7 +8,7 @@
 use super::recover_text;
 use crate::app::App;
 use crate::contract::types::{RecoverTextInput, RpcError};
-use crate::rpc::message;
+use crate::protocol::message;
 use serde_json::{Value, json};
 
 /// URI scheme of stored outputs.

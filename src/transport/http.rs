@@ -7,8 +7,9 @@
 
 use crate::app::App;
 use crate::contract::types::HttpErrorBodyErrorCode as Code;
-use crate::rpc::session::PROTOCOL_VERSIONS;
-use crate::rpc::{self, Session, era, message};
+use crate::protocol::session::PROTOCOL_VERSIONS;
+use crate::protocol::{Session, era, message};
+use crate::rpc;
 use bytes::{Buf, Bytes};
 use futures_util::{Stream, StreamExt};
 use serde_json::{Value, json};
@@ -676,7 +677,7 @@ fn healthz(app: &App) -> Value {
     json!({
         "ok": true,
         "status": "ok",
-        "server": { "name": rpc::dispatch::SERVER_NAME, "version": rpc::dispatch::TOOLING_VERSION },
+        "server": { "name": crate::version::SERVER_NAME, "version": crate::version::TOOLING_VERSION },
         "time": { "started_at": app.started_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true), "uptime_ms": app.uptime_ms() }
     })
 }

@@ -11,7 +11,8 @@
 //! replies'), each before its request's reply, and are dropped while it is full.
 
 use crate::app::App;
-use crate::rpc::{self, Session, message};
+use crate::protocol::{Session, message};
+use crate::rpc;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! Owns recognising a modern request, the envelope ladder (SEP-2575: envelope keys, mirrored HTTP
 //! headers, supported version), the modern result envelope (`resultType`, the `serverInfo` stamp,
 //! cache hints) and the HTTP status of a modern error. It never routes methods (that is
-//! [`super::dispatch`]) and never touches a transport: HTTP hands it the mirrored header values.
+//! [`crate::rpc::dispatch`]) and never touches a transport: HTTP hands it the mirrored header values.
 
 use super::message::{self, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 use super::session::{LOG_LEVELS, PROTOCOL_VERSIONS};

@@ -1,5 +1,5 @@
 //! JSON-RPC 2.0 framing: classifying an incoming message and building responses and errors.
-//! Owns the wire shapes only; what a method does is [`super::dispatch`].
+//! Owns the wire shapes only; what a method does is [`crate::rpc::dispatch`].
 
 use crate::contract::types::{FieldError, RpcError, RpcErrorCode, RpcErrorData};
 use serde_json::{Value, json};

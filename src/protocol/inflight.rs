@@ -121,8 +121,14 @@ mod tests {
     #[test]
     fn numeric_and_string_ids_meet() {
         let t = InFlight::default();
-        let r = t.register("s", &crate::rpc::message::id_key(&serde_json::json!(7)));
-        assert!(t.cancel("s", &crate::rpc::message::id_key(&serde_json::json!("7"))));
+        let r = t.register(
+            "s",
+            &crate::protocol::message::id_key(&serde_json::json!(7)),
+        );
+        assert!(t.cancel(
+            "s",
+            &crate::protocol::message::id_key(&serde_json::json!("7"))
+        ));
         assert!(r.token.is_cancelled());
         drop(r);
         assert!(t.is_empty());
