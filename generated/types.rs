@@ -1590,6 +1590,8 @@ pub struct RecoverTextResult {
 pub struct RecoverTextResultMetadata {
     pub line_numbering: RecoverTextResultMetadataLineNumbering,
     pub prune_id: ::std::string::String,
+    ///The line ranges raw_text returns. Omitted in an answer by question: its markers give the original numbers of what they hide, so the line after [… lines 40-92] is line 93.
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub ranges: ::std::vec::Vec<LineRange>,
     ///Set when the lines were chosen for a question: how many lines raw_text returns, with markers for the rest.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]

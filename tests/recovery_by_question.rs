@@ -118,7 +118,9 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
     assert_valid_result("recover_text", &second["result"]);
     let r: Value = serde_json::from_str(text(&second["result"])).unwrap();
     // The question is not echoed (the caller has it): what was chosen for it is `returned_lines`.
+    // Nor are the ranges listed: the markers give the numbers (schemaVersion 5).
     assert!(r["metadata"].get("context_focus_question").is_none(), "{r}");
+    assert!(r["metadata"].get("ranges").is_none(), "{r}");
     assert_eq!(r["hasMore"], false);
     let rows = located(r["raw_text"].as_str().unwrap());
     assert_eq!(
