@@ -21,11 +21,12 @@ fn env_usize(name: &str, default: usize) -> usize {
 
 async fn round(app: &Arc<App>, calls: usize) -> Duration {
     let session = Arc::new(mcp_pruner::protocol::Session::new("bench"));
+    let server = mcp_pruner::rpc::Server::new(app.clone());
     let started = Instant::now();
     for i in 0..calls {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
         let msg = json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"read","arguments":{"path":"f.txt"}}});
-        let r = mcp_pruner::rpc::handle(app, &session, msg, tx, None).await;
+        let r = mcp_pruner::rpc::handle(&server, &session, msg, tx, None).await;
         assert!(r.is_some());
     }
     started.elapsed()

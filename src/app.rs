@@ -28,8 +28,6 @@ pub struct App {
     pub tokens_saved: AtomicU64,
     /// The savings ledger (one row per tool call; disabled by `--no-ledger`).
     pub ledger: Ledger,
-    /// The upstream this server fronts (`mcp-pruner proxy`); `None` for `serve` and `stdio`.
-    pub proxy: Option<Arc<crate::proxy::Proxy>>,
     /// Counter for request ids that are unique in this process.
     next_request: AtomicU64,
 }
@@ -37,15 +35,6 @@ pub struct App {
 impl App {
     /// Builds the state from a validated configuration.
     pub fn new(config: Config) -> Arc<App> {
-        App::build(config, None)
-    }
-
-    /// Builds the state of `mcp-pruner proxy` in front of a started upstream.
-    pub fn with_proxy(config: Config, proxy: Arc<crate::proxy::Proxy>) -> Arc<App> {
-        App::build(config, Some(proxy))
-    }
-
-    fn build(config: Config, proxy: Option<Arc<crate::proxy::Proxy>>) -> Arc<App> {
         let config = Arc::new(config);
         let store = store(&config);
         // Replicas on a shared store seal cursors with the key stored there, so that any of
@@ -73,7 +62,6 @@ impl App {
                 .map(|path| Ledger::open(path, &config.root.to_string_lossy()))
                 .unwrap_or_else(Ledger::disabled),
             next_request: AtomicU64::new(1),
-            proxy,
             config,
         })
     }

@@ -6,6 +6,7 @@ use crate::app::App;
 use crate::client_config::ConfigArgs;
 use crate::config::{Config, EXIT_CONFIG, ServerArgs};
 use crate::logging::{self, Sink};
+use crate::rpc::Server;
 use crate::runner::RunArgs;
 use crate::version::LONG_VERSION;
 use clap::{Parser, Subcommand};
@@ -141,16 +142,17 @@ async fn serve_http(
         }
     };
     let bound = listener.local_addr().expect("bound socket has an address");
-    let app = match proxy {
-        Some(p) => App::with_proxy(cfg, p),
-        None => App::new(cfg),
+    let app = App::new(cfg);
+    let server = match proxy {
+        Some(p) => Server::with_proxy(app.clone(), p),
+        None => Server::new(app.clone()),
     };
     crate::events::ready(
         &bound.ip().to_string(),
         bound.port(),
         &app.config.root.to_string_lossy(),
     );
-    let served = crate::transport::http::serve(app.clone(), listener, shutdown_signal()).await;
+    let served = crate::transport::http::serve(server, listener, shutdown_signal()).await;
     // Rows still queued are written before the process ends.
     app.ledger.close();
     served.map_err(|e| e.to_string())
@@ -161,7 +163,7 @@ fn stdio(cfg: Config) -> ExitCode {
         let app = App::new(cfg);
         // On a worker, not on this thread (block_on's): the calls it spawns then start on the same
         // worker, with no wake-up of another thread.
-        let served = tokio::spawn(crate::transport::stdio::serve(app.clone()))
+        let served = tokio::spawn(crate::transport::stdio::serve(Server::new(app.clone())))
             .await
             .unwrap_or_else(|e| Err(std::io::Error::other(e)));
         app.ledger.close();
@@ -208,8 +210,9 @@ fn proxy(args: &crate::proxy::options::ProxyArgs) -> ExitCode {
         let listen = proxy.opts().listen;
         let served = match listen {
             Listen::Stdio => {
-                let app = App::with_proxy(cfg, proxy.clone());
-                let served = tokio::spawn(crate::transport::stdio::serve(app.clone()))
+                let app = App::new(cfg);
+                let server = Server::with_proxy(app.clone(), proxy.clone());
+                let served = tokio::spawn(crate::transport::stdio::serve(server))
                     .await
                     .unwrap_or_else(|e| Err(std::io::Error::other(e)));
                 app.ledger.close();

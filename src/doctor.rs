@@ -623,7 +623,7 @@ async fn round_trip_in(cfg: &Config, dir: &Path) -> Result<Vec<String>, String> 
         async move {
             let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
             let msg = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":name,"arguments":args}});
-            let r = crate::rpc::handle(&app, &session, msg, tx, None)
+            let r = crate::rpc::handle(&crate::rpc::Server::new(app), &session, msg, tx, None)
                 .await
                 .unwrap_or(Value::Null);
             if let Some(e) = r.get("error") {

@@ -221,9 +221,10 @@ async fn initialize_snapshot() {
     let session = std::sync::Arc::new(mcp_pruner::protocol::Session::new("s"));
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let msg = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"snap"}}});
-    let mut resp = mcp_pruner::rpc::handle(&app, &session, msg, tx, None)
-        .await
-        .unwrap();
+    let mut resp =
+        mcp_pruner::rpc::handle(&mcp_pruner::rpc::Server::new(app), &session, msg, tx, None)
+            .await
+            .unwrap();
     redact(&mut resp["result"]["serverInfo"], "version");
     settings().bind(|| insta::assert_json_snapshot!("initialize", Plain(&resp)));
 }

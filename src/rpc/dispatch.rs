@@ -3,6 +3,7 @@
 //! `tools/call` envelope (validation, cancellation, progress, the one terminal response). The tools
 //! themselves live in [`crate::tools`].
 
+use super::Server;
 use crate::app::App;
 use crate::contract::{contract, types::FieldError};
 use crate::protocol::era::{self, Mirrored};
@@ -22,12 +23,13 @@ use tokio::sync::mpsc::UnboundedSender;
 /// A request in the 2026-07-28 era (see [`era::is_modern`]) is checked against its envelope and,
 /// on HTTP, the mirrored `headers`; it runs with its own [`Session`] under the connection's id.
 pub async fn handle(
-    app: &Arc<App>,
+    server: &Server,
     session: &Arc<Session>,
     msg: Value,
     notify: UnboundedSender<Value>,
     headers: Option<&Mirrored>,
 ) -> Option<Value> {
+    let app = &server.app;
     let incoming = match message::classify(msg) {
         Ok(m) => m,
         Err(error_response) => {
@@ -44,7 +46,7 @@ pub async fn handle(
         Incoming::Request { id, method, params } => {
             let header_version = headers.and_then(|h| h.protocol_version.as_deref());
             let modern = era::is_modern(&method, &params, header_version);
-            if let Some(proxy) = app.proxy.as_ref()
+            if let Some(proxy) = server.proxy.as_ref()
                 && !modern
                 && super::proxied::routes(app, proxy, &method, &params)
             {
@@ -57,9 +59,9 @@ pub async fn handle(
                 });
             }
             let result = if modern {
-                modern_request(app, session, &id, &method, params, notify, headers).await
+                modern_request(server, session, &id, &method, params, notify, headers).await
             } else {
-                request(app, session, &id, &method, params, notify).await
+                request(server, session, &id, &method, params, notify).await
             };
             Some(match result {
                 Ok(v) => message::result_response(id, v),
@@ -87,18 +89,19 @@ fn notification(app: &App, session: &Session, method: &str, params: &Value) {
 type RpcResult = Result<Value, crate::contract::types::RpcError>;
 
 async fn request(
-    app: &Arc<App>,
+    server: &Server,
     session: &Arc<Session>,
     id: &Value,
     method: &str,
     params: Value,
     notify: UnboundedSender<Value>,
 ) -> RpcResult {
+    let app = &server.app;
     if !params.is_object() {
         return Err(message::invalid_field("/", "params must be an object"));
     }
     match method {
-        "initialize" => initialize(app, session, &params),
+        "initialize" => initialize(server, session, &params),
         "ping" => Ok(json!({})),
         "tools/list" => Ok(tools_list(app)),
         "tools/call" => tools_call(app, session, id, params, notify).await,
@@ -132,7 +135,7 @@ async fn request(
 /// A request under the 2026-07-28 revision: the envelope ladder, then the method with the
 /// request's own session, then the modern result envelope.
 async fn modern_request(
-    app: &Arc<App>,
+    server: &Server,
     connection: &Session,
     id: &Value,
     method: &str,
@@ -145,14 +148,15 @@ async fn modern_request(
         return Err(era::removed(method));
     }
     let session = Arc::new(Session::for_request(&connection.id, &envelope));
-    let result = match (method, app.proxy.as_ref()) {
-        ("server/discover", _) => discover(app),
+    let app = &server.app;
+    let result = match (method, server.proxy.as_ref()) {
+        ("server/discover", _) => discover(server),
         (_, Some(proxy)) if super::proxied::routes(app, proxy, method, &params) => {
             super::proxied::request(app, proxy, &session, id, method, params, notify)
                 .await
                 .map_err(proxied_error)?
         }
-        _ => request(app, &session, id, method, params, notify).await?,
+        _ => request(server, &session, id, method, params, notify).await?,
     };
     Ok(era::finish(method, result, server_info()))
 }
@@ -180,8 +184,8 @@ fn proxied_error(e: crate::proxy::ProxyError) -> crate::contract::types::RpcErro
 
 /// What the server offers, in `initialize` and `server/discover` alike (a proxy: what its
 /// upstream offers).
-fn capabilities(app: &App) -> Value {
-    if let Some(proxy) = app.proxy.as_ref() {
+fn capabilities(server: &Server) -> Value {
+    if let Some(proxy) = server.proxy.as_ref() {
         return proxy.capabilities();
     }
     json!({
@@ -197,11 +201,11 @@ const INSTRUCTIONS: &str = "Add context_focus_question to read/bash/grep to get 
 
 /// `server/discover` (2026-07-28): every version served (the modern ones first), capabilities and
 /// instructions; the server's identity and the cache hints are added by [`era::finish`].
-fn discover(app: &App) -> Value {
+fn discover(server: &Server) -> Value {
     json!({
         "supportedVersions": era::supported_versions(),
-        "capabilities": capabilities(app),
-        "instructions": instructions(app),
+        "capabilities": capabilities(server),
+        "instructions": instructions(server),
     })
 }
 
@@ -209,8 +213,8 @@ fn discover(app: &App) -> Value {
 const PROXY_INSTRUCTIONS: &str = "Every tool takes an optional context_focus_question (returns only what it needs; removed blocks show as [… lines a-b: what they hide]) and max_output_bytes. recover_text with the prune_id a result names returns the removed lines: by ranges, or pass context_focus_question to get what the result did not show for it.";
 
 /// The instructions sent: ours, after the upstream's for a proxy.
-fn instructions(app: &App) -> String {
-    match app.proxy.as_ref() {
+fn instructions(server: &Server) -> String {
+    match server.proxy.as_ref() {
         None => INSTRUCTIONS.to_string(),
         Some(proxy) => match proxy.instructions() {
             Some(up) => format!("{up}\n\n{PROXY_INSTRUCTIONS}"),
@@ -219,7 +223,7 @@ fn instructions(app: &App) -> String {
     }
 }
 
-fn initialize(app: &App, session: &Session, params: &Value) -> RpcResult {
+fn initialize(server: &Server, session: &Session, params: &Value) -> RpcResult {
     let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
         return Err(message::invalid_field(
             "/protocolVersion",
@@ -250,8 +254,8 @@ fn initialize(app: &App, session: &Session, params: &Value) -> RpcResult {
     Ok(json!({
         "protocolVersion": version,
         "serverInfo": server_info(),
-        "capabilities": capabilities(app),
-        "instructions": instructions(app),
+        "capabilities": capabilities(server),
+        "instructions": instructions(server),
         "jeeves": { "schemaVersion": 1 }
     }))
 }

@@ -10,3 +10,33 @@ pub mod dispatch;
 pub mod proxied;
 
 pub use dispatch::handle;
+
+use crate::app::App;
+use crate::proxy::Proxy;
+use std::sync::Arc;
+
+/// What the dispatcher serves: the process's state and, for `mcp-pruner proxy`, the upstream it
+/// fronts. The proxy is held here, not in [`App`], because the proxy runs its results through
+/// the tools' pipeline, which holds an [`App`]: `App` naming `Proxy` would make a cycle.
+#[derive(Clone)]
+pub struct Server {
+    /// Configuration, store, pruner, in-flight table, ledger and counters.
+    pub app: Arc<App>,
+    /// The upstream this server fronts (`mcp-pruner proxy`); `None` for `serve` and `stdio`.
+    pub proxy: Option<Arc<Proxy>>,
+}
+
+impl Server {
+    /// A server of the built-in tools only.
+    pub fn new(app: Arc<App>) -> Server {
+        Server { app, proxy: None }
+    }
+
+    /// A server in front of a started upstream.
+    pub fn with_proxy(app: Arc<App>, proxy: Arc<Proxy>) -> Server {
+        Server {
+            app,
+            proxy: Some(proxy),
+        }
+    }
+}

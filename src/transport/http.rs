@@ -9,7 +9,7 @@ use crate::app::App;
 use crate::contract::types::HttpErrorBodyErrorCode as Code;
 use crate::protocol::session::PROTOCOL_VERSIONS;
 use crate::protocol::{Session, era, message};
-use crate::rpc;
+use crate::rpc::{self, Server};
 use bytes::{Buf, Bytes};
 use futures_util::{Stream, StreamExt};
 use serde_json::{Value, json};
@@ -32,8 +32,8 @@ pub const VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// What every request handler shares.
 struct Ctx {
-    /// The server's state.
-    app: Arc<App>,
+    /// The server's state, and the upstream of a proxy.
+    server: Server,
     /// Live MCP sessions.
     sessions: Sessions,
     /// The address the server is bound to: a remote `Host` must name it (DNS-rebinding check).
@@ -83,14 +83,15 @@ impl Drop for BodyShare<'_> {
 
 /// Serves HTTP on `listener` until `shutdown` resolves.
 pub async fn serve(
-    app: Arc<App>,
+    server: Server,
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let app = server.app.clone();
     let local = listener.local_addr()?;
     let sessions: Sessions = Arc::default();
     let ctx = Arc::new(Ctx {
-        app: app.clone(),
+        server,
         sessions: sessions.clone(),
         local,
         body_bytes: AtomicUsize::new(0),
@@ -389,7 +390,7 @@ async fn handle(
     let route = path.trim_end_matches('/');
     if route == "/healthz" {
         return match method {
-            Method::GET | Method::HEAD => json_reply(StatusCode::OK, &healthz(&ctx.app)),
+            Method::GET | Method::HEAD => json_reply(StatusCode::OK, &healthz(&ctx.server.app)),
             _ => method_not_allowed("GET", &method, &path),
         };
     }
@@ -406,10 +407,11 @@ async fn handle(
     match (route, &method) {
         ("/health", &Method::GET | &Method::HEAD) => json_reply(
             StatusCode::OK,
-            &serde_json::to_value(crate::tools::health::status(&ctx.app)).expect("serializes"),
+            &serde_json::to_value(crate::tools::health::status(&ctx.server.app))
+                .expect("serializes"),
         ),
         ("/health", _) => method_not_allowed("GET", &method, &path),
-        ("/metrics", &Method::GET | &Method::HEAD) => metrics_reply(&ctx.app).await,
+        ("/metrics", &Method::GET | &Method::HEAD) => metrics_reply(&ctx.server.app).await,
         ("/metrics", _) => method_not_allowed("GET", &method, &path),
         ("/prune", &Method::POST) => match read_json_body(&ctx, &headers, body).await {
             Ok(bytes) => prune_endpoint(&ctx, &bytes).await,
@@ -447,7 +449,7 @@ fn check_host_and_origin(ctx: &Ctx, headers: &HeaderMap) -> Result<(), warp::rep
     };
     let bound = ctx.local.ip();
     let ok = is_loopback_name(name)
-        || (ctx.app.config.allow_remote
+        || (ctx.server.app.config.allow_remote
             && (bound.is_unspecified()
                 || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip == bound)));
     if !ok {
@@ -464,7 +466,14 @@ fn check_host_and_origin(ctx: &Ctx, headers: &HeaderMap) -> Result<(), warp::rep
     let Ok(origin) = origin.to_str() else {
         return Err(bad("the Origin header is not valid text".into()));
     };
-    if ctx.app.config.allowed_origins.iter().any(|o| o == origin) {
+    if ctx
+        .server
+        .app
+        .config
+        .allowed_origins
+        .iter()
+        .any(|o| o == origin)
+    {
         return Ok(());
     }
     let local = origin
@@ -519,7 +528,7 @@ fn is_loopback_name(name: &str) -> bool {
 
 #[allow(clippy::result_large_err)]
 fn check_auth(ctx: &Ctx, headers: &HeaderMap) -> Result<(), warp::reply::Response> {
-    let Some(token) = &ctx.app.config.auth_token else {
+    let Some(token) = &ctx.server.app.config.auth_token else {
         return Ok(());
     };
     let given = headers
@@ -566,7 +575,7 @@ async fn read_json_body(
             format!("expected Content-Type: application/json, got {ctype:?}"),
         ));
     }
-    let limit = ctx.app.config.max_body_bytes;
+    let limit = ctx.server.app.config.max_body_bytes;
     let too_large = || {
         error(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -638,7 +647,7 @@ async fn read_json_body(
         Ok(())
     };
     // A body that stalls holds its buffer and its connection: it gets `--body-timeout-ms`.
-    let deadline = ctx.app.config.body_timeout;
+    let deadline = ctx.server.app.config.body_timeout;
     match tokio::time::timeout(deadline, read).await {
         Ok(Ok(())) => Ok(Bytes::from(buf)),
         Ok(Err(resp)) => Err(resp),
@@ -768,7 +777,7 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
             .insert(id.clone(), (s.clone(), std::time::Instant::now()));
         (s, Some(id))
     } else if let Some(id) = header_id {
-        expire_sessions(&ctx.sessions, &ctx.app);
+        expire_sessions(&ctx.sessions, &ctx.server.app);
         let found = ctx
             .sessions
             .lock()
@@ -787,7 +796,7 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
                         -32001,
                         format!(
                             "unknown, ended or expired session {id:?} (sessions end after {} s without a request); send initialize again",
-                            ctx.app.config.session_idle.as_secs()
+                            ctx.server.app.config.session_idle.as_secs()
                         ),
                         None,
                     ),
@@ -803,15 +812,15 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
         };
         (Arc::new(Session::new(format!("anon-{id}"))), None)
     };
-    let app = ctx.app.clone();
+    let server = ctx.server.clone();
     let mut resp = match msg {
         Value::Array(batch) => {
             let (tx, _rx) = mpsc::unbounded_channel();
             let mut replies = Vec::new();
-            let mut budget = rpc::batch::BatchBudget::new(&app);
+            let mut budget = rpc::batch::BatchBudget::new(&server.app);
             for m in batch {
                 let reply = match budget.admit(m) {
-                    Ok(m) => rpc::handle(&app, &session, m, tx.clone(), None).await,
+                    Ok(m) => rpc::handle(&server, &session, m, tx.clone(), None).await,
                     Err(refusal) => refusal,
                 };
                 if let Some(r) = reply {
@@ -837,10 +846,10 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
                         .unwrap_or_else(|e| e.into_inner())
                         .is_some());
             if wants_stream {
-                sse(app, session.clone(), msg, None)
+                sse(server, session.clone(), msg, None)
             } else {
                 let (tx, _rx) = mpsc::unbounded_channel();
-                match rpc::handle(&app, &session, msg, tx, None).await {
+                match rpc::handle(&server, &session, msg, tx, None).await {
                     Some(r) => rpc_reply(StatusCode::OK, &r),
                     None => accepted(),
                 }
@@ -919,7 +928,7 @@ async fn modern_post(ctx: &Arc<Ctx>, headers: &HeaderMap, msg: Value) -> warp::r
         Ok(id) => Arc::new(Session::new(format!("anon-{id}"))),
         Err(refusal) => return refusal,
     };
-    let app = ctx.app.clone();
+    let server = ctx.server.clone();
     let is_request = msg.get("method").is_some() && msg.get("id").is_some();
     let wants_stream = is_request
         && msg.get("method").and_then(Value::as_str) == Some("tools/call")
@@ -928,10 +937,10 @@ async fn modern_post(ctx: &Arc<Ctx>, headers: &HeaderMap, msg: Value) -> warp::r
             m.get("progressToken").is_some() || m.get(era::LOG_LEVEL_KEY).is_some()
         });
     if wants_stream {
-        return sse(app, session, msg, Some(mirrored));
+        return sse(server, session, msg, Some(mirrored));
     }
     let (tx, _rx) = mpsc::unbounded_channel();
-    match rpc::handle(&app, &session, msg, tx, Some(&mirrored)).await {
+    match rpc::handle(&server, &session, msg, tx, Some(&mirrored)).await {
         Some(r) => rpc_reply(
             StatusCode::from_u16(era::http_status(&r)).unwrap_or(StatusCode::OK),
             &r,
@@ -948,7 +957,7 @@ fn accepted() -> warp::reply::Response {
 
 /// Runs one request and streams its notifications, then its response, as SSE events.
 fn sse(
-    app: Arc<App>,
+    server: Server,
     session: Arc<Session>,
     msg: Value,
     mirrored: Option<era::Mirrored>,
@@ -956,7 +965,7 @@ fn sse(
     let (tx, rx) = mpsc::unbounded_channel::<Value>();
     let out = tx.clone();
     let task = tokio::spawn(async move {
-        if let Some(r) = rpc::handle(&app, &session, msg, tx, mirrored.as_ref()).await {
+        if let Some(r) = rpc::handle(&server, &session, msg, tx, mirrored.as_ref()).await {
             let _ = out.send(r);
         }
     });
@@ -998,7 +1007,7 @@ fn mcp_delete(ctx: &Ctx, headers: &HeaderMap) -> warp::reply::Response {
         .remove(id)
     {
         Some(_) => {
-            ctx.app.inflight.cancel_session(id);
+            ctx.server.app.inflight.cancel_session(id);
             let mut r = Response::new(Vec::<u8>::new()).into_response();
             *r.status_mut() = StatusCode::NO_CONTENT;
             r
@@ -1042,7 +1051,7 @@ async fn prune_endpoint(ctx: &Ctx, body: &[u8]) -> warp::reply::Response {
         Ok(r) => r,
         Err(e) => return error(StatusCode::BAD_REQUEST, Code::BadRequest, e.to_string()),
     };
-    match crate::prune::serve_pruner_request(&ctx.app.store, req).await {
+    match crate::prune::serve_pruner_request(&ctx.server.app.store, req).await {
         Ok(resp) => json_reply(
             StatusCode::OK,
             &serde_json::to_value(resp).expect("serializes"),

@@ -10,9 +10,8 @@
 //! log notifications share stdout's queue ([`MAX_QUEUED_NOTIFICATIONS`] places beyond the
 //! replies'), each before its request's reply, and are dropped while it is full.
 
-use crate::app::App;
 use crate::protocol::{Session, message};
-use crate::rpc;
+use crate::rpc::{self, Server};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -91,7 +90,7 @@ async fn read_line_capped(
 /// Handles one message; its notifications (progress, log messages) go to stdout's queue as
 /// they come, all before its reply, and are dropped while the queue is full.
 async fn handle(
-    app: &Arc<App>,
+    server: &Server,
     session: &Arc<Session>,
     msg: Value,
     out: &mpsc::Sender<Outgoing>,
@@ -102,7 +101,7 @@ async fn handle(
             tracing::debug!("stdout is not read: a notification was dropped");
         }
     };
-    let call = rpc::handle(app, session, msg, notify, None);
+    let call = rpc::handle(server, session, msg, notify, None);
     tokio::pin!(call);
     let reply = loop {
         tokio::select! {
@@ -122,9 +121,9 @@ async fn handle(
 /// stdin and stdout each get a thread of their own that blocks in `read`/`write`, instead of
 /// tokio's `stdin()`/`stdout()`, which hand every read and every write to the blocking pool and
 /// wait for it (two more thread wake-ups per message each way).
-pub async fn serve(app: Arc<App>) -> std::io::Result<()> {
+pub async fn serve(server: Server) -> std::io::Result<()> {
     let (output, written) = ThreadStdout::spawn()?;
-    let served = serve_on(app, ThreadStdin::spawn()?, output).await;
+    let served = serve_on(server, ThreadStdin::spawn()?, output).await;
     // What the writer still holds reaches stdout before the process ends (unless the client
     // stopped reading).
     let _ = tokio::task::spawn_blocking(move || written.recv_timeout(Duration::from_secs(2))).await;
@@ -276,10 +275,11 @@ impl AsyncWrite for ThreadStdout {
 
 /// Serves MCP on any reader/writer pair (tests use pipes).
 pub async fn serve_on(
-    app: Arc<App>,
+    server: Server,
     input: impl tokio::io::AsyncRead + Unpin,
     output: impl AsyncWrite + Unpin + Send + 'static,
 ) -> std::io::Result<()> {
+    let app = server.app.clone();
     let session = Arc::new(Session::new("stdio"));
     let (out_tx, mut out_rx) = mpsc::channel::<Outgoing>(MAX_UNANSWERED + MAX_QUEUED_NOTIFICATIONS);
     let writer = tokio::spawn(async move {
@@ -294,7 +294,7 @@ pub async fn serve_on(
     });
     // A proxy's upstream notifications outside any request (logging, list changes, resource
     // updates) share stdout's queue with the rest, dropped while it is full.
-    let relay = app.proxy.as_ref().map(|p| {
+    let relay = server.proxy.as_ref().map(|p| {
         let (mut events, out) = (p.upstream.subscribe(), out_tx.clone());
         tokio::spawn(async move {
             loop {
@@ -348,7 +348,7 @@ pub async fn serve_on(
             // Parsed once; a large message's bytes are not held while its call runs.
             buf = Vec::new();
         }
-        let (app, session, out) = (app.clone(), session.clone(), out_tx.clone());
+        let (server, session, out) = (server.clone(), session.clone(), out_tx.clone());
         match parsed {
             Err(reply) => {
                 if out.send((line_of(&reply), Some(slot))).await.is_err() {
@@ -358,10 +358,10 @@ pub async fn serve_on(
             Ok(Value::Array(batch)) => {
                 tasks.spawn(async move {
                     let mut replies = Vec::new();
-                    let mut budget = rpc::batch::BatchBudget::new(&app);
+                    let mut budget = rpc::batch::BatchBudget::new(&server.app);
                     for msg in batch {
                         let reply = match budget.admit(msg) {
-                            Ok(msg) => handle(&app, &session, msg, &out).await,
+                            Ok(msg) => handle(&server, &session, msg, &out).await,
                             Err(refusal) => refusal,
                         };
                         if let Some(r) = reply {
@@ -378,7 +378,7 @@ pub async fn serve_on(
             }
             Ok(msg) => {
                 tasks.spawn(async move {
-                    if let Some(r) = handle(&app, &session, msg, &out).await {
+                    if let Some(r) = handle(&server, &session, msg, &out).await {
                         let _ = out.send((line_of(&r), Some(slot))).await;
                     }
                 });
