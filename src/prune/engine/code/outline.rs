@@ -227,7 +227,11 @@ pub(super) fn is_end_opener(t: &str) -> bool {
     let word = t.split([' ', '(']).next().unwrap_or("");
     // Elixir's one-line forms (`def f(x), do: x`) open no block; its block forms end in `do`.
     let elixir = END_KEYWORDS_ELIXIR.contains(&word);
-    ((matches!(word, "def" | "class" | "module") && t.len() > word.len())
+    // A Ruby keyword stands before a space and a name: not Fortran's `class(shape_t), intent(in)
+    // :: self` nor its `module procedure :: parse` (a declaration, `::` between spaces).
+    ((matches!(word, "def" | "class" | "module")
+        && t[word.len()..].starts_with(' ')
+        && !t.contains(" :: "))
         || (elixir && t.ends_with(" do"))
         || fortran_procedure(t)
         || (word == "function" && t.contains('('))
@@ -1835,6 +1839,37 @@ def c():
             ("endpoint = url", false),
         ] {
             assert_eq!(is_end_closer(t), closes, "{t}");
+        }
+    }
+
+    #[test]
+    fn fortran_declarations_are_not_ruby_openers() {
+        // `class(version_t), intent(in) :: lhs` declares an argument and `module procedure ::`
+        // names one: counted as Ruby's `class` and `module` openers they outnumbered the `end`
+        // lines, and the file (fpm's `versioning.f90`) had no outline at all.
+        let mut f90 = String::from(
+            "module fpm_versioning\n    interface new_version\n        module procedure :: new_version_from_int\n    end interface new_version\ncontains\n",
+        );
+        for name in ["equals", "greater", "less"] {
+            f90.push_str(&format!("    elemental function {name}(lhs, rhs) result(ok)\n        class(version_t), intent(in) :: lhs\n        class(version_t), intent(in) :: rhs\n        logical :: ok\n        ok = size(lhs%num) > 0\n    end function {name}\n\n"));
+        }
+        f90.push_str("end module fpm_versioning\n");
+        let lines: Vec<&str> = f90.lines().collect();
+        let o = outline(&lines);
+        let sigs: Vec<&str> = o.units.iter().map(|u| lines[u.sig.start].trim()).collect();
+        assert_eq!(sigs.len(), 3, "{sigs:?}");
+        assert!(
+            sigs[1].starts_with("elemental function greater("),
+            "{sigs:?}"
+        );
+        for t in [
+            "class(version_t), intent(in) :: lhs",
+            "module procedure :: parse",
+        ] {
+            assert!(!is_end_opener(t), "{t}");
+        }
+        for t in ["class Cookie < Base", "module Rack", "def call(env)"] {
+            assert!(is_end_opener(t), "{t}");
         }
     }
 
