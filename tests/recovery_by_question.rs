@@ -53,27 +53,6 @@ fn source() -> String {
     s
 }
 
-/// The rows of a result by question, each with its line number in the stored text, read as the
-/// model reads them: a marker `[… lines a-b]` says the next row is line b+1, every other row
-/// follows the one above, and the first starts at line 1. No row carries a `N│ ` prefix (the
-/// question form is unnumbered unless asked).
-fn located(text: &str) -> Vec<(usize, String)> {
-    let marker = regex::Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
-    let mut next = 1;
-    let mut rows = Vec::new();
-    for l in text.lines() {
-        if let Some(m) = marker.captures(l) {
-            let end = m.name("end").unwrap_or(m.name("start").unwrap());
-            next = end.as_str().parse::<usize>().unwrap() + 1;
-        } else {
-            assert!(!l.contains("│ "), "an unnumbered row: {l:?}");
-            rows.push((next, l.to_string()));
-            next += 1;
-        }
-    }
-    rows
-}
-
 #[test]
 fn markers_name_what_they_hide_and_a_question_brings_it_back() {
     let src = source();

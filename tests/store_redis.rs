@@ -292,16 +292,15 @@ fn a_recovery_by_question_on_another_replica_skips_what_was_shown() {
         json!({"prune_id": id, "context_focus_question": "what does zeta_checksum return?"}),
     );
     let body: Value = serde_json::from_str(text(&r["result"])).unwrap();
-    let ranges = body["metadata"]["ranges"].as_array().unwrap();
-    assert!(!ranges.is_empty(), "{body}");
-    for g in ranges {
-        let (s, e) = (
-            g["start_line"].as_u64().unwrap(),
-            g["end_line"].as_u64().unwrap(),
-        );
+    // The rows it returns, located by its markers (an answer by question lists no ranges).
+    let rows = located(body["raw_text"].as_str().unwrap());
+    assert!(!rows.is_empty(), "{body}");
+    assert_eq!(body["metadata"]["returned_lines"], rows.len(), "{body}");
+    for (n, _) in rows {
+        let n = n as u64;
         assert!(
-            hidden.iter().any(|&(a, b)| a <= s && e <= b),
-            "b returns only lines a's result did not show: {s}-{e} vs {hidden:?}"
+            hidden.iter().any(|&(a, b)| a <= n && n <= b),
+            "b returns only lines a's result did not show: line {n} vs {hidden:?}"
         );
     }
 }

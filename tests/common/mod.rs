@@ -83,6 +83,27 @@ pub fn text(result: &Value) -> &str {
         .unwrap_or_else(|| panic!("no content[0].text in {result:#}"))
 }
 
+/// The rows of a result by question, each with its line number in the stored text, read as the
+/// model reads them: a marker `[… lines a-b]` says the next row is line b+1, every other row
+/// follows the one above, and the first starts at line 1. No row carries a `N│ ` prefix (the
+/// question form is unnumbered unless asked).
+pub fn located(text: &str) -> Vec<(usize, String)> {
+    let marker = regex::Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
+    let mut next = 1;
+    let mut rows = Vec::new();
+    for l in text.lines() {
+        if let Some(m) = marker.captures(l) {
+            let end = m.name("end").unwrap_or(m.name("start").unwrap());
+            next = end.as_str().parse::<usize>().unwrap() + 1;
+        } else {
+            assert!(!l.contains("│ "), "an unnumbered row: {l:?}");
+            rows.push((next, l.to_string()));
+            next += 1;
+        }
+    }
+    rows
+}
+
 /// The name lists of the compact markers in `shown` (`[… lines 4-9: fn a, fn b]` -> `fn a, fn b`),
 /// one per marker that names anything.
 pub fn marker_names(shown: &str) -> Vec<String> {
