@@ -149,93 +149,22 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     )
     .await;
 
-    let duration_ms = ms_since(p.start);
-    let head = |reason: Option<ErrorReason>| match reason {
-        None => format!("[exit 0 · {duration_ms} ms]"),
-        Some(ErrorReason::Timeout) => format!("[timed out after {timeout_ms} ms]"),
-        Some(ErrorReason::Cancelled) => "[cancelled]".to_string(),
-        Some(_) => format!("[exit {exit_code} · {duration_ms} ms]"),
+    let finished = Finished {
+        reason,
+        message: message.clone(),
+        exit_code,
+        timeout_ms,
+        duration_ms: ms_since(p.start),
+        capture_cut,
+        capture_max: cfg.capture_max_bytes,
+        stdout_total: outcome.stdout_total,
+        stderr_total: outcome.stderr_total,
+        cmd: &input.cmd,
+        cwd: cwd_shown,
+        pruning: pruning.clone(),
     };
     let build = |so: &str, se: &str, cut: bool, refs: &Refs| -> ToolOutput {
-        let mut text = head(reason);
-        if let Some(r) = reason {
-            text = format!("error {} ({}): {message}\n{text}", super::code_for(r), r);
-        }
-        if !so.is_empty() {
-            text.push('\n');
-            text.push_str(so);
-        }
-        if !se.is_empty() {
-            text.push_str(if text.ends_with('\n') {
-                "[stderr]\n"
-            } else {
-                "\n[stderr]\n"
-            });
-            text.push_str(se);
-        }
-        for note in [
-            pruned_note(&out_view, so, "stdout"),
-            pruned_note(&err_view, se, "stderr"),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            text.push_str(if text.ends_with('\n') { "" } else { "\n" });
-            text.push_str(&note);
-        }
-        let truncated = cut || capture_cut;
-        if capture_cut {
-            text.push_str(&format!(
-                "\n[output exceeded the {} capture cap per stream; the excess was discarded]",
-                budget::human_bytes(cfg.capture_max_bytes as u64)
-            ));
-        }
-        match reason {
-            None => {
-                let r = BashResult {
-                    tool: BashResultTool::Bash,
-                    summary: budget::summary(&format!(
-                        "exit 0 in {duration_ms} ms, {} out / {} err{}",
-                        budget::human_bytes(outcome.stdout_total),
-                        budget::human_bytes(outcome.stderr_total),
-                        if truncated { ", truncated" } else { "" }
-                    )),
-                    cmd: budget::clip_long_line(&input.cmd).unwrap_or_else(|| input.cmd.clone()),
-                    cwd: cwd_shown.clone(),
-                    stdout: Some(so.to_string()),
-                    stderr: Some(se.to_string()),
-                    exit_code: 0,
-                    timed_out: false,
-                    truncated,
-                    stdout_bytes: Some(outcome.stdout_total),
-                    stderr_bytes: Some(outcome.stderr_total),
-                    artifact_ref: refs.stdout.clone(),
-                    stderr_ref: refs.stderr.clone(),
-                    duration_ms: Some(duration_ms),
-                    pruning: Some(pruning.clone()),
-                };
-                ToolOutput::ok(text, &r)
-            }
-            Some(r) => {
-                let mut f = Failure::new(ToolName::Bash, r, message.clone(), pruning.raw_bytes);
-                f.body.error.exit_code = (exit_code >= 0).then_some(exit_code);
-                if r == ErrorReason::Timeout {
-                    f.body.error.timeout_ms = Some(timeout_ms);
-                    f.body.error.hint =
-                        Some("raise timeout_ms (max 300000) or narrow the command".into());
-                }
-                f.body.stdout = Some(so.to_string());
-                f.body.stderr = Some(se.to_string());
-                f.body.truncated = Some(truncated);
-                f.body.artifact_ref = refs.stdout.clone();
-                f.body.stderr_ref = refs.stderr.clone();
-                f.body.duration_ms = Some(duration_ms);
-                f.body.pruning = Some(pruning.clone());
-                let mut out = f.output();
-                out.text = text;
-                out
-            }
-        }
+        finished.output(so, se, cut, refs, &out_view, &err_view)
     };
 
     let out = fit(&p, &out_view, &err_view, &build).await;
@@ -365,6 +294,154 @@ fn cwd_failure(
                 .hint("create it first or pass an existing directory")
         }
         e => invalid(format!("cwd {shown:?} cannot be opened: {e:?}")),
+    }
+}
+
+/// What a finished command's result says besides its two shown streams: how it ended, how long
+/// it took, how much it wrote, and how its streams were pruned. [`Finished::output`] renders it
+/// for any shown streams, so that fitting to the budget can try shorter ones.
+struct Finished<'a> {
+    /// Why the call failed (a non-zero exit, a timeout, a cancellation), or `None`.
+    reason: Option<ErrorReason>,
+    /// The failure's message (empty on success).
+    message: String,
+    /// The exit status (-1 when the command was killed or never exited).
+    exit_code: i64,
+    /// The call's timeout, named in a timeout's head line and hint.
+    timeout_ms: u64,
+    /// Wall time from the call's start.
+    duration_ms: u64,
+    /// A stream passed the capture cap and its excess was discarded.
+    capture_cut: bool,
+    /// The capture cap per stream (`--capture-max-bytes`), named when it cut.
+    capture_max: usize,
+    /// Bytes the command wrote to stdout.
+    stdout_total: u64,
+    /// Bytes the command wrote to stderr.
+    stderr_total: u64,
+    /// The command as the caller wrote it.
+    cmd: &'a str,
+    /// The working directory as the caller sees it (relative to the root).
+    cwd: String,
+    /// How the streams were pruned.
+    pruning: PruningMetadata,
+}
+
+impl Finished<'_> {
+    /// The head line: the exit status and time, or how the command was stopped.
+    fn head(&self) -> String {
+        match self.reason {
+            None => format!("[exit 0 · {} ms]", self.duration_ms),
+            Some(ErrorReason::Timeout) => format!("[timed out after {} ms]", self.timeout_ms),
+            Some(ErrorReason::Cancelled) => "[cancelled]".to_string(),
+            Some(_) => format!("[exit {} · {} ms]", self.exit_code, self.duration_ms),
+        }
+    }
+
+    /// The text the model reads: the error line if any, the head, the shown streams `so` and
+    /// `se`, the notes naming the prune ids of `out` and `err` when their markers show, and the
+    /// capture cap when it cut.
+    fn text(&self, so: &str, se: &str, out: &View, err: &View) -> String {
+        let mut text = self.head();
+        if let Some(r) = self.reason {
+            text = format!(
+                "error {} ({}): {}\n{text}",
+                super::code_for(r),
+                r,
+                self.message
+            );
+        }
+        if !so.is_empty() {
+            text.push('\n');
+            text.push_str(so);
+        }
+        if !se.is_empty() {
+            text.push_str(if text.ends_with('\n') {
+                "[stderr]\n"
+            } else {
+                "\n[stderr]\n"
+            });
+            text.push_str(se);
+        }
+        for note in [
+            pruned_note(out, so, "stdout"),
+            pruned_note(err, se, "stderr"),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            text.push_str(if text.ends_with('\n') { "" } else { "\n" });
+            text.push_str(&note);
+        }
+        if self.capture_cut {
+            text.push_str(&format!(
+                "\n[output exceeded the {} capture cap per stream; the excess was discarded]",
+                budget::human_bytes(self.capture_max as u64)
+            ));
+        }
+        text
+    }
+
+    /// The result with streams `so` and `se` shown (`cut` when the budget shortened them) and
+    /// the artifact ids in `refs`: a [`BashResult`], or the failure body of a failed call.
+    fn output(
+        &self,
+        so: &str,
+        se: &str,
+        cut: bool,
+        refs: &Refs,
+        out: &View,
+        err: &View,
+    ) -> ToolOutput {
+        let text = self.text(so, se, out, err);
+        let truncated = cut || self.capture_cut;
+        let Some(r) = self.reason else {
+            let result = BashResult {
+                tool: BashResultTool::Bash,
+                summary: budget::summary(&format!(
+                    "exit 0 in {} ms, {} out / {} err{}",
+                    self.duration_ms,
+                    budget::human_bytes(self.stdout_total),
+                    budget::human_bytes(self.stderr_total),
+                    if truncated { ", truncated" } else { "" }
+                )),
+                cmd: budget::clip_long_line(self.cmd).unwrap_or_else(|| self.cmd.to_string()),
+                cwd: self.cwd.clone(),
+                stdout: Some(so.to_string()),
+                stderr: Some(se.to_string()),
+                exit_code: 0,
+                timed_out: false,
+                truncated,
+                stdout_bytes: Some(self.stdout_total),
+                stderr_bytes: Some(self.stderr_total),
+                artifact_ref: refs.stdout.clone(),
+                stderr_ref: refs.stderr.clone(),
+                duration_ms: Some(self.duration_ms),
+                pruning: Some(self.pruning.clone()),
+            };
+            return ToolOutput::ok(text, &result);
+        };
+        let mut f = Failure::new(
+            ToolName::Bash,
+            r,
+            self.message.clone(),
+            self.pruning.raw_bytes,
+        );
+        f.body.error.exit_code = (self.exit_code >= 0).then_some(self.exit_code);
+        if r == ErrorReason::Timeout {
+            f.body.error.timeout_ms = Some(self.timeout_ms);
+            f.body.error.hint = Some("raise timeout_ms (max 300000) or narrow the command".into());
+        }
+        f.body.stdout = Some(so.to_string());
+        f.body.stderr = Some(se.to_string());
+        f.body.truncated = Some(truncated);
+        f.body.artifact_ref = refs.stdout.clone();
+        f.body.stderr_ref = refs.stderr.clone();
+        f.body.duration_ms = Some(self.duration_ms);
+        f.body.pruning = Some(self.pruning.clone());
+        let mut out = f.output();
+        out.text = text;
+        out
     }
 }
 
