@@ -125,38 +125,18 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
 
     // Fit the body to the budget: whole lines first, a clipped line if not even one fits.
     let body_starts = line_starts(body);
-    let render = |shown: &str, note: Option<String>, result: &mut ReadResult| -> ToolOutput {
-        result.content = Some(shown.to_string());
-        let mut text = shown.to_string();
-        if let Some(n) = &note {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(n);
-        }
-        // The page's own lines: a cut raw page ends where the page ends (`end_line`); a cut
-        // pruned page says how many of its lines are shown.
-        let window = past_end
-            .clone()
-            .unwrap_or_else(|| format!("lines {first}-{} of {total_lines}", result.end_line));
-        let cut = match (result.truncated, applied) {
-            (false, _) => String::new(),
-            (true, false) => ", truncated".to_string(),
-            (true, true) => format!(", truncated to its first {} lines", line_count(shown)),
-        };
-        result.summary = budget::summary(&format!(
-            "{}: {window}{}{cut}{}",
-            result.path,
-            if applied { ", pruned to focus" } else { "" },
-            if replaced {
-                ", invalid UTF-8 replaced"
-            } else {
-                ""
-            }
-        ));
-        ToolOutput::ok(text, result)
+    let page = Page {
+        first,
+        total_lines,
+        past_end,
+        applied,
+        replaced,
+        body,
+        body_starts: &body_starts,
+        file_bytes,
+        budget,
     };
-    let full = render(body, pruned_note(&result), &mut result.clone());
+    let full = page.render(body, pruned_note(&result), &mut result.clone());
     let out = if p.fits(&full) {
         full
     } else {
@@ -177,51 +157,29 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         };
         result.artifact_ref = Some(artifact.clone());
         result.has_more = Some(true);
-        let note_for = |shown_lines: usize, clipped: bool| -> String {
-            if applied {
-                format!(
-                    "[truncated: pruned output cut after {shown_lines} lines to fit {}; raw lines: recover_text prune_id={artifact}]",
-                    budget::human_bytes(budget as u64)
-                )
-            } else {
-                let shown_last = first + shown_lines.saturating_sub(1);
-                let next = if clipped {
-                    format!(
-                        "line {first} is longer than the budget; read it with recover_text prune_id={artifact} ranges=[{{start_line:{first},end_line:{first}}}]"
-                    )
-                } else {
-                    format!("next page: read offset={}", shown_last + 1)
-                };
-                format!(
-                    "[truncated: showing lines {first}-{shown_last} of {total_lines} ({} of {}); {next}; every byte: recover_text prune_id={artifact}]",
-                    budget::human_bytes(
-                        body_starts.get(shown_lines).copied().unwrap_or(body.len()) as u64
-                    ),
-                    budget::human_bytes(file_bytes)
-                )
-            }
-        };
+        let note_for =
+            |shown_lines: usize, clipped: bool| page.cut_note(shown_lines, clipped, &artifact);
         let k = p.largest(body_starts.len(), |k| {
             let end = body_starts.get(k).copied().unwrap_or(body.len());
-            render(&body[..end], Some(note_for(k, false)), &mut result.clone())
+            page.render(&body[..end], Some(note_for(k, false)), &mut result.clone())
         });
         if k > 0 {
             let end = body_starts.get(k).copied().unwrap_or(body.len());
             if !applied {
                 result.end_line = (first + k - 1) as u64;
             }
-            render(&body[..end], Some(note_for(k, false)), &mut result)
+            page.render(&body[..end], Some(note_for(k, false)), &mut result)
         } else {
             let first_line_end = body_starts.get(1).copied().unwrap_or(body.len());
             let n = p.largest(first_line_end, |n| {
-                render(
+                page.render(
                     budget::clip_utf8(body, n),
                     Some(note_for(1, true)),
                     &mut result.clone(),
                 )
             });
             result.end_line = first as u64;
-            render(
+            page.render(
                 budget::clip_utf8(body, n),
                 Some(note_for(1, true)),
                 &mut result,
@@ -229,6 +187,103 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         }
     };
     Ok(finish(&p, out, applied))
+}
+
+/// A page of `read` as it is rendered: what it shows of the file and how a cut one says so.
+/// [`Page::render`] is called once for the whole page and again for each shorter cut the budget
+/// fitting tries.
+struct Page<'a> {
+    /// The page's first line number (`offset`).
+    first: usize,
+    /// Lines in the whole file.
+    total_lines: usize,
+    /// Set when `offset` is past the end: what the summary says instead of a line range.
+    past_end: Option<String>,
+    /// The page was pruned for a question (its lines are then not consecutive).
+    applied: bool,
+    /// Invalid UTF-8 was replaced in the page.
+    replaced: bool,
+    /// The page's text: pruned with markers, or the raw window.
+    body: &'a str,
+    /// Byte offsets of the starts of `body`'s lines.
+    body_starts: &'a [usize],
+    /// Bytes of the whole file, named in a cut raw page's note.
+    file_bytes: u64,
+    /// The call's response budget, named in a cut pruned page's note.
+    budget: usize,
+}
+
+impl Page<'_> {
+    /// The result showing `shown` (the page or a cut of it) with `note` after it, and its
+    /// summary written into `result`.
+    fn render(&self, shown: &str, note: Option<String>, result: &mut ReadResult) -> ToolOutput {
+        result.content = Some(shown.to_string());
+        let mut text = shown.to_string();
+        if let Some(n) = &note {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(n);
+        }
+        // The page's own lines: a cut raw page ends where the page ends (`end_line`); a cut
+        // pruned page says how many of its lines are shown.
+        let window = self.past_end.clone().unwrap_or_else(|| {
+            format!(
+                "lines {}-{} of {}",
+                self.first, result.end_line, self.total_lines
+            )
+        });
+        let cut = match (result.truncated, self.applied) {
+            (false, _) => String::new(),
+            (true, false) => ", truncated".to_string(),
+            (true, true) => format!(", truncated to its first {} lines", line_count(shown)),
+        };
+        result.summary = budget::summary(&format!(
+            "{}: {window}{}{cut}{}",
+            result.path,
+            if self.applied {
+                ", pruned to focus"
+            } else {
+                ""
+            },
+            if self.replaced {
+                ", invalid UTF-8 replaced"
+            } else {
+                ""
+            }
+        ));
+        ToolOutput::ok(text, result)
+    }
+
+    /// The note after a page cut to its first `shown_lines` lines (`clipped`: its first line
+    /// cut too), naming how to get the rest from `artifact`.
+    fn cut_note(&self, shown_lines: usize, clipped: bool, artifact: &str) -> String {
+        let (first, total_lines) = (self.first, self.total_lines);
+        if self.applied {
+            return format!(
+                "[truncated: pruned output cut after {shown_lines} lines to fit {}; raw lines: recover_text prune_id={artifact}]",
+                budget::human_bytes(self.budget as u64)
+            );
+        }
+        let shown_last = first + shown_lines.saturating_sub(1);
+        let next = if clipped {
+            format!(
+                "line {first} is longer than the budget; read it with recover_text prune_id={artifact} ranges=[{{start_line:{first},end_line:{first}}}]"
+            )
+        } else {
+            format!("next page: read offset={}", shown_last + 1)
+        };
+        format!(
+            "[truncated: showing lines {first}-{shown_last} of {total_lines} ({} of {}); {next}; every byte: recover_text prune_id={artifact}]",
+            budget::human_bytes(
+                self.body_starts
+                    .get(shown_lines)
+                    .copied()
+                    .unwrap_or(self.body.len()) as u64
+            ),
+            budget::human_bytes(self.file_bytes)
+        )
+    }
 }
 
 /// The failure a file that could not be opened beneath the root answers, named with the path as
