@@ -79,54 +79,14 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
     );
     let fail = |reason, msg: String| Failure::new(ToolName::Grep, reason, msg, 0);
 
-    if let Some(c) = &input.cwd {
-        match paths::resolve(&root, &cwd_lex) {
-            Ok(p) if p.is_dir() => {}
-            _ => {
-                return Ok(p.fail(fail(
-                    ErrorReason::InvalidPath,
-                    format!("cwd {c:?} is not a directory under the root"),
-                )));
-            }
-        }
-    }
-    let mut resolved = Vec::new();
-    for (raw, lex) in input.paths.iter().zip(&targets) {
-        match paths::resolve(&root, lex) {
-            Ok(p) => resolved.push(p),
-            Err(paths::ResolveError::NotFound) => {
-                return Ok(p.fail(fail(
-                    ErrorReason::NotFound,
-                    format!("no such file or directory: {raw}"),
-                )));
-            }
-            Err(paths::ResolveError::OutsideRoot) => {
-                return Ok(p.fail(fail(
-                    ErrorReason::InvalidPath,
-                    format!("{raw} resolves outside the root through a symlink"),
-                )));
-            }
-            Err(e) => {
-                return Ok(p.fail(fail(ErrorReason::IoError, format!("{raw}: {e:?}"))));
-            }
-        }
-    }
-    let matcher =
-        match RegexMatcherBuilder::new()
-            // As ripgrep does: a match never spans lines, which lets the searcher look for
-            // candidate lines over whole buffers (and a regex's inner literals first).
-            .line_terminator(Some(b'\n'))
-            .case_insensitive(input.case_sensitive == Some(false))
-            .fixed_strings(input.fixed_string == Some(true))
-            .build(&input.pattern)
-        {
-            Ok(m) => m,
-            Err(e) => return Ok(p.fail(
-                fail(ErrorReason::RgError, format!("invalid pattern: {e}")).hint(
-                    "the pattern is a Rust regex; pass fixed_string=true to search it literally",
-                ),
-            )),
-        };
+    let resolved = match resolve_targets(&root, &cwd_lex, &input, &targets) {
+        Ok(r) => r,
+        Err(f) => return Ok(p.fail(f)),
+    };
+    let matcher = match matcher_of(&input) {
+        Ok(m) => m,
+        Err(f) => return Ok(p.fail(f)),
+    };
 
     // A page after the first comes from the matches the first call stored, while they live.
     if let Some(id) = cursor_artifact.as_deref() {
@@ -222,6 +182,69 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
         ),
     };
     Ok(respond(&p, &input, searched, skip, fingerprint).await)
+}
+
+/// The search's targets (`targets`, lexically under the root) resolved on disk, or the failure
+/// that names the first one that is missing or leaves the root, or a `cwd` that is no directory.
+fn resolve_targets(
+    root: &std::path::Path,
+    cwd_lex: &std::path::Path,
+    input: &GrepInput,
+    targets: &[std::path::PathBuf],
+) -> Result<Vec<std::path::PathBuf>, Failure> {
+    let fail = |reason, msg: String| Failure::new(ToolName::Grep, reason, msg, 0);
+    if let Some(c) = &input.cwd {
+        match paths::resolve(root, cwd_lex) {
+            Ok(p) if p.is_dir() => {}
+            _ => {
+                return Err(fail(
+                    ErrorReason::InvalidPath,
+                    format!("cwd {c:?} is not a directory under the root"),
+                ));
+            }
+        }
+    }
+    let mut resolved = Vec::new();
+    for (raw, lex) in input.paths.iter().zip(targets) {
+        match paths::resolve(root, lex) {
+            Ok(p) => resolved.push(p),
+            Err(paths::ResolveError::NotFound) => {
+                return Err(fail(
+                    ErrorReason::NotFound,
+                    format!("no such file or directory: {raw}"),
+                ));
+            }
+            Err(paths::ResolveError::OutsideRoot) => {
+                return Err(fail(
+                    ErrorReason::InvalidPath,
+                    format!("{raw} resolves outside the root through a symlink"),
+                ));
+            }
+            Err(e) => return Err(fail(ErrorReason::IoError, format!("{raw}: {e:?}"))),
+        }
+    }
+    Ok(resolved)
+}
+
+/// The matcher of `input.pattern` with its flags, or the failure naming why the pattern is
+/// invalid.
+fn matcher_of(input: &GrepInput) -> Result<grep_regex::RegexMatcher, Failure> {
+    RegexMatcherBuilder::new()
+        // As ripgrep does: a match never spans lines, which lets the searcher look for
+        // candidate lines over whole buffers (and a regex's inner literals first).
+        .line_terminator(Some(b'\n'))
+        .case_insensitive(input.case_sensitive == Some(false))
+        .fixed_strings(input.fixed_string == Some(true))
+        .build(&input.pattern)
+        .map_err(|e| {
+            Failure::new(
+                ToolName::Grep,
+                ErrorReason::RgError,
+                format!("invalid pattern: {e}"),
+                0,
+            )
+            .hint("the pattern is a Rust regex; pass fixed_string=true to search it literally")
+        })
 }
 
 /// What a search (or the stored matches of an earlier one) gives a page.
