@@ -224,7 +224,7 @@ fn memory_cost(text: &str, line_starts: &Vec<usize>) -> usize {
 pub const MEMORY_MAX: usize = 64 * 1024 * 1024;
 
 /// The maximal runs of `true` in `flags`, as 0-based half-open ranges, in order.
-pub fn runs_of(flags: &[bool]) -> Vec<std::ops::Range<usize>> {
+fn runs_of(flags: &[bool]) -> Vec<std::ops::Range<usize>> {
     let mut runs = Vec::new();
     let mut i = 0;
     while i < flags.len() {

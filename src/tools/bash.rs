@@ -151,7 +151,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
 
     let finished = Finished {
         reason,
-        message: message.clone(),
+        message,
         exit_code,
         timeout_ms,
         duration_ms: ms_since(p.start),
@@ -161,7 +161,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         stderr_total: outcome.stderr_total,
         cmd: &input.cmd,
         cwd: cwd_shown,
-        pruning: pruning.clone(),
+        pruning,
     };
     let build = |so: &str, se: &str, cut: bool, refs: &Refs| -> ToolOutput {
         finished.output(so, se, cut, refs, &out_view, &err_view)
@@ -173,12 +173,12 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             &ctx.request_id,
             "bash",
             &r.to_string(),
-            &message,
+            &finished.message,
             (exit_code >= 0).then_some(exit_code),
         );
         return Ok(out);
     }
-    Ok(p.respond(out, pruning.applied))
+    Ok(p.respond(out, finished.pruning.applied))
 }
 
 /// One captured stream as text: whole, or (past [`STREAM_MEMORY_MAX`]) already in the store with

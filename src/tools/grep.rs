@@ -77,7 +77,6 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
             .map(|t| t.0 as u64)
             .unwrap_or(crate::tools::bash::DEFAULT_TIMEOUT_MS),
     );
-    let fail = |reason, msg: String| Failure::new(ToolName::Grep, reason, msg, 0);
 
     let resolved = match resolve_targets(&root, &cwd_lex, &input, &targets) {
         Ok(r) => r,
@@ -192,7 +191,6 @@ fn resolve_targets(
     input: &GrepInput,
     targets: &[std::path::PathBuf],
 ) -> Result<Vec<std::path::PathBuf>, Failure> {
-    let fail = |reason, msg: String| Failure::new(ToolName::Grep, reason, msg, 0);
     if let Some(c) = &input.cwd {
         match paths::resolve(root, cwd_lex) {
             Ok(p) if p.is_dir() => {}
@@ -226,6 +224,11 @@ fn resolve_targets(
     Ok(resolved)
 }
 
+/// A `grep` failure for `reason`, saying `message`.
+fn fail(reason: ErrorReason, message: String) -> Failure {
+    Failure::new(ToolName::Grep, reason, message, 0)
+}
+
 /// The matcher of `input.pattern` with its flags, or the failure naming why the pattern is
 /// invalid.
 fn matcher_of(input: &GrepInput) -> Result<grep_regex::RegexMatcher, Failure> {
@@ -237,13 +240,8 @@ fn matcher_of(input: &GrepInput) -> Result<grep_regex::RegexMatcher, Failure> {
         .fixed_strings(input.fixed_string == Some(true))
         .build(&input.pattern)
         .map_err(|e| {
-            Failure::new(
-                ToolName::Grep,
-                ErrorReason::RgError,
-                format!("invalid pattern: {e}"),
-                0,
-            )
-            .hint("the pattern is a Rust regex; pass fixed_string=true to search it literally")
+            fail(ErrorReason::RgError, format!("invalid pattern: {e}"))
+                .hint("the pattern is a Rust regex; pass fixed_string=true to search it literally")
         })
 }
 

@@ -41,7 +41,6 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let lexical = paths::lexical(root, root, &input.path)
         .map_err(|m| message::invalid_field("/arguments/path", m))?;
     let budget = p.budget;
-    let fail = |reason, msg: String| Failure::new(ToolName::Read, reason, msg, 0);
     // Any I/O failure on the file, named with the path as the client gave it.
     let io_failed = |e: &dyn std::fmt::Display| {
         p.fail(fail(ErrorReason::IoError, format!("{}: {e}", input.path)))
@@ -286,10 +285,14 @@ impl Page<'_> {
     }
 }
 
+/// A `read` failure for `reason`, saying `message`.
+fn fail(reason: ErrorReason, message: String) -> Failure {
+    Failure::new(ToolName::Read, reason, message, 0)
+}
+
 /// The failure a file that could not be opened beneath the root answers, named with the path as
 /// the client gave it.
 fn open_failure(p: &Pipeline<'_>, path: &str, e: beneath::OpenError) -> ToolOutput {
-    let fail = |reason, msg: String| Failure::new(ToolName::Read, reason, msg, 0);
     p.fail(match e {
         beneath::OpenError::NotFound => {
             fail(ErrorReason::NotFound, format!("no such file: {path}"))
