@@ -548,7 +548,8 @@ fn two_calls(
     }
     let budget = text_budget(TOOL_BUDGET, lines.len());
     let more = engine::plan_more(lines, &case.query, case.source, &plan.keep, budget);
-    // The result as `recover_text` returns it with a question, built by the tool's own code.
+    // The result as `recover_text` returns it with a question, built by the tool's own code, and
+    // counted as the model reads it (the tools' default: no output schemas).
     let result = recover_text::question_result(
         lines,
         &more,
@@ -557,11 +558,7 @@ fn two_calls(
         case.text.ends_with('\n'),
         case.text.len() as u64,
     );
-    let second = tokens::count(
-        &serde_json::to_value(&result)
-            .expect("a result serializes")
-            .to_string(),
-    );
+    let second = tokens::count(&recover_text::question_output(&result).model_text(false));
     (
         recall(&|i| plan.keep[i] || more.keep[i]),
         first_tokens + second,

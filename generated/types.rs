@@ -1581,7 +1581,9 @@ pub struct RecoverTextResult {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
-    pub raw_text: ::std::string::String,
+    ///The lines. Bulk: in structuredContent, never in _meta. A range answer's content[0].text is this whole result as JSON (seed 001); an answer by question's is these lines, plain, closed by the summary in brackets.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub raw_text: ::std::option::Option<::std::string::String>,
     pub summary: ::std::string::String,
 }
 ///`RecoverTextResultMetadata`

@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use regex::Regex;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashSet;
 
 /// A Rust file of 24 functions with distinct names and bodies, each about 12 lines.
@@ -95,13 +95,17 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
     );
     assert!(second["result"]["isError"] != true, "{second}");
     assert_valid_result("recover_text", &second["result"]);
-    let r: Value = serde_json::from_str(text(&second["result"])).unwrap();
+    // The lines come plain, as the model reads code (not inside a JSON string), and the rest of
+    // the result travels in `_meta`.
+    let lines = answer_lines(&second["result"]);
+    assert!(!lines.contains("\\n"), "{lines}");
+    let r = structured(&second["result"]);
     // The question is not echoed (the caller has it): what was chosen for it is `returned_lines`.
     // Nor are the ranges listed: the markers give the numbers (schemaVersion 5).
     assert!(r["metadata"].get("context_focus_question").is_none(), "{r}");
     assert!(r["metadata"].get("ranges").is_none(), "{r}");
     assert_eq!(r["hasMore"], false);
-    let rows = located(r["raw_text"].as_str().unwrap());
+    let rows = located(lines);
     assert_eq!(
         r["metadata"]["returned_lines"].as_u64().unwrap() as usize,
         rows.len()
@@ -109,8 +113,7 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
     assert!(
         rows.iter()
             .any(|(_, l)| l.starts_with(&format!("pub fn {target}("))),
-        "{}",
-        r["raw_text"]
+        "{lines}"
     );
     for (n, line) in &rows {
         assert_eq!(raw[n - 1], line, "line {n} is the file's line {n}");
@@ -132,23 +135,20 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
         "recover_text",
         json!({"prune_id": id, "context_focus_question": format!("what does {other} return?"), "include_line_numbers": true}),
     );
-    let r3: Value = serde_json::from_str(text(&third["result"])).unwrap();
-    let again: Vec<(usize, String)> = r3["raw_text"]
-        .as_str()
-        .unwrap()
+    let numbered = answer_lines(&third["result"]);
+    let again: Vec<(usize, String)> = numbered
         .lines()
         .filter_map(|l| {
             let (n, rest) = l.split_once("│ ")?;
             Some((n.trim().parse().ok()?, rest.to_string()))
         })
         .collect();
-    assert!(!again.is_empty(), "{}", r3["raw_text"]);
+    assert!(!again.is_empty(), "{numbered}");
     let same = c.call(
         "recover_text",
         json!({"prune_id": id, "context_focus_question": q}),
     );
-    let r4: Value = serde_json::from_str(text(&same["result"])).unwrap();
-    for (n, _) in located(r4["raw_text"].as_str().unwrap()) {
+    for (n, _) in located(answer_lines(&same["result"])) {
         assert!(
             !rows.iter().any(|(m, _)| *m == n),
             "line {n} returned twice"
@@ -175,8 +175,7 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
         "recover_text",
         json!({"prune_id": id2, "context_focus_question": q, "ranges": [{"start_line": 100, "end_line": 160}]}),
     );
-    let rw: Value = serde_json::from_str(text(&within["result"])).unwrap();
-    for (n, _) in located(rw["raw_text"].as_str().unwrap()) {
+    for (n, _) in located(answer_lines(&within["result"])) {
         assert!(
             (100..=160).contains(&n),
             "line {n} outside the ranges asked for"
@@ -245,4 +244,40 @@ fn a_resource_read_with_a_question_returns_what_was_not_shown() {
     assert!(bad.to_string().contains("/uri"), "{bad}");
     let templates = c.request("resources/templates/list", json!({}));
     assert!(templates.to_string().contains("{?question}"), "{templates}");
+}
+
+/// With output schemas, Claude Code and Codex feed the model `structuredContent`: there the answer
+/// by question is the whole result, its lines in `raw_text`, and what the model reads (that JSON,
+/// escapes and all) still fits the call's budget; `content[0].text` keeps the plain lines and
+/// `_meta` leaves them out.
+#[test]
+fn with_output_schemas_the_answer_by_question_is_the_structured_result_within_budget() {
+    let src = source();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("util.rs"), &src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &["--output-schemas"]);
+    c.initialize();
+    let first = c.call(
+        "read",
+        json!({"path": "util.rs", "context_focus_question": "how does parse_escape handle the limit?", "max_output_bytes": 3000}),
+    );
+    let id = structured(&first["result"])["pruning"]["prune_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let budget = 2500;
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": "what does verify_token return?", "max_output_bytes": budget}),
+    );
+    assert_valid_result("recover_text", &r["result"]);
+    let sc = &r["result"]["structuredContent"];
+    let lines = sc["raw_text"].as_str().unwrap();
+    assert!(lines.contains("pub fn verify_token("), "{sc:#}");
+    assert!(
+        sc.to_string().len() <= budget,
+        "{} bytes over {budget}",
+        sc.to_string().len()
+    );
+    assert_eq!(answer_lines(&r["result"]), lines);
 }

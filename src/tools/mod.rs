@@ -85,9 +85,10 @@ impl crate::prune::Warn for ToolCtx {
 /// metadata for programs: the structured result without its bulk fields.
 pub const RESULT_META_KEY: &str = "mcp-pruner/result";
 
-/// Fields that hold a result's bulk (the file, the output, the matches). The model reads them in
-/// `content[0].text`; `_meta` leaves them out so the bytes travel once more at most.
-const BULK_FIELDS: &[&str] = &["content", "stdout", "stderr", "matches"];
+/// Fields that hold a result's bulk (the file, the output, the matches, the lines recovered for a
+/// question). The model reads them in `content[0].text`; `_meta` leaves them out so the bytes
+/// travel once more at most.
+const BULK_FIELDS: &[&str] = &["content", "stdout", "stderr", "matches", "raw_text"];
 
 /// Fields the model does not need (sizes, durations, encoding, pruning metadata with its token
 /// figures). Clients that prefer `structuredContent` feed it to the model, so these travel in

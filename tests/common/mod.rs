@@ -83,6 +83,22 @@ pub fn text(result: &Value) -> &str {
         .unwrap_or_else(|| panic!("no content[0].text in {result:#}"))
 }
 
+/// The lines of a `recover_text` answer by question as the model reads them: `content[0].text`
+/// is the returned lines and markers, plain, closed by the result's summary in brackets (checked
+/// against the structured result in `_meta`, which leaves the lines out).
+pub fn answer_lines(result: &Value) -> &str {
+    let all = text(result);
+    let at = all.rfind('\n').map_or(0, |i| i + 1);
+    let (lines, note) = all.split_at(at);
+    let summary = structured(result)["summary"].as_str().unwrap().to_string();
+    assert_eq!(note, format!("[{summary}]"), "the closing note: {result:#}");
+    assert!(
+        result["_meta"][RESULT_META].get("raw_text").is_none(),
+        "the lines never travel in _meta: {result:#}"
+    );
+    lines
+}
+
 /// The rows of a result by question, each with its line number in the stored text, read as the
 /// model reads them: a marker `[… lines a-b]` says the next row is line b+1, every other row
 /// follows the one above, and the first starts at line 1. No row carries a `N│ ` prefix (the
@@ -144,7 +160,7 @@ pub fn assert_valid_result(tool: &str, result: &Value) {
     };
     if let Some(meta) = result.get("_meta").and_then(|m| m.get(RESULT_META)) {
         check("_meta", meta);
-        for bulk in ["content", "stdout", "stderr", "matches"] {
+        for bulk in ["content", "stdout", "stderr", "matches", "raw_text"] {
             assert!(meta.get(bulk).is_none(), "{tool}: bulk {bulk} in _meta");
         }
     }
