@@ -241,7 +241,7 @@ fn proxy_prunes_json_with_a_question_keeping_whole_records_and_recovers() {
         "recover_text",
         json!({"prune_id": id, "context_focus_question": "which issues are assigned to dev16?"}),
     );
-    let got = raw_lines(&rec["result"]);
+    let got = common::answer_lines(&rec["result"]);
     assert!(got.contains("\"assignee\":\"dev16\""), "{got}");
 }
 
