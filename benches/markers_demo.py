@@ -102,9 +102,13 @@ def main():
             hidden.update(range(a, b + 1))
         shown = set(range(1, len(raw) + 1)) - hidden
         second = c.call("recover_text", {"prune_id": prune_id, "context_focus_question": again})
-        result = json.loads(second["content"][0]["text"])
-        back = set(located(result["raw_text"]))
-        second_tokens = tokens(c, root, second["content"][0]["text"])
+        # The model reads the lines plain, closed by the summary in brackets; the rest of the
+        # result is in `_meta` (recover_text schemaVersion 6).
+        answer = second["content"][0]["text"]
+        result = second["_meta"]["mcp-pruner/result"]
+        lines = answer[:answer.rfind("\n") + 1]
+        back = set(located(lines))
+        second_tokens = tokens(c, root, answer)
         raw_tokens = meta["pruning"]["tokens_before"]
         c.close()
     print(f"## {case['origin']}\n")
@@ -124,7 +128,7 @@ def main():
           f"{with_names + second_tokens} tokens, {100 - 100 * (with_names + second_tokens) / raw_tokens:.0f}% "
           f"fewer than the raw file\n")
     print("recovered (first lines):\n")
-    for line in result["raw_text"].split("\n")[:12]:
+    for line in lines.split("\n")[:12]:
         print(f"    {line[:120]}")
 
 
