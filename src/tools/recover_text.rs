@@ -65,6 +65,41 @@ pub fn range_error(arguments: &serde_json::Value, errors: &[FieldError]) -> Opti
     ))
 }
 
+/// The requested ranges as 1-based inclusive `(start, end)` pairs (the whole text when none is
+/// given), each checked against the `total` lines of the entry: a range that starts after it
+/// ends, or past the last line, is seed 001's -32005 `invalid_range`, naming the range. An end
+/// past the last line is clamped when the lines are read.
+fn checked_ranges(input: &RecoverTextInput, total: usize) -> Result<Vec<(usize, usize)>, RpcError> {
+    if input.ranges.is_empty() {
+        return Ok(vec![(1, total.max(1))]);
+    }
+    let ranges: Vec<(usize, usize)> = input
+        .ranges
+        .iter()
+        .map(|r| (r.start_line.get() as usize, r.end_line.get() as usize))
+        .collect();
+    for (i, &(s, e)) in ranges.iter().enumerate() {
+        let problem = if s > e {
+            format!("start_line {s} > end_line {e}")
+        } else if s > total.max(1) {
+            format!("start_line {s} is past the last line ({total})")
+        } else {
+            continue;
+        };
+        return Err(message::rpc_error(
+            message::INVALID_RANGE,
+            "invalid_range",
+            Some(RpcErrorData {
+                code: Some("invalid_range".into()),
+                prune_id: Some(input.prune_id.clone()),
+                hint: Some(format!("/arguments/ranges/{i}: {problem}")),
+                ..Default::default()
+            }),
+        ));
+    }
+    Ok(ranges)
+}
+
 /// Runs `recover_text`.
 pub async fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
     // A first page by ranges starts at the first range, and reads no further than its end
@@ -81,36 +116,7 @@ pub async fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, R
         .await
         .map_err(|why| message::prune_id_not_found(&input.prune_id, why.explain()))?;
     let total = entry.line_count();
-    let ranges: Vec<(usize, usize)> = if input.ranges.is_empty() {
-        vec![(1, total.max(1))]
-    } else {
-        input
-            .ranges
-            .iter()
-            .map(|r| (r.start_line.get() as usize, r.end_line.get() as usize))
-            .collect()
-    };
-    for (i, &(s, e)) in ranges.iter().enumerate() {
-        let problem = if s > e {
-            Some(format!("start_line {s} > end_line {e}"))
-        } else if s > total.max(1) {
-            Some(format!("start_line {s} is past the last line ({total})"))
-        } else {
-            None
-        };
-        if let Some(p) = problem {
-            return Err(message::rpc_error(
-                message::INVALID_RANGE,
-                "invalid_range",
-                Some(RpcErrorData {
-                    code: Some("invalid_range".into()),
-                    prune_id: Some(input.prune_id.clone()),
-                    hint: Some(format!("/arguments/ranges/{i}: {p}")),
-                    ..Default::default()
-                }),
-            ));
-        }
-    }
+    let ranges = checked_ranges(&input, total)?;
     if let Some(question) = input.context_focus_question.as_deref() {
         let within = (!input.ranges.is_empty()).then_some(ranges.as_slice());
         return by_question(&input, question, &entry, within, &ctx.app).await;
