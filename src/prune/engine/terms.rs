@@ -163,21 +163,19 @@ impl Query {
             // Lines must then keep their stop words too (tested before stemming: `where`).
             quoted_stop_words |= keep && added && has_stop_word(text);
         };
-        for (k, segment) in goal.split('`').enumerate() {
-            if k % 2 == 1 {
-                add(segment, true);
-            } else {
-                for chunk in segment.split_whitespace() {
-                    add(chunk, false);
-                    if written_as_code(chunk) {
-                        // A stop word that is a whole name there (`where` of `xr.where`), not
-                        // a part of one (`get` of `getStopTime`, which matches every getter).
-                        for_each_identifier(chunk, &mut |ident| {
-                            if is_stop_word(&ident.to_lowercase()) {
-                                add(ident, true);
-                            }
-                        });
-                    }
+        for (f, block) in goal.split("```").enumerate() {
+            if f % 2 == 1 {
+                // A fenced block is a snippet (the reporter's code, a log), not one quoted
+                // name: its `if`, `for` and `it` are no terms. Its words are read like prose,
+                // without the fence's language tag.
+                for_each_prose_term(fence_body(block), &mut add);
+                continue;
+            }
+            for (k, segment) in block.split('`').enumerate() {
+                if k % 2 == 1 {
+                    add(segment, true);
+                } else {
+                    for_each_prose_term(segment, &mut add);
                 }
             }
         }
@@ -317,6 +315,31 @@ impl Query {
         } else {
             0
         }
+    }
+}
+
+/// Calls `add(text, keep_stop_words)` for each whitespace-separated chunk of prose, and for
+/// each stop word a chunk written as code names whole: `where` of `xr.where`, not `get` of
+/// `getStopTime`, which matches every getter.
+fn for_each_prose_term(segment: &str, add: &mut impl FnMut(&str, bool)) {
+    for chunk in segment.split_whitespace() {
+        add(chunk, false);
+        if written_as_code(chunk) {
+            for_each_identifier(chunk, &mut |ident| {
+                if is_stop_word(&ident.to_lowercase()) {
+                    add(ident, true);
+                }
+            });
+        }
+    }
+}
+
+/// The content of a fenced block (the text between two ```` ``` ````), without its language tag:
+/// a first line that is one word (`kotlin`, `console`) or empty.
+fn fence_body(block: &str) -> &str {
+    match block.split_once('\n') {
+        Some((tag, rest)) if !tag.trim().contains(char::is_whitespace) => rest,
+        _ => block,
     }
 }
 
@@ -912,6 +935,32 @@ mod tests {
         let q = Query::new("NPE in StopWatch.getStopTime", true);
         assert_eq!(q.mask("public long getTime() {"), 0);
         assert_ne!(q.mask("public long getStopTime() {"), 0);
+    }
+
+    #[test]
+    fn a_fenced_block_is_a_snippet_not_a_quoted_name() {
+        let goal = "Space after suspend\n\n```kotlin\nval f: suspend(Long) -> Unit\nfor (x in xs) { if (x == null) return it }\nval y = xr.where(c)\n```\n\nSee `where` too.";
+        let q = Query::new(goal, true);
+        // The reporter's `for`, `if`, `in` and `it` are no terms, nor is the language tag.
+        for line in [
+            "    for (i in 0 until n) {",
+            "        if (it.isEmpty()) {",
+            "import org.jetbrains.kotlin.psi.KtFile",
+        ] {
+            assert_eq!(q.mask(line), 0, "{line}");
+        }
+        // Its names are, and so is a stop word it calls as code.
+        assert_ne!(q.mask("fun suspendModifier(node: ASTNode) {"), 0);
+        assert_ne!(q.mask("def where(cond, x, y):"), 0);
+        // An unclosed fence (a report cut at 600 characters) is a snippet too.
+        let q = Query::new(
+            "Crash\n```\nfor (x in xs) { if (x == null) return it }",
+            true,
+        );
+        assert_eq!(q.mask("        if (it.isEmpty()) {"), 0);
+        // A one-line fence has no tag to drop.
+        let q = Query::new("Crash in ```parse_header(x)```", true);
+        assert_ne!(q.mask("fn parse_header(line: &str) {"), 0);
     }
 
     #[test]
