@@ -5,7 +5,7 @@
 
 use super::{ToolCtx, ToolOutput};
 use crate::budget;
-use crate::contract::types::{PruneStats, PruneTextInput, PruneTextResult, RpcError};
+use crate::contract::types::{PruneStats, PruneTextInput, PruneTextResult, RpcError, SourceType};
 use crate::prune::engine::{self, Limits, Plan};
 use crate::prune::render;
 use crate::tokens;
@@ -18,25 +18,47 @@ pub const DEFAULT_MIN_KEEP_LINES: u64 = 20;
 /// Default soft `timeout_ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = 1500;
 
+/// The call's options, defaults applied.
+struct Options {
+    /// The hard constraints the plan must meet.
+    limits: Limits,
+    /// Whether kept lines carry `N│ ` prefixes (`annotate_lines`).
+    annotate: bool,
+    /// Canonical markers, or none (`include_markers`).
+    markers: render::Markers,
+    /// The soft deadline of the plan: past it, the call returns a no-op.
+    timeout: Duration,
+}
+
+impl Options {
+    /// The options of `input` with the defaults documented in the schema.
+    fn of(input: &PruneTextInput) -> Options {
+        let opts = input.options.clone().unwrap_or_default();
+        Options {
+            limits: Limits {
+                max_prune_ratio: opts.max_prune_ratio.unwrap_or(DEFAULT_MAX_PRUNE_RATIO),
+                min_keep_lines: opts.min_keep_lines.unwrap_or(DEFAULT_MIN_KEEP_LINES) as usize,
+            },
+            annotate: opts.annotate_lines.unwrap_or(false),
+            markers: if opts.include_markers.unwrap_or(true) {
+                render::Markers::Canonical
+            } else {
+                render::Markers::Off
+            },
+            timeout: Duration::from_millis(
+                opts.timeout_ms
+                    .map(|t| t.get())
+                    .unwrap_or(DEFAULT_TIMEOUT_MS),
+            ),
+        }
+    }
+}
+
 /// Runs `prune_text`.
 pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
     let start = Instant::now();
-    let opts = input.options.clone().unwrap_or_default();
-    let limits = Limits {
-        max_prune_ratio: opts.max_prune_ratio.unwrap_or(DEFAULT_MAX_PRUNE_RATIO),
-        min_keep_lines: opts.min_keep_lines.unwrap_or(DEFAULT_MIN_KEEP_LINES) as usize,
-    };
-    let annotate = opts.annotate_lines.unwrap_or(false);
-    let markers = if opts.include_markers.unwrap_or(true) {
-        render::Markers::Canonical
-    } else {
-        render::Markers::Off
-    };
-    let timeout = Duration::from_millis(
-        opts.timeout_ms
-            .map(|t| t.get())
-            .unwrap_or(DEFAULT_TIMEOUT_MS),
-    );
+    let opts = Options::of(&input);
+    let (annotate, markers) = (opts.annotate, opts.markers);
     let source = input
         .source_type
         .unwrap_or_else(|| engine::detect_source_type(&input.text, None));
@@ -46,43 +68,21 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         &budget::summary(&input.goal_hint),
         input.text.clone(),
     );
-
     let budget_bytes = budget::for_call(
         &ctx.app.config,
         input.max_output_bytes.as_ref().map(|m| m.0),
     );
     let mut warnings = Vec::new();
-    let lines_total = engine::split_lines(&input.text).len();
-    let plan: Plan = if let Some(why) = ctx.app.store.not_stored(&prune_id) {
-        // Nothing removed can be recovered from an id that was never stored: a no-op.
-        warnings.push(format!(
-            "not_stored: the text ({} bytes) was not kept: {}; returned unpruned",
-            input.text.len(),
-            why.not_stored(ctx.app.store.limits().0)
-        ));
-        no_op(lines_total)
-    } else if input.text.chars().count() > ctx.app.config.max_input_chars {
-        warnings.push("input_too_large".to_string());
-        no_op(lines_total)
-    } else {
-        let (text, goal) = (input.text.clone(), input.goal_hint.clone());
-        let text_budget = engine::TextBudget {
-            bytes: text_budget(budget_bytes),
-            marker_bytes: crate::prune::widest_marker(&prune_id, lines_total),
-        };
-        let work = tokio::task::spawn_blocking(move || {
-            let lines = engine::split_lines(&text);
-            engine::plan_within(&lines, &goal, source, &limits, Some(text_budget))
-        });
-        tokio::select! {
-            r = tokio::time::timeout(timeout, work) => match r {
-                Ok(Ok(plan)) => plan,
-                Ok(Err(_)) => { warnings.push("internal_error".into()); no_op(lines_total) }
-                Err(_) => { warnings.push("timeout".into()); no_op(lines_total) }
-            },
-            _ = ctx.cancel.cancelled() => { warnings.push("cancelled".into()); no_op(lines_total) }
-        }
-    };
+    let plan = plan_for(
+        &input,
+        ctx,
+        &opts,
+        source,
+        &prune_id,
+        budget_bytes,
+        &mut warnings,
+    )
+    .await;
     let mut used_fallback = plan.used_fallback || !warnings.is_empty();
     warnings.extend(plan.warnings.iter().cloned());
     let lines = engine::split_lines(&input.text);
@@ -163,6 +163,52 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         source_type: source,
     };
     Ok(fit(&mut result, budget_bytes))
+}
+
+/// The plan for `input`, or a no-op with the warning that says why (`warnings`): a text that was
+/// not stored (nothing removed could be recovered), one over `--max-input-chars`, a plan past the
+/// deadline, a cancelled call, or a planner that panicked.
+async fn plan_for(
+    input: &PruneTextInput,
+    ctx: &ToolCtx,
+    opts: &Options,
+    source: SourceType,
+    prune_id: &str,
+    budget_bytes: usize,
+    warnings: &mut Vec<String>,
+) -> Plan {
+    let lines_total = engine::split_lines(&input.text).len();
+    if let Some(why) = ctx.app.store.not_stored(prune_id) {
+        warnings.push(format!(
+            "not_stored: the text ({} bytes) was not kept: {}; returned unpruned",
+            input.text.len(),
+            why.not_stored(ctx.app.store.limits().0)
+        ));
+        return no_op(lines_total);
+    }
+    if input.text.chars().count() > ctx.app.config.max_input_chars {
+        warnings.push("input_too_large".to_string());
+        return no_op(lines_total);
+    }
+    let (text, goal, limits) = (input.text.clone(), input.goal_hint.clone(), opts.limits);
+    let text_budget = engine::TextBudget {
+        bytes: text_budget(budget_bytes),
+        marker_bytes: crate::prune::widest_marker(prune_id, lines_total),
+    };
+    let work = tokio::task::spawn_blocking(move || {
+        let lines = engine::split_lines(&text);
+        engine::plan_within(&lines, &goal, source, &limits, Some(text_budget))
+    });
+    let failed = tokio::select! {
+        r = tokio::time::timeout(opts.timeout, work) => match r {
+            Ok(Ok(plan)) => return plan,
+            Ok(Err(_)) => "internal_error",
+            Err(_) => "timeout",
+        },
+        _ = ctx.cancel.cancelled() => "cancelled",
+    };
+    warnings.push(failed.into());
+    no_op(lines_total)
 }
 
 /// Bytes the pruned text may take inside a `prune_text` result of `budget` bytes: the JSON around
