@@ -130,6 +130,8 @@ def main() -> int:
     call("prune_text", {"text": log, "goal_hint": "why did the job fail?", "source_type": "logs"}, "ok")
     call("prune_text", {"text": log}, "rpc")
     call("recover_text", {"prune_id": state.get("prune_id", "prn_missing"), "ranges": [{"start_line": 120, "end_line": 120}]}, "ok")
+    # By question: the lines come plain in content[0].text; the result (no raw_text) is in _meta.
+    call("recover_text", {"prune_id": state.get("prune_id", "prn_missing"), "context_focus_question": "which disk is full?"}, "ok")
     call("recover_text", {"prune_id": "prn_1_00000000000000000000"}, "rpc")
     call("recover_text", {"prune_id": state.get("prune_id", "prn_missing"), "ranges": [{"start_line": 9, "end_line": 2}]}, "rpc")
     call("health", {}, "ok")

@@ -81,8 +81,8 @@ impl crate::prune::Warn for ToolCtx {
     }
 }
 
-/// `_meta` key under which `read`, `bash` and `grep` results (and every tool failure) carry their
-/// metadata for programs: the structured result without its bulk fields.
+/// `_meta` key under which `read`, `bash`, `grep` and `recover_text`-by-question results (and every
+/// tool failure) carry their metadata for programs: the structured result without its bulk fields.
 pub const RESULT_META_KEY: &str = "mcp-pruner/result";
 
 /// Fields that hold a result's bulk (the file, the output, the matches, the lines recovered for a
@@ -116,8 +116,8 @@ pub struct ToolOutput {
     pub structured: Value,
     /// Whether this is a tool error.
     pub is_error: bool,
-    /// `text` is the JSON of `structured` (seed 001's `prune_text`, `recover_text`, `health`): it
-    /// is already the structured result, so nothing is split off into `_meta`.
+    /// `text` is the JSON of `structured` (seed 001's `prune_text`, `recover_text` by ranges,
+    /// `health`): it is already the structured result, so nothing is split off into `_meta`.
     pub text_is_json: bool,
 }
 

@@ -163,19 +163,27 @@ impl Query {
             // Lines must then keep their stop words too (tested before stemming: `where`).
             quoted_stop_words |= keep && added && has_stop_word(text);
         };
-        for (f, block) in goal.split("```").enumerate() {
+        let blocks: Vec<&str> = goal.split("```").collect();
+        for (f, block) in blocks.iter().enumerate() {
             if f % 2 == 1 {
-                // A fenced block is a snippet (the reporter's code, a log), not one quoted
-                // name: its `if`, `for` and `it` are no terms. Its words are read like prose,
-                // without the fence's language tag.
-                for_each_prose_term(fence_body(block), &mut add);
+                let closed = f + 1 < blocks.len();
+                if closed && !block.contains('\n') {
+                    // ```` ```where``` ```` is inline code, as `` `where` `` is.
+                    add(block.trim(), true);
+                } else {
+                    // A fenced block is a snippet (the reporter's code, a log), not one quoted
+                    // name: its `if`, `for` and `it` are no terms. Its words are read like
+                    // prose, without the fence's language tag; a stop word is a name there
+                    // only as a member (`xr.where(c)`, not `it.name` or `if(x)`).
+                    for_each_prose_term(fence_body(block), true, &mut add);
+                }
                 continue;
             }
             for (k, segment) in block.split('`').enumerate() {
                 if k % 2 == 1 {
                     add(segment, true);
                 } else {
-                    for_each_prose_term(segment, &mut add);
+                    for_each_prose_term(segment, false, &mut add);
                 }
             }
         }
@@ -320,13 +328,17 @@ impl Query {
 
 /// Calls `add(text, keep_stop_words)` for each whitespace-separated chunk of prose, and for
 /// each stop word a chunk written as code names whole: `where` of `xr.where`, not `get` of
-/// `getStopTime`, which matches every getter.
-fn for_each_prose_term(segment: &str, add: &mut impl FnMut(&str, bool)) {
+/// `getStopTime`, which matches every getter. With `members_only` (a fenced snippet, where
+/// `it.name`, `this.x` and `if(x)` are everywhere), only a stop word after `.`, `::` or `->`.
+fn for_each_prose_term(segment: &str, members_only: bool, add: &mut impl FnMut(&str, bool)) {
     for chunk in segment.split_whitespace() {
         add(chunk, false);
         if written_as_code(chunk) {
             for_each_identifier(chunk, &mut |ident| {
-                if is_stop_word(&ident.to_lowercase()) {
+                let before = &chunk[..ident.as_ptr() as usize - chunk.as_ptr() as usize];
+                let member =
+                    before.ends_with('.') || before.ends_with("::") || before.ends_with("->");
+                if (member || !members_only) && is_stop_word(&ident.to_lowercase()) {
                     add(ident, true);
                 }
             });
@@ -334,13 +346,20 @@ fn for_each_prose_term(segment: &str, add: &mut impl FnMut(&str, bool)) {
     }
 }
 
-/// The content of a fenced block (the text between two ```` ``` ````), without its language tag:
-/// a first line that is one word (`kotlin`, `console`) or empty.
+/// The content of a fenced block (the text between two ```` ``` ````), without its info string:
+/// a first line that is empty, or a language tag (`kotlin`, `c++`) followed by nothing but
+/// attributes (`title="app.py"`, `{1,3}`). A first line of content (`panic!`, `foo()`) stays.
 fn fence_body(block: &str) -> &str {
-    match block.split_once('\n') {
-        Some((tag, rest)) if !tag.trim().contains(char::is_whitespace) => rest,
-        _ => block,
-    }
+    let Some((first, rest)) = block.split_once('\n') else {
+        return block;
+    };
+    let mut words = first.split_whitespace();
+    let tag = words.next().is_none_or(|w| {
+        w.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '+' | '#' | '.' | '-' | '_'))
+    });
+    let attributes = words.all(|w| w.contains('=') || w.starts_with('{'));
+    if tag && attributes { rest } else { block }
 }
 
 /// True when a part of an identifier of `text` is a stop word (`Fixed`, `is_empty`, `where`).
@@ -958,9 +977,25 @@ mod tests {
             true,
         );
         assert_eq!(q.mask("        if (it.isEmpty()) {"), 0);
-        // A one-line fence has no tag to drop.
+        // A one-line fence has no tag to drop, and quotes like backticks do.
         let q = Query::new("Crash in ```parse_header(x)```", true);
         assert_ne!(q.mask("fn parse_header(line: &str) {"), 0);
+        let q = Query::new("```where``` drops attributes", true);
+        assert_ne!(q.mask("def where(cond, x, y):"), 0);
+        // In a snippet, `it.`, `this.`, `if(` and `for(` name nothing; a member call does.
+        let q = Query::new(
+            "Wrong\n```kotlin\nlist.forEach { it.name }\nif(this.ok) for(x in y) app.use(z)\n```",
+            true,
+        );
+        for line in ["        if (it.isEmpty()) {", "    for (i in 0 until n) {"] {
+            assert_eq!(q.mask(line), 0, "{line}");
+        }
+        assert_ne!(q.mask("app.use = function use(fn) {"), 0);
+        // An info string with attributes is no content; a first line of code is.
+        let q = Query::new("Crash\n```python title=\"app.py\"\nparse(x)\n```", true);
+        assert_eq!(q.mask("import python_title"), 0);
+        let q = Query::new("Crash\n```render_table()\nparse(x)\n```", true);
+        assert_ne!(q.mask("fn render_table() {"), 0);
     }
 
     #[test]
