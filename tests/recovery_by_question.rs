@@ -53,6 +53,29 @@ fn source() -> String {
     s
 }
 
+/// The `prune_id` a pruned result hands out.
+fn prune_id(result: &serde_json::Value) -> String {
+    structured(result)["pruning"]["prune_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no prune_id in {result:#}"))
+        .to_string()
+}
+
+/// A server over a root holding `util.rs` ([`source`]), with `flags`, after a `read` of it with a
+/// question under a 3,000-byte budget: the client and the `prune_id` that read handed out.
+fn after_a_pruned_read(flags: &[&str]) -> (tempfile::TempDir, StdioClient, String) {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("util.rs"), source()).unwrap();
+    let mut c = StdioClient::spawn(root.path(), flags);
+    c.initialize();
+    let first = c.call(
+        "read",
+        json!({"path": "util.rs", "context_focus_question": "how does parse_escape handle the limit?", "max_output_bytes": 3000}),
+    );
+    let id = prune_id(&first["result"]);
+    (root, c, id)
+}
+
 #[test]
 fn markers_name_what_they_hide_and_a_question_brings_it_back() {
     let src = source();
@@ -77,10 +100,7 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
         }
     }
     assert!(!hidden.is_empty(), "{named:?}");
-    let id = structured(&first["result"])["pruning"]["prune_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = prune_id(&first["result"]);
 
     // Ask for a hidden one by question: its lines come back with their file line numbers.
     let target = hidden
@@ -167,10 +187,7 @@ fn markers_name_what_they_hide_and_a_question_brings_it_back() {
         "read",
         json!({"path": "util.rs", "context_focus_question": "how does parse_escape handle the limit?", "max_output_bytes": 4096}),
     );
-    let id2 = structured(&fresh["result"])["pruning"]["prune_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id2 = prune_id(&fresh["result"]);
     let within = c.call(
         "recover_text",
         json!({"prune_id": id2, "context_focus_question": q, "ranges": [{"start_line": 100, "end_line": 160}]}),
@@ -207,10 +224,7 @@ fn a_resource_read_with_a_question_returns_what_was_not_shown() {
         read_with_question("util.rs", &src, "how does parse_escape handle the limit?");
     let shown = text(&first["result"]).to_string();
     assert!(!shown.contains("pub fn verify_token("), "{shown}");
-    let id = structured(&first["result"])["pruning"]["prune_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = prune_id(&first["result"]);
     let uri = format!("prune://{id}?question=what%20does+verify_token+return%3F");
     let read = c.request("resources/read", json!({ "uri": uri }));
     let contents = &read["result"]["contents"][0];
@@ -252,19 +266,7 @@ fn a_resource_read_with_a_question_returns_what_was_not_shown() {
 /// `_meta` leaves them out.
 #[test]
 fn with_output_schemas_the_answer_by_question_is_the_structured_result_within_budget() {
-    let src = source();
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join("util.rs"), &src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &["--output-schemas"]);
-    c.initialize();
-    let first = c.call(
-        "read",
-        json!({"path": "util.rs", "context_focus_question": "how does parse_escape handle the limit?", "max_output_bytes": 3000}),
-    );
-    let id = structured(&first["result"])["pruning"]["prune_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (_root, mut c, id) = after_a_pruned_read(&["--output-schemas"]);
     let budget = 2500;
     let r = c.call(
         "recover_text",
@@ -280,4 +282,38 @@ fn with_output_schemas_the_answer_by_question_is_the_structured_result_within_bu
         sc.to_string().len()
     );
     assert_eq!(answer_lines(&r["result"]), lines);
+}
+
+/// A resource's text is the lines, plain, whatever the tools' output schemas: `resources/read`
+/// by question returns the same lines with and without them (it is not fitted as escaped JSON).
+#[test]
+fn a_resource_by_question_is_fitted_as_plain_text_with_or_without_output_schemas() {
+    // A budget small enough to bind, so that fitting the answer as escaped JSON would show.
+    let small = ["--max-output-bytes", "2048"];
+    let texts: Vec<String> = [&small[..], &[&small[..], &["--output-schemas"][..]].concat()[..]]
+        .iter()
+        .map(|flags| {
+            // `prune_text` answers the same in both modes (its result is its JSON), so both
+            // resources start from the same shown lines.
+            let root = tempfile::tempdir().unwrap();
+            let mut c = StdioClient::spawn(root.path(), flags);
+            c.initialize();
+            let first = c.call(
+                "prune_text",
+                json!({"text": source(), "goal_hint": "how does parse_escape handle the limit?", "source_type": "code"}),
+            );
+            let id = structured(&first["result"])["prune_id"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{first}"))
+                .to_string();
+            let uri = format!("prune://{id}?question=what%20does+verify_token+return%3F");
+            let read = c.request("resources/read", json!({ "uri": uri }));
+            read["result"]["contents"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{read}"))
+                .to_string()
+        })
+        .collect();
+    assert!(texts[0].contains("pub fn verify_token("), "{}", texts[0]);
+    assert_eq!(texts[0], texts[1]);
 }

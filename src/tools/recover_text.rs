@@ -119,7 +119,8 @@ pub async fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, R
     let ranges = checked_ranges(&input, total)?;
     if let Some(question) = input.context_focus_question.as_deref() {
         let within = (!input.ranges.is_empty()).then_some(ranges.as_slice());
-        return by_question(&input, question, &entry, within, &ctx.app).await;
+        let as_json = ctx.app.config.output_schemas;
+        return by_question(&input, question, &entry, within, &ctx.app, as_json).await;
     }
     let numbered = input.include_line_numbers.unwrap_or(true);
     let fp = fingerprint(&input.prune_id, &ranges, numbered);
@@ -212,14 +213,17 @@ pub async fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, R
 
 /// `recover_text` with `context_focus_question`: the lines of the stored text (within the
 /// checked 1-based `within` ranges, if given) that the earlier result did not show, best for the
-/// question first, fitted to the call's budget as the model reads them ([`question_output`]);
-/// markers name what stays out. The lines returned count as shown from then on.
+/// question first, fitted to the call's budget as the model reads them ([`question_output`]):
+/// the result's JSON when `as_json` (a tool call with output schemas), else the plain lines (a
+/// tool call without them, or a resource). Markers name what stays out. The lines returned count
+/// as shown from then on.
 pub(crate) async fn by_question(
     input: &RecoverTextInput,
     question: &str,
     entry: &Entry,
     within: Option<&[(usize, usize)]>,
     app: &App,
+    as_json: bool,
 ) -> Result<ToolOutput, RpcError> {
     if input.cursor.is_some() {
         return Err(message::invalid_field(
@@ -273,11 +277,10 @@ pub(crate) async fn by_question(
             entry.len(),
         ))
     };
-    // The model reads the lines plain, plus the closing note; with output schemas it reads the
-    // result's JSON, where they are escaped. Fit the lines to what is left after the rest, then
-    // shrink until what the model reads fits.
-    let schemas = app.config.output_schemas;
-    let mut room = budget::for_pruned_text(budget, schemas);
+    // The model reads the lines plain, plus the closing note, or the result's JSON, where they
+    // are escaped. Fit the lines to what is left after the rest, then shrink until what the
+    // model reads fits.
+    let mut room = budget::for_pruned_text(budget, as_json);
     let (plan, out) = loop {
         let text_budget = engine::TextBudget {
             bytes: room,
@@ -285,7 +288,7 @@ pub(crate) async fn by_question(
         };
         let plan = engine::plan_more(&lines, question, source, &shown, text_budget);
         let out = build(&plan);
-        if out.model_bytes(schemas) <= budget || room == 0 {
+        if out.model_bytes(as_json) <= budget || room == 0 {
             break (plan, out);
         }
         room = room * 85 / 100;

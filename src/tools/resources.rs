@@ -92,7 +92,8 @@ pub async fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
             max_output_bytes: None,
             ranges: Vec::new(),
         };
-        let out = recover_text::by_question(&input, &question, &entry, None, app).await?;
+        // A resource's text is the lines, plain, whatever the tools' output schemas.
+        let out = recover_text::by_question(&input, &question, &entry, None, app, false).await?;
         let text = out.structured["raw_text"].as_str().unwrap_or_default();
         return Ok(json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": text }] }));
     }
