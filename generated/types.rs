@@ -1581,7 +1581,7 @@ pub struct RecoverTextResult {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
-    ///The lines. Bulk: never in _meta. A range answer's content[0].text is this whole result as JSON (seed 001). An answer by question's content[0].text is these lines, plain, ending with a newline, then the summary in brackets on a last line; without output schemas that text is the only place they travel.
+    ///The lines. Bulk: never in _meta. A range answer's `content[0].text` is this whole result as JSON (seed 001). An answer by question's `content[0].text` is these lines, plain, ending with a newline, then the summary in brackets on a last line; without output schemas that text is the only place they travel.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub raw_text: ::std::option::Option<::std::string::String>,
     pub summary: ::std::string::String,
@@ -1595,7 +1595,7 @@ pub struct RecoverTextResultMetadata {
     ///The line ranges raw_text returns. Omitted in an answer by question: its markers give the original numbers of what they hide, so the line after [… lines 40-92] is line 93.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub ranges: ::std::vec::Vec<LineRange>,
-    ///Set when the lines were chosen for a question: how many lines of the text are returned (content[0].text, or raw_text in structuredContent), with markers for the rest.
+    ///Set when the lines were chosen for a question: how many lines of the text are returned (`content[0].text`, or raw_text in structuredContent), with markers for the rest.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub returned_lines: ::std::option::Option<u64>,
     pub total_bytes: u64,
