@@ -500,6 +500,14 @@ async def run_transport(transport: str, mode: str, binary: str, res: Results) ->
                     rp = await session.call_tool("recover_text", {"prune_id": state["prune_id"], "include_line_numbers": False})
                     expect(not rp.is_error, f"recover(prune_text id) isError: {short(text_of(rp))}")
                     expect("ERROR disk full" in structured(rp).get("raw_text", ""), "recovered text lacks the original")
+                    # By question the model reads the lines plain, closed by the summary in brackets.
+                    rq = await session.call_tool(
+                        "recover_text", {"prune_id": state["prune_id"], "context_focus_question": "which disk is full?"}
+                    )
+                    expect(not rq.is_error, f"recover by question isError: {short(text_of(rq))}")
+                    body, _, note = text_of(rq).rpartition("\n")
+                    expect(not body.lstrip().startswith("{"), f"answer by question is JSON: {short(text_of(rq))}")
+                    expect(note == f"[{structured(rq).get('summary')}]", f"closing note {note!r}")
 
             await check("tool recover_text", c_recover_text)
 
