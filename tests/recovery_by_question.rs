@@ -61,21 +61,6 @@ fn prune_id(result: &serde_json::Value) -> String {
         .to_string()
 }
 
-/// A server over a root holding `util.rs` ([`source`]), with `flags`, after a `read` of it with a
-/// question under a 3,000-byte budget: the client and the `prune_id` that read handed out.
-fn after_a_pruned_read(flags: &[&str]) -> (tempfile::TempDir, StdioClient, String) {
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join("util.rs"), source()).unwrap();
-    let mut c = StdioClient::spawn(root.path(), flags);
-    c.initialize();
-    let first = c.call(
-        "read",
-        json!({"path": "util.rs", "context_focus_question": "how does parse_escape handle the limit?", "max_output_bytes": 3000}),
-    );
-    let id = prune_id(&first["result"]);
-    (root, c, id)
-}
-
 #[test]
 fn markers_name_what_they_hide_and_a_question_brings_it_back() {
     let src = source();
@@ -266,7 +251,13 @@ fn a_resource_read_with_a_question_returns_what_was_not_shown() {
 /// `_meta` leaves them out.
 #[test]
 fn with_output_schemas_the_answer_by_question_is_the_structured_result_within_budget() {
-    let (_root, mut c, id) = after_a_pruned_read(&["--output-schemas"]);
+    let (_root, mut c, first) = read_with_question_on(
+        &["--output-schemas"],
+        "util.rs",
+        &source(),
+        "how does parse_escape handle the limit?",
+    );
+    let id = prune_id(&first["result"]);
     let budget = 2500;
     let r = c.call(
         "recover_text",

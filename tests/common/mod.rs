@@ -24,9 +24,19 @@ pub fn read_with_question(
     src: &str,
     question: &str,
 ) -> (tempfile::TempDir, StdioClient, Value) {
+    read_with_question_on(&[], name, src, question)
+}
+
+/// [`read_with_question`] on a server started with `flags`.
+pub fn read_with_question_on(
+    flags: &[&str],
+    name: &str,
+    src: &str,
+    question: &str,
+) -> (tempfile::TempDir, StdioClient, Value) {
     let root = tempfile::tempdir().unwrap();
     std::fs::write(root.path().join(name), src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
+    let mut c = StdioClient::spawn(root.path(), flags);
     c.initialize();
     let r = c.call(
         "read",
