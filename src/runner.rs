@@ -1,10 +1,10 @@
 //! `mcp-pruner run [flags] -- AGENT_COMMAND [ARGS...]`: seed 000's runner lifecycle around one
-//! agent command. `run:init` ([`settings`]) decides whether to start the server;
-//! `run:mcp_pruner_starting` ([`server`]) spawns this executable as `serve` and waits for
-//! `/healthz`; `run:mcp_pruner_running` advertises the endpoint to the agent ([`agent`]) through
+//! agent command. `run:init` (`settings`) decides whether to start the server;
+//! `run:mcp_pruner_starting` (`server`) spawns this executable as `serve` and waits for
+//! `/healthz`; `run:mcp_pruner_running` advertises the endpoint to the agent (`agent`) through
 //! `MCP_PRUNER_URL`, `MCP_PRUNER_CLAUDE_CONFIG` and `MCP_PRUNER_CODEX_ARGS` and watches the server
 //! (exit, or [`UNREACHABLE_AFTER`] failed health probes: `run:mcp_pruner_degraded`);
-//! `run:shutdown` stops the server and removes every process the run started ([`reap`]).
+//! `run:shutdown` stops the server and removes every process the run started (`reap`).
 //!
 //! Owns the lifecycle, the order of its events and the run's exit status (the agent's; a signal
 //! death is 128 + signal number). It must never let the server's fate stop the agent: a disabled,

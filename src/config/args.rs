@@ -69,7 +69,7 @@ pub struct ServerArgs {
     /// Recovery store entry cap (LRU eviction) [env: MCP_PRUNER_STORE_MAX_ENTRIES; default 1000]
     #[arg(long, value_name = "N")]
     pub store_max_entries: Option<String>,
-    /// Where recovery entries live: memory, or redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (rediss:// for TLS) shared by every replica on it [env: MCP_PRUNER_STORE; default memory]
+    /// Where recovery entries live: memory, or `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]` (`rediss://` for TLS) shared by every replica on it [env: MCP_PRUNER_STORE; default memory]
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
     /// Per-stream memory cap for command output [env: MCP_PRUNER_CAPTURE_MAX_BYTES; default 67108864]

@@ -5,9 +5,9 @@
 //! Owns the file (WAL mode, so several servers write at once), its schema version (migrated
 //! forward by `PRAGMA user_version`), setting a corrupted file aside, and a writer thread that
 //! takes records off a queue. It must never block or fail a tool call: [`Ledger::record`] copies a
-//! fixed-size [`Record`] into a lock-free ring ([`queue::Ring`]): no allocation, no lock, no
+//! fixed-size [`Record`] into a lock-free ring (`queue::Ring`): no allocation, no lock, no
 //! syscall. The writer sleeps while idle (the first record after a quiet spell wakes it, one
-//! `unpark`), and while busy wakes every [`BATCH_WINDOW`] to write what gathered in one
+//! `unpark`), and while busy wakes every `BATCH_WINDOW` to write what gathered in one
 //! transaction, so callers never wake it. Every database error becomes a warning event and
 //! dropped rows. It never sees file contents, command output or questions.
 

@@ -4,7 +4,7 @@
 //! gone so the error can say so. Never persisted, never sent anywhere.
 //!
 //! Small texts live in memory. Texts over [`SPILL_THRESHOLD`] (written through a [`SpillWriter`])
-//! live in an unlinked temp file ([`disk`]), and a huge file's `read` artifact is the file itself
+//! live in an unlinked temp file (`disk`), and a huge file's `read` artifact is the file itself
 //! (a referenced entry, valid while the file's identity — device, inode, length, mtime — holds).
 //! Either is read back by line through a sparse index, so neither the store nor a recovery ever
 //! holds a huge text in memory. Spill bytes count in the byte cap; a referenced file costs only its

@@ -11,10 +11,10 @@
 //! same output re-issues its id), `o:OWNER` (ids issued to a session, for `resources/list`),
 //! `g:ID` (why an id left: evicted, too large), `epoch` (changes when the server loses its data),
 //! `evseq` and `evlog` (how many entries were evicted, and at least the last
-//! [`super::near::EVLOG_MAX`] of them, at most twice that, so replicas drop their near copies;
+//! `near::EVLOG_MAX` of them, at most twice that, so replicas drop their near copies;
 //! bounded, never expire).
 //! Calls block on the network (a store round trip is a fraction of a millisecond); the texts a
-//! replica stored itself are also kept near ([`super::near`]), which spares the round trip of
+//! replica stored itself are also kept near (`near`), which spares the round trip of
 //! the same output re-issued or paged again.
 
 use super::resp::{Cmd, Pool, Value};
@@ -159,7 +159,7 @@ pub struct SharedText {
     bytes: u64,
     /// Its number of lines.
     lines: usize,
-    /// This replica's copy of the text, when it holds one fresh ([`super::near`]): read from
+    /// This replica's copy of the text, when it holds one fresh (`near`): read from
     /// memory, no round trip.
     local: Option<std::sync::Arc<super::near::Copy>>,
     /// The [`PAGE`] reply for a line, fetched with the entry in the same round trip
@@ -753,7 +753,7 @@ impl Shared {
     }
 
     /// [`Shared::put`] for async callers: the one round trip of a text in memory up to
-    /// [`ONE_TRIP_MAX`] is awaited ([`Pool::run_async`]) instead of holding the thread.
+    /// `ONE_TRIP_MAX` is awaited (`Pool::run_async`) instead of holding the thread.
     pub async fn put_async(
         &self,
         owner: &str,
@@ -1020,7 +1020,7 @@ impl Shared {
         }
     }
 
-    /// [`Shared::get_at`] for async callers: its round trip is awaited ([`Pool::run_async`]).
+    /// [`Shared::get_at`] for async callers: its round trip is awaited (`Pool::run_async`).
     pub async fn get_at_async(
         &self,
         id: &str,
