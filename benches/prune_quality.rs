@@ -11,7 +11,8 @@
 //! page). Rows are per source type, per source type and language, and per split (`dev` repos the
 //! engine may be tuned on, `test` repos it must not be).
 //!
-//! Run: `cargo bench --bench prune_quality [-- FILE]`. `QUALITY_VERBOSE=1` prints one row per case;
+//! Run: `cargo bench --bench prune_quality [-- FILE]`. `QUALITY_VERBOSE=1` prints one row per case
+//! (reduction, recall of ours, of head and of BM25, recall after two calls);
 //! `QUALITY_SHOW=<text>` prints the pruned output of the cases whose origin or query contains it;
 //! `QUALITY_DUMP=file.tsv` appends one row per case and budget (origin, budget in bytes or 0 for
 //! none, the keep mask as `0`/`1` per line, reduction) for analysis outside the bench;
@@ -147,12 +148,13 @@ fn main() {
             let [ours, head, bm25] = measured.runs;
             if verbose {
                 println!(
-                    "{:5} red {:5.1}% rec ours {:5.1}% head {:5.1}% bm25 {:5.1}%  {:.60} | {}",
+                    "{:5} red {:5.1}% rec ours {:5.1}% head {:5.1}% bm25 {:5.1}% 2c {:5.1}%  {:.60} | {}",
                     case.source.to_string(),
                     ours.0 * 100.0,
                     ours.1 * 100.0,
                     head.1 * 100.0,
                     bm25.1 * 100.0,
+                    measured.two_recall * 100.0,
                     case.query.replace('\n', " "),
                     case.origin
                 );
