@@ -151,6 +151,63 @@ fn a_scripted_session_is_counted_and_reported() {
     }
 }
 
+/// A recovery that gives no line back recovers nothing: of two pruned reads, the one whose
+/// recovery by question answers "nothing new" stays unrecovered; the one recovered by ranges is
+/// marked.
+#[test]
+fn only_a_recovery_that_returns_lines_counts() {
+    let root = project();
+    let copy = std::fs::read_to_string(root.path().join("src/pipeline.rs")).unwrap();
+    std::fs::write(root.path().join("src/pipeline2.rs"), copy).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger.sqlite3");
+    let mut c = stdio_with_ledger(root.path(), &ledger);
+    c.initialize();
+    let question = "where is the config text parsed?";
+    let read = |c: &mut StdioClient, path: &str| {
+        let r = c.call(
+            "read",
+            json!({"path": path, "context_focus_question": question}),
+        );
+        let s = structured(&r["result"]);
+        assert_eq!(s["pruning"]["applied"], true, "{s}");
+        let id = s["pruning"]["prune_id"].as_str().unwrap().to_string();
+        (id, s["total_lines"].as_u64().unwrap())
+    };
+    let (first, total) = read(&mut c, "src/pipeline.rs");
+    // Limited to the last line, which the read showed (the end of `parse_config`): nothing new.
+    let empty = c.call(
+        "recover_text",
+        json!({"prune_id": first, "context_focus_question": question, "ranges": [{"start_line": total, "end_line": total}]}),
+    );
+    let meta = structured(&empty["result"]);
+    assert_eq!(meta["metadata"]["returned_lines"], 0, "{empty}");
+    let (second, _) = read(&mut c, "src/pipeline2.rs");
+    assert_ne!(first, second);
+    let back = c.call(
+        "recover_text",
+        json!({"prune_id": second, "ranges": [{"start_line": 1, "end_line": 3}]}),
+    );
+    assert!(
+        back.get("result").is_some() && back["result"]["isError"].as_bool() != Some(true),
+        "{back}"
+    );
+    assert!(c.close().success());
+    let report: Value = serde_json::from_str(&stats(&ledger, &["--json"])).unwrap();
+    let read_row = report["by_tool"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "read")
+        .cloned()
+        .unwrap_or_else(|| panic!("read in {report}"));
+    assert_eq!(
+        (&read_row["pruned_calls"], &read_row["recovered_calls"]),
+        (&json!(2), &json!(1)),
+        "{report}"
+    );
+}
+
 #[test]
 fn two_stdio_servers_and_one_http_server_lose_no_row() {
     const CALLS: usize = 10_000;

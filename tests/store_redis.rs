@@ -296,12 +296,23 @@ fn a_recovery_by_question_on_another_replica_skips_what_was_shown() {
     let rows = located(answer_lines(&r["result"]));
     assert!(!rows.is_empty(), "{body}");
     assert_eq!(body["metadata"]["returned_lines"], rows.len(), "{body}");
-    for (n, _) in rows {
-        let n = n as u64;
+    for (n, _) in &rows {
+        let n = *n as u64;
         assert!(
             hidden.iter().any(|&(a, b)| a <= n && n <= b),
             "b returns only lines a's result did not show: line {n} vs {hidden:?}"
         );
+    }
+    // What b returned is added to what the store records as shown: asked again on a, none of
+    // it comes back.
+    let r = a.call(
+        &sa,
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": "what does zeta_checksum return?"}),
+    );
+    let before: std::collections::HashSet<usize> = rows.iter().map(|(n, _)| *n).collect();
+    for (n, _) in located(answer_lines(&r["result"])) {
+        assert!(!before.contains(&n), "line {n} returned twice");
     }
 }
 

@@ -201,6 +201,11 @@ impl Pruner {
                 metadata.pruned_bytes = Some(rendered.pruned_text.len() as u64);
                 if after >= raw_tokens {
                     // Markers cost more than the removed lines: the raw text is the better answer.
+                    // It is shown whole when it fits the budget (else the caller cuts it, and
+                    // nothing is recorded as shown).
+                    let whole = job.budget.is_none_or(|b| job.text.len() <= b);
+                    let shown = vec![whole; lines.len()];
+                    ctx.store.record_shown(&prune_id, &shown).await;
                     metadata.reason = Some(PruningMetadataReason::NoSavings);
                     return Pruned {
                         text: None,
@@ -210,9 +215,7 @@ impl Pruner {
                 }
                 metadata.applied = true;
                 // A recovery by question returns what this result did not show.
-                if let Ok(entry) = ctx.store.get_at_async(&prune_id, None).await {
-                    entry.set_shown(&plan.keep).await;
-                }
+                ctx.store.record_shown(&prune_id, &plan.keep).await;
                 Pruned {
                     text: Some(rendered.pruned_text),
                     keep: Some(plan.keep),

@@ -79,9 +79,9 @@ pub struct Entry {
     body: Body,
     /// How a new output is recognised as this one, so its id is re-issued.
     check: Check,
-    /// The lines (0-based ranges) the last result pruned from this text showed the model, so
-    /// that a recovery by question returns what it did not show. Empty: nothing recorded (an
-    /// output cut by a page, or stored by `prune_text`), and every line counts as not shown.
+    /// The lines (0-based ranges) the last result of this text showed the model, plus what
+    /// recoveries by question returned since, so that the next one returns what none showed.
+    /// Empty: nothing recorded (an output cut to a budget), and every line counts as not shown.
     shown: Mutex<Vec<std::ops::Range<usize>>>,
 }
 
@@ -98,6 +98,28 @@ impl Entry {
             return;
         }
         *self.shown.lock().unwrap_or_else(|e| e.into_inner()) = runs;
+    }
+
+    /// Adds the lines flagged in `seen` to those recorded as shown, keeping what is recorded
+    /// (a recovery by question adds what it returned). Atomic: recoveries of the same text at once
+    /// all add theirs.
+    pub async fn add_shown(&self, seen: &[bool]) {
+        let runs = runs_of(seen);
+        if let Body::Shared(s) = &self.body {
+            if let Err(e) = s.add_shown(&runs).await {
+                tracing::warn!(prune_id = %self.id, error = %e, "store.shown_not_recorded");
+            }
+            return;
+        }
+        let mut shown = self.shown.lock().unwrap_or_else(|e| e.into_inner());
+        let n = seen
+            .len()
+            .max(shown.iter().map(|r| r.end).max().unwrap_or(0));
+        let mut all = vec![false; n];
+        for r in shown.iter().chain(&runs) {
+            all[r.clone()].fill(true);
+        }
+        *shown = runs_of(&all);
     }
 
     /// One flag per line of the text: `true` where the last pruned result showed it.
@@ -532,6 +554,15 @@ impl Store {
         let mut fresh = None;
         let put = s.put(owner, origin, label, content, || self.fresh_id(&mut fresh));
         self.put_shared_end(s, put, fresh)
+    }
+
+    /// Records that a result showed the lines of `id` flagged in `keep`, replacing what an
+    /// earlier result of the same text recorded ([`Entry::set_shown`]); nothing when `id` is
+    /// gone.
+    pub async fn record_shown(&self, id: &str, keep: &[bool]) {
+        if let Ok(entry) = self.get_at_async(id, None).await {
+            entry.set_shown(keep).await;
+        }
     }
 
     /// [`Store::put`] for async callers: a shared store's round trip is awaited instead of
@@ -1014,6 +1045,32 @@ fn remember_gone(inner: &mut Inner, id: &str, why: Missing) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A result records what it showed in place of what was recorded; recoveries add theirs, and
+    /// recoveries of the same id at once all land (none writes over another's).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn recoveries_add_to_what_was_shown_and_a_new_result_replaces_it() {
+        let s = Arc::new(Store::new(1 << 20, 10, Duration::from_secs(60)));
+        let id = s.put("o", "read", "f", "line\n".repeat(40));
+        let flags = |r: std::ops::Range<usize>| (0..40).map(|i| r.contains(&i)).collect::<Vec<_>>();
+        s.record_shown(&id, &flags(0..5)).await;
+        let tasks: Vec<_> = (0..7)
+            .map(|k| {
+                let (s, id) = (Arc::clone(&s), id.clone());
+                tokio::spawn(async move {
+                    let e = s.get_at_async(&id, None).await.unwrap();
+                    e.add_shown(&flags(5 + 5 * k..10 + 5 * k)).await;
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let e = s.get_at_async(&id, None).await.unwrap();
+        assert_eq!(e.shown(), vec![true; 40]);
+        s.record_shown(&id, &flags(3..4)).await;
+        assert_eq!(e.shown(), flags(3..4));
+    }
 
     #[test]
     fn texts_past_the_memory_bound_are_spilled_and_read_back_exactly() {

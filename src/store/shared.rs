@@ -294,11 +294,16 @@ impl SharedText {
 
     /// Records the shown runs (0-based half-open) if the entry still exists.
     pub async fn set_shown(&self, runs: &[std::ops::Range<usize>]) -> io::Result<()> {
-        let enc: Vec<String> = runs
-            .iter()
-            .map(|r| format!("{}-{}", r.start, r.end))
-            .collect();
-        let cmd = set_field_cmd(&self.id, "s", enc.join(","));
+        let cmd = set_field_cmd(&self.id, "s", encode_runs(runs));
+        check(self.pool.run_async(std::slice::from_ref(&cmd)).await?)
+    }
+
+    /// Adds `runs` to the shown runs recorded (in one script: concurrent additions all land).
+    pub async fn add_shown(&self, runs: &[std::ops::Range<usize>]) -> io::Result<()> {
+        let cmd = Cmd::script(ADD_SHOWN)
+            .num(1)
+            .arg(key("e", &self.id))
+            .arg(encode_runs(runs));
         check(self.pool.run_async(std::slice::from_ref(&cmd)).await?)
     }
 
@@ -318,6 +323,15 @@ impl SharedText {
             })
             .collect()
     }
+}
+
+/// Shown runs as the `s` field holds them: `start-end` (0-based, end excluded), comma-separated.
+fn encode_runs(runs: &[std::ops::Range<usize>]) -> String {
+    let enc: Vec<String> = runs
+        .iter()
+        .map(|r| format!("{}-{}", r.start, r.end))
+        .collect();
+    enc.join(",")
 }
 
 /// The fields of entry `id` an opened text needs: origin, label, bytes, lines.
@@ -439,6 +453,11 @@ return {off, redis.call('GETRANGE', KEYS[2], off, stop - 1), e}
 /// Writes `ARGV[2]` as field `ARGV[1]` of entry `KEYS[1]` (`s`: the shown runs, `a`: a tool's
 /// attachment) if it still exists (never recreates an expired entry without its TTL).
 const SET_FIELD: &str = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
+
+/// Appends `ARGV[1]` to the shown runs (field `s`) of entry `KEYS[1]` if it still exists: runs
+/// may overlap, [`Shared::shown`]'s reader takes their union. One script, so two recoveries of the
+/// same id at once both add what they showed.
+const ADD_SHOWN: &str = "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end local c = redis.call('HGET', KEYS[1], 's') if c and c ~= '' and ARGV[1] ~= '' then c = c .. ',' .. ARGV[1] elseif ARGV[1] ~= '' then c = ARGV[1] end if c then redis.call('HSET', KEYS[1], 's', c) end return 1";
 
 /// The [`SET_FIELD`] call writing `value` as `field` of entry `id`.
 fn set_field_cmd(id: &str, field: &str, value: impl AsRef<[u8]>) -> Cmd {

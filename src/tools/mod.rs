@@ -226,7 +226,7 @@ pub fn returns_bulk(tool: &str) -> bool {
 /// nothing was pruned (no question asked, or the tool failed before there was output to prune).
 ///
 /// Every call, answered or refused, leaves one row of counts in the savings ledger; a successful
-/// `recover_text` marks the pruned calls behind its `prune_id` recovered.
+/// `recover_text` that returns lines marks the pruned calls behind its `prune_id` recovered.
 pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, RpcError> {
     let started = std::time::Instant::now();
     let recovering = (name == "recover_text")
@@ -238,8 +238,15 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
             say_what_was_not_stored(&mut out, ctx);
             ledger_row(ctx, tool_name(name), Some(&out), returned, started);
             count_call(name, Some(&out), returned, started);
+            // Only an answer that gave lines back recovers anything ("nothing new" does not).
+            let gave_lines = out
+                .structured
+                .pointer("/metadata/returned_lines")
+                .and_then(Value::as_u64)
+                != Some(0);
             if let Some(id) = recovering
                 && !out.is_error
+                && gave_lines
             {
                 ctx.app.ledger.recovered(&id);
             }

@@ -119,6 +119,12 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         }
     }
     let n = lines.len();
+    // What the result shows, for a later recovery by question: the kept lines, or all of them.
+    let shows = if used_fallback {
+        vec![true; n]
+    } else {
+        plan.keep.clone()
+    };
     let (pruned_text, annotations, kept) = match rendered {
         Some(r) if !used_fallback => (r.pruned_text, r.annotations, r.kept_lines),
         _ => {
@@ -162,7 +168,15 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         warnings,
         source_type: source,
     };
-    Ok(fit(&mut result, budget_bytes))
+    let out = fit(&mut result, budget_bytes);
+    // A text cut to the budget showed only its first lines: record nothing as shown then.
+    let cut = result
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("output_truncated"));
+    let shows = if cut { vec![false; n] } else { shows };
+    ctx.app.store.record_shown(&prune_id, &shows).await;
+    Ok(out)
 }
 
 /// The plan for `input`, or a no-op with the warning that says why (`warnings`): a text that was

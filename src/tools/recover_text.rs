@@ -246,9 +246,8 @@ pub(crate) async fn by_question(
             )
         })?;
     let lines = engine::split_lines(&text);
-    let mut earlier = entry.shown();
-    earlier.resize(lines.len(), false);
-    let mut shown = earlier.clone();
+    let mut shown = entry.shown();
+    shown.resize(lines.len(), false);
     if let Some(within) = within {
         // Outside the ranges asked for (checked by the caller), nothing is a candidate.
         let mut inside = vec![false; lines.len()];
@@ -293,12 +292,9 @@ pub(crate) async fn by_question(
         }
         room = room * 85 / 100;
     };
-    let seen: Vec<bool> = earlier
-        .iter()
-        .zip(&plan.keep)
-        .map(|(s, k)| *s || *k)
-        .collect();
-    entry.set_shown(&seen).await;
+    // Added to what is recorded, not written over it: a recovery of the same id running at the
+    // same time keeps what it returned.
+    entry.add_shown(&plan.keep).await;
     Ok(out)
 }
 
@@ -328,15 +324,20 @@ pub fn question_result(
     let total = lines.len();
     RecoverTextResult {
         summary: budget::summary(&if returned == 0 {
-            format!(
-                "nothing more in {prune_id} for the question: what it needs was shown (recover by ranges for the rest)"
-            )
+            // Within the summary's 100 characters whatever the id, so the advice is never cut.
+            format!("nothing new for the question in {prune_id}; recover the rest by ranges")
         } else {
+            let noun = if returned == 1 { "line" } else { "lines" };
             format!(
-                "{returned} lines of {total} from {prune_id} for the question, not shown before"
+                "{returned} {noun} of {total} from {prune_id} for the question, not shown before"
             )
         }),
-        raw_text: Some(rendered.pruned_text),
+        // Nothing returned: no markers either (the summary says where the rest is).
+        raw_text: Some(if returned == 0 {
+            String::new()
+        } else {
+            rendered.pruned_text
+        }),
         metadata: RecoverTextResultMetadata {
             prune_id: prune_id.to_string(),
             ranges: Vec::new(),

@@ -185,6 +185,11 @@ impl Pipeline<'_> {
             pruning.applied = false;
             pruning.pruned_bytes = None;
             pruning.reason = Some(crate::contract::types::PruningMetadataReason::NoSavings);
+            if let Some(id) = pruning.prune_id.as_deref() {
+                // Shown whole: a recovery by question has nothing of it left to return.
+                let all = vec![true; line_starts(raw).len()];
+                self.ctx.app.store.record_shown(id, &all).await;
+            }
         }
         if body.len() <= budget {
             let artifact = applied.then(|| pruning.prune_id.clone()).flatten();
