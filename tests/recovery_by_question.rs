@@ -214,7 +214,7 @@ fn a_resource_read_with_a_question_returns_what_was_not_shown() {
     let read = c.request("resources/read", json!({ "uri": uri }));
     let contents = &read["result"]["contents"][0];
     assert_eq!(contents["uri"], uri.as_str(), "{read}");
-    let rows = located(contents["text"].as_str().unwrap());
+    let rows = located(resource_lines(contents["text"].as_str().unwrap()));
     assert!(
         rows.iter()
             .any(|(_, l)| l.starts_with("pub fn verify_token(")),
@@ -228,10 +228,12 @@ fn a_resource_read_with_a_question_returns_what_was_not_shown() {
         );
     }
     let again = c.request("resources/read", json!({ "uri": uri }));
-    let second: HashSet<usize> = located(again["result"]["contents"][0]["text"].as_str().unwrap())
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
+    let second: HashSet<usize> = located(resource_lines(
+        again["result"]["contents"][0]["text"].as_str().unwrap(),
+    ))
+    .into_iter()
+    .map(|(n, _)| n)
+    .collect();
     for (n, _) in &rows {
         assert!(!second.contains(n), "line {n} returned twice");
     }
@@ -243,6 +245,18 @@ fn a_resource_read_with_a_question_returns_what_was_not_shown() {
     assert!(bad.to_string().contains("/uri"), "{bad}");
     let templates = c.request("resources/templates/list", json!({}));
     assert!(templates.to_string().contains("{?question}"), "{templates}");
+}
+
+/// The lines of a resource read by question: its text without the closing summary in brackets
+/// (checked to be there, on the last line).
+fn resource_lines(text: &str) -> &str {
+    let at = text.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+    let (lines, note) = text.split_at(at);
+    assert!(
+        note.starts_with('[') && note.trim_end().ends_with(']'),
+        "no closing summary: {text}"
+    );
+    lines
 }
 
 /// With output schemas, Claude Code and Codex feed the model `structuredContent`: there the answer
@@ -299,12 +313,141 @@ fn a_resource_by_question_is_fitted_as_plain_text_with_or_without_output_schemas
                 .to_string();
             let uri = format!("prune://{id}?question=what%20does+verify_token+return%3F");
             let read = c.request("resources/read", json!({ "uri": uri }));
+            // The same but for the id, whose tag each server draws (it closes the summary).
             read["result"]["contents"][0]["text"]
                 .as_str()
                 .unwrap_or_else(|| panic!("{read}"))
-                .to_string()
+                .replace(&id, "prn_ID")
         })
         .collect();
     assert!(texts[0].contains("pub fn verify_token("), "{}", texts[0]);
     assert_eq!(texts[0], texts[1]);
+}
+
+/// A result that showed everything leaves nothing to recover by question: a short file whose
+/// pruning saves nothing comes back whole, and asked again for the same question, the answer says
+/// nothing new is left instead of returning the lines "not shown before" (it was so before).
+#[test]
+fn after_a_result_that_showed_everything_the_answer_is_nothing_new() {
+    let src = "fn one() {}\nfn two() {}\nfn three() {}\n";
+    let (_root, mut c, first) = read_with_question("small.rs", src, "where is two?");
+    let pruning = &structured(&first["result"])["pruning"];
+    assert_eq!(pruning["reason"], "no_savings", "{first}");
+    let id = pruning["prune_id"].as_str().unwrap().to_string();
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": "where is two?"}),
+    );
+    assert_eq!(answer_lines(&r["result"]), "", "{r}");
+    let meta = structured(&r["result"]);
+    assert_eq!(meta["metadata"]["returned_lines"], 0, "{meta}");
+    // The advice survives the summary's 100 characters whole.
+    assert_eq!(
+        meta["summary"],
+        format!("nothing new for the question in {id}; recover the rest by ranges"),
+    );
+}
+
+/// `prune_text`'s kept lines count as shown like a pruned `read`'s: a recovery by question after
+/// it never returns a line it showed.
+#[test]
+fn after_prune_text_a_recovery_by_question_returns_only_what_it_did_not_show() {
+    let src = source();
+    let root = tempfile::tempdir().unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let question = "how does parse_escape handle the limit?";
+    let first = c.call(
+        "prune_text",
+        json!({"text": src, "goal_hint": question, "source_type": "code"}),
+    );
+    let result = structured(&first["result"]);
+    let shown: HashSet<&str> = result["pruned_text"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("wrapping_mul"))
+        .collect();
+    assert!(!shown.is_empty(), "{result:#}");
+    let id = result["prune_id"].as_str().unwrap();
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": question}),
+    );
+    let rows = located(answer_lines(&r["result"]));
+    assert!(!rows.is_empty(), "{r}");
+    // Each `wrapping_mul` line is unique in the file: none shown by prune_text comes back.
+    for (n, line) in &rows {
+        assert!(!shown.contains(line.as_str()), "line {n} was shown: {line}");
+    }
+}
+
+/// A resource read by question holds its query to the tool's rules and names `/uri` in every
+/// refusal: a question that is not UTF-8 once decoded, given twice, longer than
+/// `context_focus_question` may be, or a URI with no prune id; a fragment is not part of the
+/// question. Asked again, the text says nothing new is left. A huge value is echoed cut.
+#[test]
+fn a_resource_by_question_refuses_what_the_tool_would_and_says_when_nothing_is_left() {
+    let src = source();
+    let (_root, mut c, first) =
+        read_with_question("util.rs", &src, "how does parse_escape handle the limit?");
+    let id = prune_id(&first["result"]);
+    let refused = |c: &mut StdioClient, uri: String, says: &str| {
+        let r = c.request("resources/read", json!({ "uri": uri }));
+        assert_eq!(r["error"]["code"], -32602, "{uri}: {r}");
+        assert_eq!(
+            r["error"]["data"]["field_errors"][0]["field"], "/uri",
+            "{r}"
+        );
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{uri}: {message}");
+        assert!(message.len() < 600, "{} bytes: {message}", message.len());
+    };
+    refused(
+        &mut c,
+        format!("prune://{id}?question=%FF%FEcursor"),
+        "UTF-8",
+    );
+    refused(
+        &mut c,
+        format!("prune://{id}?question=a&question=b"),
+        "twice",
+    );
+    refused(
+        &mut c,
+        format!("prune://{id}?question={}", "word+".repeat(400)),
+        "longer than 1000 characters",
+    );
+    refused(&mut c, "prune://?question=x".into(), "prune id is missing");
+    let uri = format!("prune://{id}?question=verify_token#part");
+    let read = |c: &mut StdioClient| {
+        let r = c.request("resources/read", json!({ "uri": uri }));
+        r["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{r}"))
+            .to_string()
+    };
+    let once = read(&mut c);
+    assert!(once.contains("pub fn verify_token("), "{once}");
+    let mut text = read(&mut c);
+    for _ in 0..20 {
+        if text.contains("nothing new") {
+            break;
+        }
+        text = read(&mut c);
+    }
+    assert!(
+        text.trim_end().ends_with(&format!(
+            "[nothing new for the question in {id}; recover the rest by ranges]"
+        )),
+        "{text}"
+    );
+    // A tool argument over its limit is refused without being sent back whole.
+    let huge = "cursor ".repeat(15_000);
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": huge}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(r.to_string().len() < 2_000, "{} bytes", r.to_string().len());
 }

@@ -46,12 +46,37 @@ pub fn field_errors(
             }
             _ => out.push(FieldError {
                 field: if at.is_empty() { "/".into() } else { at },
-                message: err.to_string(),
+                message: without_long_instance(err.to_string(), err.instance()),
             }),
         }
     }
     out.dedup_by(|a, b| a.field == b.field && a.message == b.message);
     if out.is_empty() { Ok(()) } else { Err(out) }
+}
+
+/// Characters of a client's value an error message repeats at most: enough to recognise it,
+/// never the whole of a huge one (a 100 KB question would come back twice in the error).
+pub const ECHO_MAX_CHARS: usize = 80;
+
+/// `value` as an error repeats it: whole when short, else its first [`ECHO_MAX_CHARS`]
+/// characters and how long it is.
+pub fn echo(value: &str) -> String {
+    let n = value.chars().count();
+    if n <= ECHO_MAX_CHARS {
+        return value.to_string();
+    }
+    let head: String = value.chars().take(ECHO_MAX_CHARS).collect();
+    format!("{head}… ({n} characters)")
+}
+
+/// A validator's `message` with the offending value (`instance`, which it quotes as JSON) cut to
+/// [`echo`]'s length when it is longer.
+fn without_long_instance(message: String, instance: &Value) -> String {
+    let quoted = instance.to_string();
+    if quoted.chars().count() <= ECHO_MAX_CHARS || !message.contains(&quoted) {
+        return message;
+    }
+    message.replacen(&quoted, &echo(&quoted), 1)
 }
 
 /// Escapes a property name for use as a JSON pointer segment (RFC 6901).

@@ -332,13 +332,20 @@ pub fn invalid_params(field_errors: Vec<FieldError>) -> RpcError {
 /// -32004 `prune_id_not_found` for `prune_id`, with a hint saying why (unknown, expired, evicted,
 /// or a referenced file that changed) — seed 001 section 8.
 pub fn prune_id_not_found(prune_id: &str, hint: impl Into<String>) -> RpcError {
+    // No id is longer than a few dozen characters: a longer one is echoed cut, where it is named.
+    let hint: String = hint.into();
+    let hint = if prune_id.chars().count() > crate::contract::validate::ECHO_MAX_CHARS {
+        hint.replace(prune_id, &crate::contract::validate::echo(prune_id))
+    } else {
+        hint
+    };
     rpc_error(
         PRUNE_ID_NOT_FOUND,
         "prune_id_not_found",
         Some(RpcErrorData {
             code: Some("prune_id_not_found".into()),
-            prune_id: Some(prune_id.into()),
-            hint: Some(hint.into()),
+            prune_id: Some(crate::contract::validate::echo(prune_id)),
+            hint: Some(hint),
             ..Default::default()
         }),
     )

@@ -66,10 +66,18 @@ pub async fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
     let rest = uri.strip_prefix(SCHEME).ok_or_else(|| {
         message::invalid_field("/uri", format!("expected a {SCHEME}<prune_id> URI"))
     })?;
+    // A fragment names a part of what a client shows, not of the resource.
+    let rest = rest.split_once('#').map_or(rest, |(r, _)| r);
     let (id, question) = match rest.split_once('?') {
         None => (rest, None),
         Some((id, query)) => (id, Some(question_of(query)?)),
     };
+    if id.is_empty() {
+        return Err(message::invalid_field(
+            "/uri",
+            format!("expected a {SCHEME}<prune_id> URI: the prune id is missing"),
+        ));
+    }
     // Not found: the error's data names the URI requested (SEP-2164), besides the prune id.
     let not_found = |hint: String| {
         let mut e = message::prune_id_not_found(id, hint);
@@ -92,10 +100,14 @@ pub async fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
             max_output_bytes: None,
             ranges: Vec::new(),
         };
-        // A resource's text is the lines, plain, whatever the tools' output schemas.
-        let out = recover_text::by_question(&input, &question, &entry, None, app, false).await?;
-        let text = out.structured["raw_text"].as_str().unwrap_or_default();
-        return Ok(json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": text }] }));
+        // A resource's text is what the tool's plain answer is: the lines, then the summary in
+        // brackets (which says when nothing was left to return), whatever the output schemas.
+        let out = recover_text::by_question(&input, &question, &entry, None, app, false)
+            .await
+            .map_err(on_uri)?;
+        return Ok(
+            json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": out.text }] }),
+        );
     }
     let text = entry
         .text_up_to(READ_MAX)
@@ -112,20 +124,76 @@ pub async fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
     Ok(json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": text }] }))
 }
 
-/// The question of a `prune://<prune_id>?question=…` URI's query (percent-decoded, `+` a space):
-/// an error naming `/uri` when the query holds anything else or an empty question.
+/// The question of a `prune://<prune_id>?question=…` URI's query (percent-decoded, `+` a space,
+/// UTF-8 required), held to the tool's own rules for `context_focus_question` (its schema): an
+/// error naming `/uri` when the query holds anything else, twice the question, or a question the
+/// tool would refuse.
 fn question_of(query: &str) -> Result<String, RpcError> {
     let mut question = None;
-    for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
-        if key != "question" || question.is_some() {
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let key = decode(key)?;
+        if key != "question" {
             return Err(message::invalid_field(
                 "/uri",
                 format!("unknown query parameter {key:?}: expected one question=…"),
             ));
         }
-        question = Some(value.into_owned());
+        if question.is_some() {
+            return Err(message::invalid_field(
+                "/uri",
+                "question=… is given twice: expected one",
+            ));
+        }
+        question = Some(decode(value)?);
     }
-    question
-        .filter(|q| !q.trim().is_empty())
-        .ok_or_else(|| message::invalid_field("/uri", "question=… must not be empty"))
+    let question =
+        question.ok_or_else(|| message::invalid_field("/uri", "expected one question=…"))?;
+    let tool = crate::contract::contract()
+        .tool("recover_text")
+        .expect("recover_text is in the manifest");
+    let arguments = json!({ "prune_id": "prn", "context_focus_question": question });
+    if let Err(errors) = tool.validate_arguments(&arguments) {
+        let why: Vec<String> = errors.into_iter().map(|e| e.message).collect();
+        return Err(message::invalid_field(
+            "/uri",
+            format!("question=…: {}", why.join("; ")),
+        ));
+    }
+    Ok(question)
+}
+
+/// One percent-encoded query component (`+` a space), which must decode to UTF-8.
+fn decode(component: &str) -> Result<String, RpcError> {
+    let spaced = component.replace('+', " ");
+    percent_encoding::percent_decode_str(&spaced)
+        .decode_utf8()
+        .map(|s| s.into_owned())
+        .map_err(|_| {
+            message::invalid_field(
+                "/uri",
+                format!(
+                    "{:?} does not percent-decode to UTF-8",
+                    crate::contract::validate::echo(component)
+                ),
+            )
+        })
+}
+
+/// An error of the recovery behind a resource read, naming the URI where it named the tool's
+/// argument (a resource read has no arguments).
+fn on_uri(e: RpcError) -> RpcError {
+    match e.data.as_ref().filter(|d| !d.field_errors.is_empty()) {
+        Some(data) => {
+            let mut errors = data.field_errors.clone();
+            for f in errors
+                .iter_mut()
+                .filter(|f| f.field.starts_with("/arguments"))
+            {
+                f.field = "/uri".into();
+            }
+            message::invalid_params(errors)
+        }
+        None => e,
+    }
 }
