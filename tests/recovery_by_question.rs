@@ -451,3 +451,62 @@ fn a_resource_by_question_refuses_what_the_tool_would_and_says_when_nothing_is_l
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert!(r.to_string().len() < 2_000, "{} bytes", r.to_string().len());
 }
+
+/// A `read` of a window (an offset and a limit) with a question numbers its markers as the file
+/// does, and its `prune_id` recovers those numbers: the rows located by the markers are the
+/// file's lines, a marker's range comes back as the file's lines, and a recovery by question
+/// never returns a line the window showed (it numbered them from 1 before, and stored only the
+/// window).
+#[test]
+fn a_window_read_with_a_question_numbers_and_recovers_as_the_file_does() {
+    let src = source();
+    let raw: Vec<&str> = src.lines().collect();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("util.rs"), &src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let question = "what does verify_token return?";
+    let r = c.call(
+        "read",
+        json!({"path": "util.rs", "offset": 150, "limit": 150, "context_focus_question": question}),
+    );
+    let meta = structured(&r["result"]);
+    assert_eq!(meta["pruning"]["applied"], true, "{meta}");
+    let shown = text(&r["result"]);
+    let body = &shown[..shown.rfind("\n[").unwrap_or(shown.len())];
+    // Located from the window's first line: every row is the file's line of that number.
+    let marker = Regex::new(r"^\[… lines? (\d+)(?:-(\d+))?").unwrap();
+    let mut next = 150;
+    let mut ranges = Vec::new();
+    for l in body.lines() {
+        if let Some(m) = marker.captures(l) {
+            let a: usize = m[1].parse().unwrap();
+            let b: usize = m.get(2).map_or(a, |b| b.as_str().parse().unwrap());
+            assert!((150..=299).contains(&a) && (a..=299).contains(&b), "{l}");
+            ranges.push((a, b));
+            next = b + 1;
+        } else {
+            assert_eq!(raw[next - 1], l, "row {next} is the file's line {next}");
+            next += 1;
+        }
+    }
+    assert!(body.contains("pub fn verify_token("), "{body}");
+    let (a, b) = ranges[0];
+    let id = prune_id(&r["result"]);
+    let back = c.call(
+        "recover_text",
+        json!({"prune_id": id, "ranges": [{"start_line": a, "end_line": b}], "include_line_numbers": false}),
+    );
+    let got = structured(&back["result"]);
+    let want: String = raw[a - 1..b].iter().map(|l| format!("{l}\n")).collect();
+    assert_eq!(got["raw_text"], want.as_str(), "{got}");
+    let more = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": question}),
+    );
+    for (n, line) in located(answer_lines(&more["result"])) {
+        assert_eq!(raw[n - 1], line, "line {n}");
+        let hidden = ranges.iter().any(|&(a, b)| (a..=b).contains(&n));
+        assert!(hidden || !(150..=299).contains(&n), "line {n} was shown");
+    }
+}

@@ -59,6 +59,31 @@ pub struct Job<'a> {
     /// Bytes the pruned text may take in the response (the tool's budget less its own notes): the
     /// least relevant kept blocks are removed until it fits, whatever the backend.
     pub budget: Option<usize>,
+    /// When `text` is a window of a larger text the caller already stored (a `read` with an
+    /// offset or a limit): where it sits there. Its `prune_id` is then that text's, and markers
+    /// give that text's line numbers, as its recovery does.
+    pub within: Option<Within>,
+}
+
+/// Where a window sits in the larger stored text it was cut from.
+#[derive(Debug, Clone)]
+pub struct Within {
+    /// The id the larger text is stored under.
+    pub prune_id: String,
+    /// Its line number (1-based) of the window's first line.
+    pub first_line: usize,
+    /// Its number of lines.
+    pub total_lines: usize,
+}
+
+impl Within {
+    /// The flags of the whole stored text for `window` (one flag per window line): false
+    /// outside the window.
+    fn spread(&self, window: &[bool]) -> Vec<bool> {
+        let mut all = vec![false; self.total_lines.max(self.first_line - 1 + window.len())];
+        all[self.first_line - 1..][..window.len()].copy_from_slice(window);
+        all
+    }
 }
 
 /// What pruning produced.
@@ -109,6 +134,20 @@ impl Pruner {
             .expect("backend names match the schema")
     }
 
+    /// Why pruning is not even attempted for `text` and `question` (none asked, pruning off, an
+    /// empty output), or `None` when it is: a caller that stores its own text first asks this.
+    pub fn declines(&self, question: Option<&str>, text: &str) -> Option<PruningMetadataReason> {
+        if question.is_none() {
+            Some(PruningMetadataReason::NoFocusQuestion)
+        } else if self.backend == Backend::Off {
+            Some(PruningMetadataReason::DisabledOrUnconfigured)
+        } else if text.trim().is_empty() {
+            Some(PruningMetadataReason::OutputEmpty)
+        } else {
+            None
+        }
+    }
+
     /// Runs seed 000's pruning decision for one tool output.
     pub async fn apply(&self, ctx: &Call<'_>, job: Job<'_>) -> Pruned {
         let raw_bytes = job.text.len() as u64;
@@ -117,15 +156,10 @@ impl Pruner {
             keep: None,
             metadata: not_attempted(reason, raw_bytes),
         };
-        let Some(question) = job.question else {
-            return skip(PruningMetadataReason::NoFocusQuestion);
+        let question = match self.declines(job.question, job.text) {
+            Some(reason) => return skip(reason),
+            None => job.question.expect("a question when not declined"),
         };
-        if self.backend == Backend::Off {
-            return skip(PruningMetadataReason::DisabledOrUnconfigured);
-        }
-        if job.text.trim().is_empty() {
-            return skip(PruningMetadataReason::OutputEmpty);
-        }
         // Removed lines must stay recoverable: an output the store cannot hold is not pruned.
         if job.text.len() > self.max_input || job.text.len() > ctx.store.limits().0 {
             return skip(PruningMetadataReason::TooLarge);
@@ -142,10 +176,20 @@ impl Pruner {
             raw_tokens
         };
         let lines = engine::split_lines(job.text);
-        let prune_id = ctx
-            .store
-            .put_async(ctx.session, job.tool, job.label, job.text.to_string())
-            .await;
+        let prune_id = match &job.within {
+            Some(w) => w.prune_id.clone(),
+            None => {
+                ctx.store
+                    .put_async(ctx.session, job.tool, job.label, job.text.to_string())
+                    .await
+            }
+        };
+        let first_line = job.within.as_ref().map_or(1, |w| w.first_line.max(1));
+        // What a result showed, as flags over the stored text.
+        let over_stored = |flags: &[bool]| match &job.within {
+            Some(w) => w.spread(flags),
+            None => flags.to_vec(),
+        };
         if let Some(why) = ctx.store.not_stored(&prune_id) {
             let why = why.not_stored(ctx.store.limits().0);
             return Pruned {
@@ -183,13 +227,14 @@ impl Pruner {
         };
         match plan {
             Ok(plan) => {
-                let rendered = render::render(
+                let rendered = render::render_from(
                     &lines,
                     &plan,
                     &prune_id,
                     false,
                     render::Markers::Compact,
                     job.text.ends_with('\n'),
+                    first_line,
                 );
                 let after = tokens::count(&rendered.pruned_text) as u64;
                 events::pruner_call_ok(
@@ -204,7 +249,7 @@ impl Pruner {
                     // It is shown whole when it fits the budget (else the caller cuts it, and
                     // nothing is recorded as shown).
                     let whole = job.budget.is_none_or(|b| job.text.len() <= b);
-                    let shown = vec![whole; lines.len()];
+                    let shown = over_stored(&vec![whole; lines.len()]);
                     ctx.store.record_shown(&prune_id, &shown).await;
                     metadata.reason = Some(PruningMetadataReason::NoSavings);
                     return Pruned {
@@ -215,7 +260,9 @@ impl Pruner {
                 }
                 metadata.applied = true;
                 // A recovery by question returns what this result did not show.
-                ctx.store.record_shown(&prune_id, &plan.keep).await;
+                ctx.store
+                    .record_shown(&prune_id, &over_stored(&plan.keep))
+                    .await;
                 Pruned {
                     text: Some(rendered.pruned_text),
                     keep: Some(plan.keep),
@@ -267,9 +314,10 @@ impl Pruner {
         match self.backend {
             Backend::Builtin | Backend::Off => {
                 let (text, goal, source) = (job.text.to_string(), question.to_string(), job.source);
+                let last = job.within.as_ref().map_or(0, |w| w.total_lines);
                 let budget = job.budget.map(|bytes| engine::TextBudget {
                     bytes,
-                    marker_bytes: widest_compact_marker(lines.len()),
+                    marker_bytes: widest_compact_marker(lines.len().max(last)),
                 });
                 let work = tokio::task::spawn_blocking(move || {
                     let lines = engine::split_lines(&text);

@@ -101,17 +101,42 @@ pub fn render(
     markers: Markers,
     trailing_newline: bool,
 ) -> Rendered {
+    render_from(
+        lines,
+        plan,
+        prune_id,
+        annotate_lines,
+        markers,
+        trailing_newline,
+        1,
+    )
+}
+
+/// [`render`] of a window of a larger text whose first line is line `first_line` (1-based) of
+/// it: markers, annotations and `N│ ` prefixes give the larger text's numbers (those its
+/// `prune_id` recovers), while `plan` numbers the window from 1.
+pub fn render_from(
+    lines: &[&str],
+    plan: &Plan,
+    prune_id: &str,
+    annotate_lines: bool,
+    markers: Markers,
+    trailing_newline: bool,
+    first_line: usize,
+) -> Rendered {
+    let shift = first_line.max(1) - 1;
     let annotations: Vec<PrunedBlock> = plan
         .removed
         .iter()
         .map(|r| {
-            let count = r.end_line + 1 - r.start_line;
+            let (start, end) = (r.start_line + shift, r.end_line + shift);
+            let count = end + 1 - start;
             let reason = reason_with_names(r);
             PrunedBlock {
                 kind: PrunedBlockKind::PrunedBlock,
-                marker: marker(prune_id, r.start_line, r.end_line, count, &reason),
-                original_start_line: nonzero(r.start_line),
-                original_end_line: nonzero(r.end_line),
+                marker: marker(prune_id, start, end, count, &reason),
+                original_start_line: nonzero(start),
+                original_end_line: nonzero(end),
                 pruned_line_count: nonzero(count),
                 reason,
             }
@@ -124,19 +149,17 @@ pub fn render(
         if plan.keep.get(i).copied().unwrap_or(true) {
             kept_lines += 1;
             out.push(if annotate_lines {
-                format!("{}│ {line}", i + 1)
+                format!("{}│ {line}", i + 1 + shift)
             } else {
                 (*line).to_owned()
             });
-        } else if let Some((a, r)) =
-            next.next_if(|(a, _)| a.original_start_line.get() == i as u64 + 1)
-        {
+        } else if let Some((a, r)) = next.next_if(|(_, r)| r.start_line == i + 1) {
             match markers {
                 Markers::Off => {}
                 Markers::Canonical => out.push(a.marker.clone()),
                 Markers::Compact => out.push(compact_marker(
-                    r.start_line,
-                    r.end_line,
+                    r.start_line + shift,
+                    r.end_line + shift,
                     r.label().as_deref(),
                 )),
             }
@@ -204,6 +227,19 @@ mod tests {
         assert_eq!(r.annotations[0].marker, m);
         assert_eq!(r.annotations[0].pruned_line_count.get(), 2);
         assert_eq!((r.kept_lines, r.pruned_lines), (2, 2));
+    }
+
+    /// A window starting at line 700 of the stored text: its numbers, markers and annotations
+    /// are the stored text's.
+    #[test]
+    fn a_window_renders_with_the_stored_texts_numbers() {
+        let lines = ["a", "b", "c", "d"];
+        let p = plan(&[true, false, false, true], &[(2, 3, "hors focus")]);
+        let r = render_from(&lines, &p, "prn_x", true, Markers::Compact, true, 700);
+        assert_eq!(r.pruned_text, "700│ a\n[… lines 701-702]\n703│ d\n");
+        assert_eq!(r.annotations[0].original_start_line.get(), 701);
+        assert_eq!(r.annotations[0].original_end_line.get(), 702);
+        assert!(r.annotations[0].marker.contains("lignes 701-702 (2)"));
     }
 
     #[test]

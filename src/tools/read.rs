@@ -91,9 +91,31 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
 
     let display_path = paths::display(root, &real);
     let source_type = crate::prune::detect_source(selected, Some(&display_path));
-    let mut pruned = p
-        .prune(selected, question, source_type, &display_path)
-        .await;
+    // A window of the file (an offset, a limit, or clipped to what the page can use) is pruned
+    // where it sits: the whole file is stored first, so the markers give the file's line numbers
+    // and its prune_id recovers them. The same artifact serves a cut page.
+    let mut source = Some(source);
+    let mut artifact_id: Option<String> = None;
+    let window = first > 1 || last < total_lines || window_bytes > selected.len() as u64;
+    let attempted = ctx.app.pruner.declines(question, selected).is_none();
+    let mut pruned = if window && attempted {
+        let stored =
+            match store_artifact(&p, &display_path, &real, source.take().expect("once")).await {
+                Ok(id) => id,
+                Err(e) => return Ok(io_failed(&e)),
+            };
+        artifact_id = Some(stored.clone());
+        let within = crate::prune::Within {
+            prune_id: stored,
+            first_line: first,
+            total_lines,
+        };
+        p.prune_window(selected, question, source_type, &display_path, within)
+            .await
+    } else {
+        p.prune(selected, question, source_type, &display_path)
+            .await
+    };
     if window_bytes > selected.len() as u64 {
         // The window was clipped to what the page can use: report its real size.
         pruned.metadata.raw_bytes = window_bytes;
@@ -147,11 +169,17 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             applied,
         ) {
             (Some(id), true) => id.clone(),
-            _ => match store_artifact(&p, &display_path, &real, source).await {
-                Ok(id) => id,
-                Err(e) => {
-                    return Ok(io_failed(&e));
+            _ => match (artifact_id, source) {
+                (Some(id), _) => id,
+                (None, Some(source)) => {
+                    match store_artifact(&p, &display_path, &real, source).await {
+                        Ok(id) => id,
+                        Err(e) => {
+                            return Ok(io_failed(&e));
+                        }
+                    }
                 }
+                (None, None) => unreachable!("the artifact is stored when its source is taken"),
             },
         };
         result.artifact_ref = Some(artifact.clone());

@@ -76,6 +76,29 @@ impl<'a> Pipeline<'a> {
             source,
             label,
             budget: Some(budget),
+            within: None,
+        };
+        self.ctx.app.pruner.apply(&self.ctx.pruning(), job).await
+    }
+
+    /// Prunes `text`, a window of the text already stored as `within.prune_id`, for `question`
+    /// within the call's pruned-text budget: the markers give the stored text's line numbers.
+    pub async fn prune_window(
+        &self,
+        text: &str,
+        question: Option<&str>,
+        source: SourceType,
+        label: &str,
+        within: crate::prune::Within,
+    ) -> Pruned {
+        let job = Job {
+            tool: self.tool,
+            text,
+            question,
+            source,
+            label,
+            budget: Some(self.pruned_budget()),
+            within: Some(within),
         };
         self.ctx.app.pruner.apply(&self.ctx.pruning(), job).await
     }
