@@ -549,7 +549,7 @@ fn two_calls(
         return (1.0, first_tokens);
     }
     let budget = text_budget(TOOL_BUDGET, lines.len());
-    let more = engine::plan_more(lines, &case.query, case.source, &plan.keep, budget);
+    let more = engine::plan_more(lines, &case.query, case.source, &plan.keep, budget, false);
     // The result as `recover_text` returns it with a question, built by the tool's own code, and
     // counted as the model reads it (the tools' default: no output schemas).
     let result = recover_text::question_result(

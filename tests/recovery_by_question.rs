@@ -510,3 +510,36 @@ fn a_window_read_with_a_question_numbers_and_recovers_as_the_file_does() {
         assert!(hidden || !(150..=299).contains(&n), "line {n} was shown");
     }
 }
+
+/// `ranges` with a question narrow the candidates to lines the model chose: the answer is the
+/// relevant part of those lines whole, not a fifth of them (in a file of top-level statements, 21
+/// lines asked for came back as their first three, the two the question names hidden).
+#[test]
+fn ranges_with_a_question_return_the_relevant_lines_asked_for_whole() {
+    let src: String = (1..=300)
+        .map(|i| match i % 10 {
+            0 => format!("fn parse_header_{i}(x: &str) -> Result<Header> {{ decode(x) }}\n"),
+            _ => format!("let value_{i} = compute({i}); // filler text for line {i}\n"),
+        })
+        .collect();
+    let root = tempfile::tempdir().unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let first = c.call(
+        "prune_text",
+        json!({"text": src, "goal_hint": "parse_header_290", "source_type": "code"}),
+    );
+    let id = structured(&first["result"])["prune_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": "value_149 value_151", "ranges": [{"start_line": 140, "end_line": 160}]}),
+    );
+    let rows: Vec<usize> = located(answer_lines(&r["result"]))
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert!(rows.contains(&149) && rows.contains(&151), "{r}");
+}

@@ -285,7 +285,14 @@ pub(crate) async fn by_question(
             bytes: room,
             marker_bytes: pipeline::widest_compact_marker(total),
         };
-        let plan = engine::plan_more(&lines, question, source, &shown, text_budget);
+        let plan = engine::plan_more(
+            &lines,
+            question,
+            source,
+            &shown,
+            text_budget,
+            within.is_some(),
+        );
         let out = build(&plan);
         if out.model_bytes(as_json) <= budget || room == 0 {
             break (plan, out);

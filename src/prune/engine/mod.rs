@@ -340,13 +340,16 @@ const MORE_SHARE: f64 = 0.21;
 /// their bytes, the rest behind named markers. Asked with the first question, it returns what that
 /// question ranked next; with a new one, what the new one needs that was not shown. Lines already
 /// shown are never returned again (NO_PRUNE lines included: they were shown). An empty goal ranks
-/// nothing: the unshown lines come in order from the top.
+/// nothing: the unshown lines come in order from the top. `narrowed`: the caller limited the
+/// candidates to lines it chose (`ranges` with the question), which the share does not cut
+/// (only `budget` does): a fifth of 21 lines asked for is 4.
 pub fn plan_more(
     lines: &[&str],
     goal: &str,
     source: SourceType,
     shown: &[bool],
     budget: TextBudget,
+    narrowed: bool,
 ) -> Plan {
     let query = Query::new(goal, source == SourceType::Code);
     let mut warnings = Vec::new();
@@ -371,7 +374,11 @@ pub fn plan_more(
     }
     // What the first result showed is no news: its definitions are not named again.
     draft.names.retain(|n| !was_shown(n.line));
-    let cap = ((unshown_bytes as f64 * MORE_SHARE) as usize).max(budget.marker_bytes * 4);
+    let cap = if narrowed {
+        usize::MAX
+    } else {
+        ((unshown_bytes as f64 * MORE_SHARE) as usize).max(budget.marker_bytes * 4)
+    };
     let bytes = budget.bytes.min(cap);
     let lines_budget = TextBudget {
         bytes: bytes - names::reserve(bytes, &draft.names),
@@ -747,7 +754,7 @@ mod two_call_probe {
                 bytes: crate::budget::for_pruned_text(10240, false),
                 marker_bytes: crate::prune::widest_compact_marker(lines.len()),
             };
-            let more = plan_more(&lines, q, SourceType::Code, &plan.keep, budget);
+            let more = plan_more(&lines, q, SourceType::Code, &plan.keep, budget, false);
             let query = Query::new(q, true);
             let draft = strategy(&lines, &query, SourceType::Code);
             let ext = code::extents(&lines);
