@@ -151,9 +151,9 @@ fn a_scripted_session_is_counted_and_reported() {
     }
 }
 
-/// A recovery that gives no line back recovers nothing: of two pruned reads, the one whose
-/// recovery by question answers "nothing new" stays unrecovered; the one recovered by ranges is
-/// marked.
+/// A recovery that gives no line back recovers nothing: of three pruned reads, the one whose
+/// recovery by question answers "nothing new" stays unrecovered; the one recovered by ranges and
+/// the one read back as a resource by question are marked.
 #[test]
 fn only_a_recovery_that_returns_lines_counts() {
     let root = project();
@@ -192,6 +192,18 @@ fn only_a_recovery_that_returns_lines_counts() {
         back.get("result").is_some() && back["result"]["isError"].as_bool() != Some(true),
         "{back}"
     );
+    // A resource read by question that gives lines back is a recovery too.
+    let copy = std::fs::read_to_string(root.path().join("src/pipeline.rs")).unwrap();
+    std::fs::write(root.path().join("src/pipeline3.rs"), copy).unwrap();
+    let (third, _) = read(&mut c, "src/pipeline3.rs");
+    let res = c.request(
+        "resources/read",
+        json!({"uri": format!("prune://{third}?question=step_7")}),
+    );
+    let got = res["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(got.contains("pub fn step_7("), "{res}");
     assert!(c.close().success());
     let report: Value = serde_json::from_str(&stats(&ledger, &["--json"])).unwrap();
     let read_row = report["by_tool"]
@@ -203,7 +215,7 @@ fn only_a_recovery_that_returns_lines_counts() {
         .unwrap_or_else(|| panic!("read in {report}"));
     assert_eq!(
         (&read_row["pruned_calls"], &read_row["recovered_calls"]),
-        (&json!(2), &json!(1)),
+        (&json!(3), &json!(2)),
         "{report}"
     );
 }

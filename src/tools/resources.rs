@@ -3,7 +3,8 @@
 //! for a question, `prune://<prune_id>?question=…`: what `recover_text` with
 //! `context_focus_question` returns, the lines not shown before that serve the question, with
 //! named markers. Read-only. A text over [`READ_MAX`] (a spilled or referenced artifact) is not
-//! returned whole: the error says to page it with `recover_text`.
+//! returned whole: the error says to page it with `recover_text`. A read that returns lines marks
+//! the id recovered in the ledger, as `recover_text` does.
 
 use super::recover_text;
 use crate::app::App;
@@ -105,6 +106,10 @@ pub async fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
         let out = recover_text::by_question(&input, &question, &entry, None, app, false)
             .await
             .map_err(on_uri)?;
+        // A recovery like the tool's, counted as one when it gives lines back.
+        if out.structured.pointer("/metadata/returned_lines") != Some(&json!(0)) {
+            app.ledger.recovered(id);
+        }
         return Ok(
             json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": out.text }] }),
         );
@@ -121,6 +126,7 @@ pub async fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
                 ),
             )
         })?;
+    app.ledger.recovered(id);
     Ok(json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": text }] }))
 }
 
