@@ -552,14 +552,14 @@ fn two_calls(
     let more = engine::plan_more(lines, &case.query, case.source, &plan.keep, budget, false);
     // The result as `recover_text` returns it with a question, built by the tool's own code, and
     // counted as the model reads it (the tools' default: no output schemas).
-    let result = recover_text::question_result(
-        lines,
-        &more,
-        PRUNE_ID,
-        false,
-        case.text.ends_with('\n'),
-        case.text.len() as u64,
-    );
+    let from = recover_text::Part {
+        prune_id: PRUNE_ID,
+        total_bytes: case.text.len() as u64,
+        total_lines: lines.len(),
+        first_line: 1,
+    };
+    let result =
+        recover_text::question_result(lines, &more, &from, false, case.text.ends_with('\n'));
     let second = tokens::count(&recover_text::question_output(&result).model_text(false));
     (
         recall(&|i| plan.keep[i] || more.keep[i]),

@@ -504,10 +504,58 @@ fn a_window_read_with_a_question_numbers_and_recovers_as_the_file_does() {
         "recover_text",
         json!({"prune_id": id, "context_focus_question": question}),
     );
-    for (n, line) in located(answer_lines(&more["result"])) {
+    let rows = located(answer_lines(&more["result"]));
+    assert!(!rows.is_empty(), "{more}");
+    for (n, line) in rows {
         assert_eq!(raw[n - 1], line, "line {n}");
         let hidden = ranges.iter().any(|&(a, b)| (a..=b).contains(&n));
         assert!(hidden || !(150..=299).contains(&n), "line {n} was shown");
+    }
+    // A second window of the same file shares its id and records only its own lines: asked
+    // again, the first window's shown lines still do not come back.
+    let other = c.call(
+        "read",
+        json!({"path": "util.rs", "offset": 1, "limit": 60, "context_focus_question": "what does open_session do?"}),
+    );
+    assert_eq!(prune_id(&other["result"]), id);
+    let again = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": question}),
+    );
+    for (n, _) in located(answer_lines(&again["result"])) {
+        let hidden = ranges.iter().any(|&(a, b)| (a..=b).contains(&n));
+        assert!(hidden || !(150..=299).contains(&n), "line {n} was shown");
+    }
+}
+
+/// A window of a file over the pruner's input cap: its recovery by question is answered from the
+/// part the window came from (the file is too large to prune whole), numbered as the file.
+#[test]
+fn a_window_of_a_file_over_the_pruner_cap_is_recovered_by_question_from_where_it_was() {
+    let src: String = (0..40).map(|_| source()).collect();
+    let raw: Vec<&str> = src.lines().collect();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("big.rs"), &src).unwrap();
+    assert!(src.len() > 200_000);
+    let mut c = StdioClient::spawn(root.path(), &["--max-prune-input-bytes", "65536"]);
+    c.initialize();
+    let question = "what does verify_token return?";
+    let r = c.call(
+        "read",
+        json!({"path": "big.rs", "offset": 5001, "limit": 300, "context_focus_question": question}),
+    );
+    assert_eq!(structured(&r["result"])["pruning"]["applied"], true, "{r}");
+    let id = prune_id(&r["result"]);
+    let more = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": "what does merge_ranges do?"}),
+    );
+    assert!(more.get("result").is_some(), "{more}");
+    let rows = located(answer_lines(&more["result"]));
+    assert!(!rows.is_empty(), "{more}");
+    for (n, line) in rows {
+        assert!(n >= 5001, "line {n} is before the window's part");
+        assert_eq!(raw[n - 1], line, "line {n} is the file's");
     }
 }
 

@@ -76,14 +76,29 @@ pub struct Within {
     pub total_lines: usize,
 }
 
-impl Within {
-    /// The flags of the whole stored text for `window` (one flag per window line): false
-    /// outside the window.
-    fn spread(&self, window: &[bool]) -> Vec<bool> {
-        let mut all = vec![false; self.total_lines.max(self.first_line - 1 + window.len())];
-        all[self.first_line - 1..][..window.len()].copy_from_slice(window);
-        all
-    }
+/// Records which lines of the text stored as `prune_id` the result of `job` showed (`shown`, one
+/// flag per line of `job.text`). For a window, only the window's lines are written: what an
+/// earlier window of the same text recorded stays (the windows of one file share its id).
+async fn record_shown(ctx: &Call<'_>, job: &Job<'_>, prune_id: &str, shown: &[bool]) {
+    let Some(w) = &job.within else {
+        ctx.store.record_shown(prune_id, shown).await;
+        return;
+    };
+    let Ok(entry) = ctx.store.get_at_async(prune_id, None).await else {
+        return;
+    };
+    let start = w.first_line.max(1) - 1;
+    let mut all = entry.shown();
+    all.resize(w.total_lines.max(start + shown.len()), false);
+    all[start..start + shown.len()].copy_from_slice(shown);
+    entry.set_shown(&all).await;
+}
+
+/// The widest compact marker a plan of `job` (`line_count` lines) may need: its numbers are
+/// those of the stored text, the whole file's for a window.
+fn marker_bytes(job: &Job<'_>, line_count: usize) -> usize {
+    let last = job.within.as_ref().map_or(0, |w| w.total_lines);
+    widest_compact_marker(line_count.max(last))
 }
 
 /// What pruning produced.
@@ -143,6 +158,8 @@ impl Pruner {
             Some(PruningMetadataReason::DisabledOrUnconfigured)
         } else if text.trim().is_empty() {
             Some(PruningMetadataReason::OutputEmpty)
+        } else if text.len() > self.max_input {
+            Some(PruningMetadataReason::TooLarge)
         } else {
             None
         }
@@ -160,8 +177,9 @@ impl Pruner {
             Some(reason) => return skip(reason),
             None => job.question.expect("a question when not declined"),
         };
-        // Removed lines must stay recoverable: an output the store cannot hold is not pruned.
-        if job.text.len() > self.max_input || job.text.len() > ctx.store.limits().0 {
+        // Removed lines must stay recoverable: an output the store cannot hold is not pruned (a
+        // window's larger text is stored already: whether it was is checked below).
+        if job.within.is_none() && job.text.len() > ctx.store.limits().0 {
             return skip(PruningMetadataReason::TooLarge);
         }
 
@@ -185,11 +203,6 @@ impl Pruner {
             }
         };
         let first_line = job.within.as_ref().map_or(1, |w| w.first_line.max(1));
-        // What a result showed, as flags over the stored text.
-        let over_stored = |flags: &[bool]| match &job.within {
-            Some(w) => w.spread(flags),
-            None => flags.to_vec(),
-        };
         if let Some(why) = ctx.store.not_stored(&prune_id) {
             let why = why.not_stored(ctx.store.limits().0);
             return Pruned {
@@ -249,8 +262,7 @@ impl Pruner {
                     // It is shown whole when it fits the budget (else the caller cuts it, and
                     // nothing is recorded as shown).
                     let whole = job.budget.is_none_or(|b| job.text.len() <= b);
-                    let shown = over_stored(&vec![whole; lines.len()]);
-                    ctx.store.record_shown(&prune_id, &shown).await;
+                    record_shown(ctx, &job, &prune_id, &vec![whole; lines.len()]).await;
                     metadata.reason = Some(PruningMetadataReason::NoSavings);
                     return Pruned {
                         text: None,
@@ -260,9 +272,7 @@ impl Pruner {
                 }
                 metadata.applied = true;
                 // A recovery by question returns what this result did not show.
-                ctx.store
-                    .record_shown(&prune_id, &over_stored(&plan.keep))
-                    .await;
+                record_shown(ctx, &job, &prune_id, &plan.keep).await;
                 Pruned {
                     text: Some(rendered.pruned_text),
                     keep: Some(plan.keep),
@@ -314,10 +324,9 @@ impl Pruner {
         match self.backend {
             Backend::Builtin | Backend::Off => {
                 let (text, goal, source) = (job.text.to_string(), question.to_string(), job.source);
-                let last = job.within.as_ref().map_or(0, |w| w.total_lines);
                 let budget = job.budget.map(|bytes| engine::TextBudget {
                     bytes,
-                    marker_bytes: widest_compact_marker(lines.len().max(last)),
+                    marker_bytes: marker_bytes(job, lines.len()),
                 });
                 let work = tokio::task::spawn_blocking(move || {
                     let lines = engine::split_lines(&text);
@@ -391,11 +400,12 @@ impl Pruner {
         };
         let (text, goal, source) = (job.text.to_string(), question.to_string(), job.source);
         let unfitted = plan.clone();
+        let marker_bytes = marker_bytes(job, plan.keep.len());
         let work = tokio::task::spawn_blocking(move || {
             let lines = engine::split_lines(&text);
             let budget = engine::TextBudget {
                 bytes,
-                marker_bytes: widest_compact_marker(lines.len()),
+                marker_bytes,
             };
             engine::fit_plan(&lines, &goal, source, plan, budget)
         });

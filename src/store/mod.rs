@@ -216,6 +216,22 @@ impl Entry {
         }
     }
 
+    /// Whole lines from line `first` (1-based) on, as many as fit in `max` bytes (at least none).
+    pub fn part_up_to(&self, first: usize, max: usize) -> Result<String, ReadError> {
+        let mut reader = self.reader_at(first)?;
+        let mut out = Vec::new();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if reader.read_until(b'\n', &mut line)? == 0 || out.len() + line.len() > max {
+                break;
+            }
+            out.extend_from_slice(&line);
+        }
+        Ok(String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }
+
     /// Exact bytes of lines `start..=end` (1-based, clamped), terminators included, so that
     /// consecutive ranges concatenate to the original text. Reads the whole range: for small
     /// ranges (page through [`Entry::reader_at`] otherwise).

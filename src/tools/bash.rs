@@ -590,7 +590,7 @@ async fn prune_one(
     budget: usize,
 ) -> Option<crate::prune::Pruned> {
     Some(
-        p.prune_within(text?, question, SourceType::Logs, label, budget)
+        p.prune_within(text?, question, SourceType::Logs, label, budget, None)
             .await,
     )
 }

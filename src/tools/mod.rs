@@ -239,14 +239,9 @@ pub async fn call(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<Value, 
             ledger_row(ctx, tool_name(name), Some(&out), returned, started);
             count_call(name, Some(&out), returned, started);
             // Only an answer that gave lines back recovers anything ("nothing new" does not).
-            let gave_lines = out
-                .structured
-                .pointer("/metadata/returned_lines")
-                .and_then(Value::as_u64)
-                != Some(0);
             if let Some(id) = recovering
                 && !out.is_error
-                && gave_lines
+                && recover_text::gave_lines(&out)
             {
                 ctx.app.ledger.recovered(&id);
             }

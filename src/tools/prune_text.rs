@@ -168,12 +168,8 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         warnings,
         source_type: source,
     };
-    let out = fit(&mut result, budget_bytes);
-    // A text cut to the budget showed only its first lines: record nothing as shown then.
-    let cut = result
-        .warnings
-        .iter()
-        .any(|w| w.starts_with("output_truncated"));
+    let (out, cut) = fit(&mut result, budget_bytes);
+    // A text cut to the budget showed only its head and tail: record nothing as shown then.
     let shows = if cut { vec![false; n] } else { shows };
     ctx.app.store.record_shown(&prune_id, &shows).await;
     Ok(out)
@@ -245,14 +241,15 @@ fn no_op(n: usize) -> Plan {
 /// fitted the pruned text (least relevant blocks elided, never cut by position), so what may not
 /// fit is the annotations list: annotations are dropped from the end first (every marker in the
 /// text names the same ranges). Only a text that alone exceeds the budget (a no-op on a large
-/// input, or markers off) is cut to head and tail, with a row that names no line numbers.
-fn fit(result: &mut PruneTextResult, budget_bytes: usize) -> ToolOutput {
+/// input, or markers off) is cut to head and tail, with a row that names no line numbers. The
+/// flag says whether the text was cut.
+fn fit(result: &mut PruneTextResult, budget_bytes: usize) -> (ToolOutput, bool) {
     let out = |r: &PruneTextResult| ToolOutput::json(r);
     // A text longer than the budget cannot fit whatever else is dropped: not serialized whole.
     if result.pruned_text.len() <= budget_bytes {
         let whole = out(result);
         if whole.text.len() <= budget_bytes {
-            return whole;
+            return (whole, false);
         }
     }
     let all_ann = std::mem::take(&mut result.annotations);
@@ -275,7 +272,7 @@ fn fit(result: &mut PruneTextResult, budget_bytes: usize) -> ToolOutput {
     if keep_ann > 0
         || (result.pruned_text.len() <= budget_bytes && out(result).text.len() <= budget_bytes)
     {
-        return out(result);
+        return (out(result), false);
     }
     let full_text = std::mem::take(&mut result.pruned_text);
     result.warnings.push(format!(
@@ -291,5 +288,5 @@ fn fit(result: &mut PruneTextResult, budget_bytes: usize) -> ToolOutput {
         out(&r).text.len() <= budget_bytes
     });
     result.pruned_text = budget::page::head_tail(&whole, k, &result.prune_id, false).0;
-    out(result)
+    (out(result), true)
 }

@@ -7,10 +7,12 @@
 //! counts its lines (so `total_lines` stays exact), checks it is valid UTF-8, builds the sparse
 //! line index of its artifact, and keeps only the page's window, clipped to what the page can
 //! use (the response budget, or `--max-prune-input-bytes` with a question, plus a few bytes to know
-//! there is more). When such a page is cut, its artifact is the file itself (a referenced store
-//! entry, recovered by line through the index and refused once the file changes), not a copy; a
-//! huge file with invalid UTF-8 is instead copied, decoded, into a spilled entry in a second
-//! streaming pass, so that its recovered lines match the page's replacement characters.
+//! there is more). When such a page is cut, or a window of the file (an offset or a limit) is
+//! pruned for a question, its artifact is the file itself (a referenced store entry, recovered by
+//! line through the index and refused once the file changes), not a copy; a huge file with invalid
+//! UTF-8 is instead copied, decoded, into a spilled entry in a second streaming pass, so that its
+//! recovered lines match the page's replacement characters. A pruned window's markers give the
+//! file's line numbers, which its artifact recovers.
 //! Must never read a file over [`STREAM_ABOVE`] into memory.
 
 use super::result::Pipeline;
@@ -110,8 +112,15 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             first_line: first,
             total_lines,
         };
-        p.prune_window(selected, question, source_type, &display_path, within)
-            .await
+        p.prune_within(
+            selected,
+            question,
+            source_type,
+            &display_path,
+            p.pruned_budget(),
+            Some(within),
+        )
+        .await
     } else {
         p.prune(selected, question, source_type, &display_path)
             .await
@@ -184,6 +193,11 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         };
         result.artifact_ref = Some(artifact.clone());
         result.has_more = Some(true);
+        if applied {
+            // The pruned text is cut: what the page shows is not what pruning kept. Nothing is
+            // recorded as shown, so a recovery by question may return a line twice, never skip one.
+            ctx.app.store.record_shown(&artifact, &[]).await;
+        }
         let note_for =
             |shown_lines: usize, clipped: bool| page.cut_note(shown_lines, clipped, &artifact);
         let k = p.largest(body_starts.len(), |k| {

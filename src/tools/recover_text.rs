@@ -232,27 +232,42 @@ pub(crate) async fn by_question(
         ));
     }
     let cap = app.config.max_prune_input_bytes;
-    let text = entry
+    let over_cap = || {
+        message::invalid_field(
+            "/arguments/context_focus_question",
+            format!(
+                "the output behind {} is {} bytes, over the pruner's input cap ({cap}), and no result of it recorded what it showed: recover it by ranges",
+                input.prune_id,
+                entry.len()
+            ),
+        )
+    };
+    let mut recorded = entry.shown();
+    // A text over the pruner's input cap (a large file a `read` window came from) is answered from
+    // the part the earlier result came from: from the first line it showed, as far as the cap goes.
+    let (text, first_line) = match entry
         .text_up_to(cap)
         .map_err(|e| read_error(&input.prune_id, e))?
-        .ok_or_else(|| {
-            message::invalid_field(
-                "/arguments/context_focus_question",
-                format!(
-                    "the output behind {} is {} bytes, over the pruner's input cap ({cap}): recover it by ranges",
-                    input.prune_id,
-                    entry.len()
-                ),
-            )
-        })?;
+    {
+        Some(text) => (text, 1),
+        None => {
+            let first = recorded.iter().position(|&s| s).ok_or_else(over_cap)? + 1;
+            let part = entry
+                .part_up_to(first, cap)
+                .map_err(|e| read_error(&input.prune_id, e))?;
+            (part, first)
+        }
+    };
     let lines = engine::split_lines(&text);
-    let mut shown = entry.shown();
-    shown.resize(lines.len(), false);
+    let offset = first_line - 1;
+    recorded.resize(offset + lines.len(), false);
+    let mut shown = recorded[offset..].to_vec();
     if let Some(within) = within {
         // Outside the ranges asked for (checked by the caller), nothing is a candidate.
         let mut inside = vec![false; lines.len()];
         for &(s, e) in within {
-            inside[(s - 1).min(lines.len())..e.min(lines.len())].fill(true);
+            let (s, e) = (s.saturating_sub(first_line), e.saturating_sub(offset));
+            inside[s.min(lines.len())..e.min(lines.len())].fill(true);
         }
         for (sh, i) in shown.iter_mut().zip(inside) {
             *sh |= !i;
@@ -266,14 +281,20 @@ pub(crate) async fn by_question(
     let numbered = input.include_line_numbers.unwrap_or(false);
     let budget = budget::for_call(&app.config, input.max_output_bytes.as_ref().map(|m| m.0));
     let total = lines.len();
+    let stored_lines = entry.line_count().max(offset + total);
+    let from = Part {
+        prune_id: &input.prune_id,
+        total_bytes: entry.len(),
+        total_lines: stored_lines,
+        first_line,
+    };
     let build = |plan: &engine::Plan| -> ToolOutput {
         question_output(&question_result(
             &lines,
             plan,
-            &input.prune_id,
+            &from,
             numbered,
             text.ends_with('\n'),
-            entry.len(),
         ))
     };
     // The model reads the lines plain, plus the closing note, or the result's JSON, where they
@@ -301,34 +322,55 @@ pub(crate) async fn by_question(
     };
     // Added to what is recorded, not written over it: a recovery of the same id running at the
     // same time keeps what it returned.
-    entry.add_shown(&plan.keep).await;
+    let mut returned = vec![false; offset];
+    returned.extend_from_slice(&plan.keep);
+    entry.add_shown(&returned).await;
     Ok(out)
 }
 
+/// Where the lines an answer by question is made of come from: the stored text behind
+/// `prune_id`, or the part of it a text over the pruner's input cap is answered from.
+pub struct Part<'a> {
+    /// The id the text is stored under.
+    pub prune_id: &'a str,
+    /// The stored text's size in bytes.
+    pub total_bytes: u64,
+    /// Its number of lines.
+    pub total_lines: usize,
+    /// Its line number (1-based) of the part's first line: 1 for the whole text.
+    pub first_line: usize,
+}
+
 /// The result of a recovery by question that returns the lines `plan` keeps of `lines` (the
-/// stored text behind `prune_id`, `total_bytes` long, ending with a newline when
-/// `trailing_newline`): its text with compact markers (`N│ ` prefixes when `numbered`) and the
+/// part `from` of a stored text, ending with a newline when `trailing_newline`): its text with
+/// compact markers giving the stored text's numbers (`N│ ` prefixes when `numbered`) and the
 /// count of lines returned. No `ranges`: the markers already give the original numbers, and the
 /// model would read them twice (1 to 2 points of two calls' reduction, stop 52). Public so that
 /// the quality benchmark counts exactly what the tool returns.
 pub fn question_result(
     lines: &[&str],
     plan: &engine::Plan,
-    prune_id: &str,
+    from: &Part<'_>,
     numbered: bool,
     trailing_newline: bool,
-    total_bytes: u64,
 ) -> RecoverTextResult {
-    let rendered = render::render(
+    let Part {
+        prune_id,
+        total_bytes,
+        total_lines,
+        first_line,
+    } = *from;
+    let rendered = render::render_from(
         lines,
         plan,
         prune_id,
         numbered,
         render::Markers::Compact,
         trailing_newline,
+        first_line,
     );
     let returned = rendered.kept_lines;
-    let total = lines.len();
+    let total = total_lines;
     RecoverTextResult {
         summary: budget::summary(&if returned == 0 {
             // Within the summary's 100 characters whatever the id, so the advice is never cut.
@@ -342,6 +384,10 @@ pub fn question_result(
         // Nothing returned: no markers either (the summary says where the rest is).
         raw_text: Some(if returned == 0 {
             String::new()
+        } else if first_line > 1 {
+            // A part further down: a marker for what comes before it says where its rows are.
+            let before = render::compact_marker(1, first_line - 1, None);
+            format!("{before}\n{}", rendered.pruned_text)
         } else {
             rendered.pruned_text
         }),
@@ -356,6 +402,15 @@ pub fn question_result(
         has_more: false,
         next_cursor: None,
     }
+}
+
+/// Whether a successful `recover_text` result (or the answer behind a resource read) gave lines
+/// back: a recovery by ranges always does; one by question unless it found nothing new.
+pub fn gave_lines(out: &ToolOutput) -> bool {
+    out.structured
+        .pointer("/metadata/returned_lines")
+        .and_then(serde_json::Value::as_u64)
+        != Some(0)
 }
 
 /// The tool result of a recovery by question: the model reads the lines as plain text, as it

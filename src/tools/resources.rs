@@ -107,7 +107,7 @@ pub async fn read(app: &App, params: &Value) -> Result<Value, RpcError> {
             .await
             .map_err(on_uri)?;
         // A recovery like the tool's, counted as one when it gives lines back.
-        if out.structured.pointer("/metadata/returned_lines") != Some(&json!(0)) {
+        if recover_text::gave_lines(&out) {
             app.ledger.recovered(id);
         }
         return Ok(

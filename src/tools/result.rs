@@ -60,7 +60,9 @@ impl<'a> Pipeline<'a> {
     }
 
     /// Prunes `text` for `question` within `budget` bytes of pruned text; the raw text is stored
-    /// under the `prune_id` the metadata names whenever pruning is attempted.
+    /// under the `prune_id` the metadata names whenever pruning is attempted, unless `within`
+    /// says `text` is a window of a text stored already (then its markers give that text's line
+    /// numbers).
     pub async fn prune_within(
         &self,
         text: &str,
@@ -68,6 +70,7 @@ impl<'a> Pipeline<'a> {
         source: SourceType,
         label: &str,
         budget: usize,
+        within: Option<crate::prune::Within>,
     ) -> Pruned {
         let job = Job {
             tool: self.tool,
@@ -76,29 +79,7 @@ impl<'a> Pipeline<'a> {
             source,
             label,
             budget: Some(budget),
-            within: None,
-        };
-        self.ctx.app.pruner.apply(&self.ctx.pruning(), job).await
-    }
-
-    /// Prunes `text`, a window of the text already stored as `within.prune_id`, for `question`
-    /// within the call's pruned-text budget: the markers give the stored text's line numbers.
-    pub async fn prune_window(
-        &self,
-        text: &str,
-        question: Option<&str>,
-        source: SourceType,
-        label: &str,
-        within: crate::prune::Within,
-    ) -> Pruned {
-        let job = Job {
-            tool: self.tool,
-            text,
-            question,
-            source,
-            label,
-            budget: Some(self.pruned_budget()),
-            within: Some(within),
+            within,
         };
         self.ctx.app.pruner.apply(&self.ctx.pruning(), job).await
     }
@@ -111,7 +92,7 @@ impl<'a> Pipeline<'a> {
         source: SourceType,
         label: &str,
     ) -> Pruned {
-        self.prune_within(text, question, source, label, self.pruned_budget())
+        self.prune_within(text, question, source, label, self.pruned_budget(), None)
             .await
     }
 
@@ -191,7 +172,14 @@ impl Pipeline<'_> {
         budget: usize,
     ) -> Fitted {
         let pruned = self
-            .prune_within(raw, question, source, label, self.pruned_budget_of(budget))
+            .prune_within(
+                raw,
+                question,
+                source,
+                label,
+                self.pruned_budget_of(budget),
+                None,
+            )
             .await;
         let mut pruning = pruned.metadata;
         let (mut body, mut applied) = match (pruned.text, pruning.prune_id.as_deref()) {
@@ -223,7 +211,12 @@ impl Pipeline<'_> {
             };
         }
         let id = match pruning.prune_id.clone().filter(|_| applied) {
-            Some(id) => id,
+            Some(id) => {
+                // The pruned text is cut: nothing is recorded as shown (a recovery by question
+                // may then return a line twice, never skip one).
+                self.ctx.app.store.record_shown(&id, &[]).await;
+                id
+            }
             None => self.store(label, raw.to_string()).await,
         };
         let not_stored = self.ctx.app.store.not_stored(&id);
