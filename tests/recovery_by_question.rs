@@ -591,3 +591,44 @@ fn ranges_with_a_question_return_the_relevant_lines_asked_for_whole() {
         .collect();
     assert!(rows.contains(&149) && rows.contains(&151), "{r}");
 }
+
+/// Windows of one file share its id and add to one record: a small window shown whole, then a
+/// larger one over it pruned for another question, and a recovery by the first question returns
+/// none of the small window's lines (the larger one overwrote them before).
+#[test]
+fn overlapping_windows_add_to_one_record() {
+    let src = source();
+    let raw: Vec<&str> = src.lines().collect();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("util.rs"), &src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let start = raw
+        .iter()
+        .position(|l| l.starts_with("pub fn verify_token("))
+        .unwrap()
+        + 1;
+    let question = "what does verify_token return?";
+    let small = c.call(
+        "read",
+        json!({"path": "util.rs", "offset": start, "limit": 12, "context_focus_question": question}),
+    );
+    let pruning = &structured(&small["result"])["pruning"];
+    assert_eq!(pruning["reason"], "no_savings", "{small}");
+    let id = pruning["prune_id"].as_str().unwrap().to_string();
+    let large = c.call(
+        "read",
+        json!({"path": "util.rs", "offset": 150, "limit": 200, "context_focus_question": "how is a block compressed?"}),
+    );
+    assert_eq!(prune_id(&large["result"]), id);
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": question}),
+    );
+    for (n, _) in located(answer_lines(&r["result"])) {
+        assert!(
+            !(start..start + 12).contains(&n),
+            "line {n} was shown by the first window: {r}"
+        );
+    }
+}

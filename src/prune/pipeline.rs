@@ -77,21 +77,27 @@ pub struct Within {
 }
 
 /// Records which lines of the text stored as `prune_id` the result of `job` showed (`shown`, one
-/// flag per line of `job.text`). For a window, only the window's lines are written: what an
-/// earlier window of the same text recorded stays (the windows of one file share its id).
+/// flag per line of `job.text`), replacing what an earlier result recorded. Not for a window: its
+/// caller knows whether the page showed what was kept, and adds it ([`Within::add_shown`]).
 async fn record_shown(ctx: &Call<'_>, job: &Job<'_>, prune_id: &str, shown: &[bool]) {
-    let Some(w) = &job.within else {
+    if job.within.is_none() {
         ctx.store.record_shown(prune_id, shown).await;
-        return;
-    };
-    let Ok(entry) = ctx.store.get_at_async(prune_id, None).await else {
-        return;
-    };
-    let start = w.first_line.max(1) - 1;
-    let mut all = entry.shown();
-    all.resize(w.total_lines.max(start + shown.len()), false);
-    all[start..start + shown.len()].copy_from_slice(shown);
-    entry.set_shown(&all).await;
+    }
+}
+
+impl Within {
+    /// Adds the lines of the window a page showed (`shown`, one flag per window line) to the
+    /// record of the stored text, keeping what other windows of it recorded (they share its id;
+    /// atomic in the shared store too).
+    pub async fn add_shown(&self, store: &crate::store::Store, shown: &[bool]) {
+        let Ok(entry) = store.get_at_async(&self.prune_id, None).await else {
+            return;
+        };
+        let start = self.first_line.max(1) - 1;
+        let mut all = vec![false; self.total_lines.max(start + shown.len())];
+        all[start..start + shown.len()].copy_from_slice(shown);
+        entry.add_shown(&all).await;
+    }
 }
 
 /// The widest compact marker a plan of `job` (`line_count` lines) may need: its numbers are

@@ -30,6 +30,9 @@ pub struct FileKey {
     pub len: u64,
     /// Modification time, nanoseconds since the epoch.
     pub mtime_ns: i128,
+    /// Status change time, nanoseconds since the epoch: a rewrite that puts the modification time
+    /// back (`touch -r`, `cp -p`, `rsync -t`) still changes it, and no one can set it back.
+    pub ctime_ns: i128,
 }
 
 impl FileKey {
@@ -40,6 +43,7 @@ impl FileKey {
             ino: meta.ino(),
             len: meta.len(),
             mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+            ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
         }
     }
 }

@@ -93,11 +93,12 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
 
     let display_path = paths::display(root, &real);
     let source_type = crate::prune::detect_source(selected, Some(&display_path));
-    // A window of the file (an offset, a limit, or clipped to what the page can use) is pruned
-    // where it sits: the whole file is stored first, so the markers give the file's line numbers
-    // and its prune_id recovers them. The same artifact serves a cut page.
+    // A window of the file (an offset or a limit) is pruned where it sits: the whole file is
+    // stored first, so the markers give the file's line numbers and its prune_id recovers them.
+    // The same artifact serves a cut page. What the page shows is recorded once it is known.
     let mut source = Some(source);
     let mut artifact_id: Option<String> = None;
+    let mut within: Option<crate::prune::Within> = None;
     let window = first > 1 || last < total_lines || window_bytes > selected.len() as u64;
     let attempted = ctx.app.pruner.declines(question, selected).is_none();
     let mut pruned = if window && attempted {
@@ -107,18 +108,19 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 Err(e) => return Ok(io_failed(&e)),
             };
         artifact_id = Some(stored.clone());
-        let within = crate::prune::Within {
+        let at = crate::prune::Within {
             prune_id: stored,
             first_line: first,
             total_lines,
         };
+        within = Some(at.clone());
         p.prune_within(
             selected,
             question,
             source_type,
             &display_path,
             p.pruned_budget(),
-            Some(within),
+            Some(at),
         )
         .await
     } else {
@@ -168,6 +170,14 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     };
     let full = page.render(body, pruned_note(&result), &mut result.clone());
     let out = if p.fits(&full) {
+        if let Some(w) = &within {
+            // The page shows the window as pruned (or whole, when pruning saved nothing).
+            let shown = pruned
+                .keep
+                .clone()
+                .unwrap_or_else(|| vec![true; line_count(selected)]);
+            w.add_shown(&ctx.app.store, &shown).await;
+        }
         full
     } else {
         result.truncated = true;
@@ -193,9 +203,10 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         };
         result.artifact_ref = Some(artifact.clone());
         result.has_more = Some(true);
-        if applied {
+        if applied && within.is_none() {
             // The pruned text is cut: what the page shows is not what pruning kept. Nothing is
             // recorded as shown, so a recovery by question may return a line twice, never skip one.
+            // (A cut window records nothing of its own and leaves the other windows' records.)
             ctx.app.store.record_shown(&artifact, &[]).await;
         }
         let note_for =

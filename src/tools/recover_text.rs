@@ -384,12 +384,24 @@ pub fn question_result(
         // Nothing returned: no markers either (the summary says where the rest is).
         raw_text: Some(if returned == 0 {
             String::new()
-        } else if first_line > 1 {
-            // A part further down: a marker for what comes before it says where its rows are.
-            let before = render::compact_marker(1, first_line - 1, None);
-            format!("{before}\n{}", rendered.pruned_text)
         } else {
-            rendered.pruned_text
+            // A part of the text: markers for what comes before it (which says where its rows
+            // are) and after it.
+            let mut text = String::new();
+            if first_line > 1 {
+                text.push_str(&render::compact_marker(1, first_line - 1, None));
+                text.push('\n');
+            }
+            text.push_str(&rendered.pruned_text);
+            let after = first_line + lines.len();
+            if after <= total_lines {
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str(&render::compact_marker(after, total_lines, None));
+                text.push('\n');
+            }
+            text
         }),
         metadata: RecoverTextResultMetadata {
             prune_id: prune_id.to_string(),
