@@ -452,6 +452,28 @@ fn a_resource_by_question_refuses_what_the_tool_would_and_says_when_nothing_is_l
     assert!(r.to_string().len() < 2_000, "{} bytes", r.to_string().len());
 }
 
+/// `read` of `util.rs` from line `offset`, `limit` lines, with `question`.
+fn read_window(
+    c: &mut StdioClient,
+    offset: usize,
+    limit: usize,
+    question: &str,
+) -> serde_json::Value {
+    c.call(
+        "read",
+        json!({"path": "util.rs", "offset": offset, "limit": limit, "context_focus_question": question}),
+    )
+}
+
+/// The rows a recovery of `id` by `question` returns, located by its markers.
+fn recovered_rows(c: &mut StdioClient, id: &str, question: &str) -> Vec<(usize, String)> {
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": question}),
+    );
+    located(answer_lines(&r["result"]))
+}
+
 /// A `read` of a window (an offset and a limit) with a question numbers its markers as the file
 /// does, and its `prune_id` recovers those numbers: the rows located by the markers are the
 /// file's lines, a marker's range comes back as the file's lines, and a recovery by question
@@ -466,10 +488,7 @@ fn a_window_read_with_a_question_numbers_and_recovers_as_the_file_does() {
     let mut c = StdioClient::spawn(root.path(), &[]);
     c.initialize();
     let question = "what does verify_token return?";
-    let r = c.call(
-        "read",
-        json!({"path": "util.rs", "offset": 150, "limit": 150, "context_focus_question": question}),
-    );
+    let r = read_window(&mut c, 150, 150, question);
     let meta = structured(&r["result"]);
     assert_eq!(meta["pruning"]["applied"], true, "{meta}");
     let shown = text(&r["result"]);
@@ -500,12 +519,8 @@ fn a_window_read_with_a_question_numbers_and_recovers_as_the_file_does() {
     let got = structured(&back["result"]);
     let want: String = raw[a - 1..b].iter().map(|l| format!("{l}\n")).collect();
     assert_eq!(got["raw_text"], want.as_str(), "{got}");
-    let more = c.call(
-        "recover_text",
-        json!({"prune_id": id, "context_focus_question": question}),
-    );
-    let rows = located(answer_lines(&more["result"]));
-    assert!(!rows.is_empty(), "{more}");
+    let rows = recovered_rows(&mut c, &id, question);
+    assert!(!rows.is_empty());
     for (n, line) in rows {
         assert_eq!(raw[n - 1], line, "line {n}");
         let hidden = ranges.iter().any(|&(a, b)| (a..=b).contains(&n));
@@ -513,16 +528,9 @@ fn a_window_read_with_a_question_numbers_and_recovers_as_the_file_does() {
     }
     // A second window of the same file shares its id and records only its own lines: asked
     // again, the first window's shown lines still do not come back.
-    let other = c.call(
-        "read",
-        json!({"path": "util.rs", "offset": 1, "limit": 60, "context_focus_question": "what does open_session do?"}),
-    );
+    let other = read_window(&mut c, 1, 60, "what does open_session do?");
     assert_eq!(prune_id(&other["result"]), id);
-    let again = c.call(
-        "recover_text",
-        json!({"prune_id": id, "context_focus_question": question}),
-    );
-    for (n, _) in located(answer_lines(&again["result"])) {
+    for (n, _) in recovered_rows(&mut c, &id, question) {
         let hidden = ranges.iter().any(|&(a, b)| (a..=b).contains(&n));
         assert!(hidden || !(150..=299).contains(&n), "line {n} was shown");
     }
@@ -609,26 +617,16 @@ fn overlapping_windows_add_to_one_record() {
         .unwrap()
         + 1;
     let question = "what does verify_token return?";
-    let small = c.call(
-        "read",
-        json!({"path": "util.rs", "offset": start, "limit": 12, "context_focus_question": question}),
-    );
+    let small = read_window(&mut c, start, 12, question);
     let pruning = &structured(&small["result"])["pruning"];
     assert_eq!(pruning["reason"], "no_savings", "{small}");
     let id = pruning["prune_id"].as_str().unwrap().to_string();
-    let large = c.call(
-        "read",
-        json!({"path": "util.rs", "offset": 150, "limit": 200, "context_focus_question": "how is a block compressed?"}),
-    );
+    let large = read_window(&mut c, 150, 200, "how is a block compressed?");
     assert_eq!(prune_id(&large["result"]), id);
-    let r = c.call(
-        "recover_text",
-        json!({"prune_id": id, "context_focus_question": question}),
-    );
-    for (n, _) in located(answer_lines(&r["result"])) {
+    for (n, _) in recovered_rows(&mut c, &id, question) {
         assert!(
             !(start..start + 12).contains(&n),
-            "line {n} was shown by the first window: {r}"
+            "line {n} was shown by the first window"
         );
     }
 }
