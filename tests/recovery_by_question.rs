@@ -452,6 +452,17 @@ fn a_resource_by_question_refuses_what_the_tool_would_and_says_when_nothing_is_l
     assert!(r.to_string().len() < 2_000, "{} bytes", r.to_string().len());
 }
 
+/// A server over a root holding [`source`] as `util.rs`: the root (kept alive while the client
+/// runs), the client and the text.
+fn util_server() -> (tempfile::TempDir, StdioClient, String) {
+    let src = source();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("util.rs"), &src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    (root, c, src)
+}
+
 /// `read` of `util.rs` from line `offset`, `limit` lines, with `question`.
 fn read_window(
     c: &mut StdioClient,
@@ -481,12 +492,8 @@ fn recovered_rows(c: &mut StdioClient, id: &str, question: &str) -> Vec<(usize, 
 /// window).
 #[test]
 fn a_window_read_with_a_question_numbers_and_recovers_as_the_file_does() {
-    let src = source();
+    let (_root, mut c, src) = util_server();
     let raw: Vec<&str> = src.lines().collect();
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join("util.rs"), &src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
-    c.initialize();
     let question = "what does verify_token return?";
     let r = read_window(&mut c, 150, 150, question);
     let meta = structured(&r["result"]);
@@ -605,12 +612,8 @@ fn ranges_with_a_question_return_the_relevant_lines_asked_for_whole() {
 /// none of the small window's lines (the larger one overwrote them before).
 #[test]
 fn overlapping_windows_add_to_one_record() {
-    let src = source();
+    let (_root, mut c, src) = util_server();
     let raw: Vec<&str> = src.lines().collect();
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join("util.rs"), &src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &[]);
-    c.initialize();
     let start = raw
         .iter()
         .position(|l| l.starts_with("pub fn verify_token("))
