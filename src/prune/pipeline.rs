@@ -93,10 +93,7 @@ impl Within {
         let Ok(entry) = store.get_at_async(&self.prune_id, None).await else {
             return;
         };
-        let start = self.first_line.max(1) - 1;
-        let mut all = vec![false; self.total_lines.max(start + shown.len())];
-        all[start..start + shown.len()].copy_from_slice(shown);
-        entry.add_shown(&all).await;
+        entry.add_shown(self.first_line.max(1) - 1, shown).await;
     }
 }
 

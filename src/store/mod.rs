@@ -101,10 +101,14 @@ impl Entry {
     }
 
     /// Adds the lines flagged in `seen` to those recorded as shown, keeping what is recorded
-    /// (a recovery by question adds what it returned). Atomic: recoveries of the same text at once
-    /// all add theirs.
-    pub async fn add_shown(&self, seen: &[bool]) {
-        let runs = runs_of(seen);
+    /// (a recovery by question adds what it returned, a `read` window what its page showed).
+    /// `seen[0]` is line `first` (0-based) of the text: a window or a part flags only its own
+    /// lines. Atomic: additions to the same text at once all land.
+    pub async fn add_shown(&self, first: usize, seen: &[bool]) {
+        let runs: Vec<_> = runs_of(seen)
+            .into_iter()
+            .map(|r| r.start + first..r.end + first)
+            .collect();
         if let Body::Shared(s) = &self.body {
             if let Err(e) = s.add_shown(&runs).await {
                 tracing::warn!(prune_id = %self.id, error = %e, "store.shown_not_recorded");
@@ -112,9 +116,7 @@ impl Entry {
             return;
         }
         let mut shown = self.shown.lock().unwrap_or_else(|e| e.into_inner());
-        let n = seen
-            .len()
-            .max(shown.iter().map(|r| r.end).max().unwrap_or(0));
+        let n = shown.iter().chain(&runs).map(|r| r.end).max().unwrap_or(0);
         let mut all = vec![false; n];
         for r in shown.iter().chain(&runs) {
             all[r.clone()].fill(true);
@@ -1075,7 +1077,7 @@ mod tests {
                 let (s, id) = (Arc::clone(&s), id.clone());
                 tokio::spawn(async move {
                     let e = s.get_at_async(&id, None).await.unwrap();
-                    e.add_shown(&flags(5 + 5 * k..10 + 5 * k)).await;
+                    e.add_shown(0, &flags(5 + 5 * k..10 + 5 * k)).await;
                 })
             })
             .collect();

@@ -97,7 +97,6 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     // stored first, so the markers give the file's line numbers and its prune_id recovers them.
     // The same artifact serves a cut page. What the page shows is recorded once it is known.
     let mut source = Some(source);
-    let mut artifact_id: Option<String> = None;
     let mut within: Option<crate::prune::Within> = None;
     let window = first > 1 || last < total_lines || window_bytes > selected.len() as u64;
     let attempted = ctx.app.pruner.declines(question, selected).is_none();
@@ -107,7 +106,6 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                 Ok(id) => id,
                 Err(e) => return Ok(io_failed(&e)),
             };
-        artifact_id = Some(stored.clone());
         let at = crate::prune::Within {
             prune_id: stored,
             first_line: first,
@@ -188,9 +186,13 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             applied,
         ) {
             (Some(id), true) => id.clone(),
-            _ => match (artifact_id, source) {
-                (Some(id), _) => id,
-                (None, Some(source)) => {
+            // A window's artifact is stored already (its source taken then).
+            _ => match &within {
+                Some(w) => w.prune_id.clone(),
+                None => {
+                    let source = source
+                        .take()
+                        .expect("the source is taken only for a window");
                     match store_artifact(&p, &display_path, &real, source).await {
                         Ok(id) => id,
                         Err(e) => {
@@ -198,7 +200,6 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
                         }
                     }
                 }
-                (None, None) => unreachable!("the artifact is stored when its source is taken"),
             },
         };
         result.artifact_ref = Some(artifact.clone());

@@ -304,7 +304,8 @@ pub(crate) async fn by_question(
     let (plan, out) = loop {
         let text_budget = engine::TextBudget {
             bytes: room,
-            marker_bytes: pipeline::widest_compact_marker(total),
+            // Markers give the stored text's numbers, a part's too.
+            marker_bytes: pipeline::widest_compact_marker(stored_lines),
         };
         let plan = engine::plan_more(
             &lines,
@@ -322,9 +323,7 @@ pub(crate) async fn by_question(
     };
     // Added to what is recorded, not written over it: a recovery of the same id running at the
     // same time keeps what it returned.
-    let mut returned = vec![false; offset];
-    returned.extend_from_slice(&plan.keep);
-    entry.add_shown(&returned).await;
+    entry.add_shown(offset, &plan.keep).await;
     Ok(out)
 }
 
