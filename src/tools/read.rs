@@ -38,10 +38,22 @@ pub const SCAN_CHUNK: usize = 256 * 1024;
 /// Runs `read`.
 pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
     let p = Pipeline::new(ctx, "read", input.max_output_bytes.as_ref().map(|m| m.0));
-    let cfg = &ctx.app.config;
-    let root = &cfg.root;
+    let root = &ctx.app.config.root;
     let lexical = paths::lexical(root, root, &input.path)
         .map_err(|m| message::invalid_field("/arguments/path", m))?;
+    Ok(match page(&p, &input, &lexical).await {
+        Ok(out) | Err(out) => out,
+    })
+}
+
+/// The page `input` asks for, or the failure that stopped it, each as the model reads it.
+async fn page(
+    p: &Pipeline<'_>,
+    input: &ReadInput,
+    lexical: &Path,
+) -> Result<ToolOutput, ToolOutput> {
+    let ctx = p.ctx;
+    let cfg = &ctx.app.config;
     let budget = p.budget;
     // Any I/O failure on the file, named with the path as the client gave it.
     let io_failed = |e: &dyn std::fmt::Display| {
@@ -52,10 +64,8 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     // handle, never through the path again. A stat and an open are microseconds: done inline
     // rather than through the blocking pool (two thread hand-offs were most of a small read's
     // latency).
-    let beneath::Opened { file, meta, real } = match beneath::open_file(root, &lexical) {
-        Ok(o) => o,
-        Err(e) => return Ok(open_failure(&p, &input.path, e)),
-    };
+    let beneath::Opened { file, meta, real } =
+        beneath::open_file(&cfg.root, lexical).map_err(|e| open_failure(p, &input.path, e))?;
     let offset = input.offset.map(|o| o.get() as usize).unwrap_or(1);
     let limit = input.limit.map(|l| l.get() as usize).unwrap_or(usize::MAX);
     let question = input.context_focus_question.as_deref().map(String::as_str);
@@ -65,71 +75,45 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     } else {
         budget
     } + 8;
-    let loaded = load(file, meta.len(), offset, limit, cap).await;
-    let loaded = match loaded {
-        Ok(l) => l,
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            return Ok(p.fail(fail(
+    let loaded = load(file, meta.len(), offset, limit, cap)
+        .await
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::PermissionDenied => p.fail(fail(
                 ErrorReason::PermissionDenied,
                 format!("permission denied: {}", input.path),
-            )));
-        }
-        Err(e) => {
-            return Ok(io_failed(&e));
-        }
-    };
-    let Loaded {
-        selected,
-        window_bytes,
-        total_lines,
-        first,
-        last,
-        file_bytes,
-        replaced,
-        artifact: source,
-    } = loaded;
-    let selected = selected.as_str();
-    crate::events::exec_ok(&ctx.request_id, "read", ms_since(p.start), file_bytes);
+            )),
+            _ => io_failed(&e),
+        })?;
+    crate::events::exec_ok(
+        &ctx.request_id,
+        "read",
+        ms_since(p.start),
+        loaded.file_bytes,
+    );
 
-    let display_path = paths::display(root, &real);
-    let source_type = crate::prune::detect_source(selected, Some(&display_path));
-    // A window of the file (an offset or a limit) is pruned where it sits: the whole file is
-    // stored first, so the markers give the file's line numbers and its prune_id recovers them.
-    // The same artifact serves a cut page. What the page shows is recorded once it is known.
-    let mut source = Some(source);
-    let mut within: Option<crate::prune::Within> = None;
-    let window = first > 1 || last < total_lines || window_bytes > selected.len() as u64;
-    let attempted = ctx.app.pruner.declines(question, selected).is_none();
-    let mut pruned = if window && attempted {
-        let stored =
-            match store_artifact(&p, &display_path, &real, source.take().expect("once")).await {
-                Ok(id) => id,
-                Err(e) => return Ok(io_failed(&e)),
-            };
-        let at = crate::prune::Within {
-            prune_id: stored,
-            first_line: first,
-            total_lines,
-        };
-        within = Some(at.clone());
-        p.prune_within(
-            selected,
-            question,
-            source_type,
-            &display_path,
-            p.pruned_budget(),
-            Some(at),
-        )
-        .await
-    } else {
-        p.prune(selected, question, source_type, &display_path)
-            .await
+    let display_path = paths::display(&cfg.root, &real);
+    let file = StoredFile {
+        label: &display_path,
+        path: &real,
     };
-    if window_bytes > selected.len() as u64 {
-        // The window was clipped to what the page can use: report its real size.
-        pruned.metadata.raw_bytes = window_bytes;
-    }
+    let (first, last, total_lines, file_bytes, replaced) = (
+        loaded.first,
+        loaded.last,
+        loaded.total_lines,
+        loaded.file_bytes,
+        loaded.replaced,
+    );
+    let PrunedPage {
+        pruned,
+        within,
+        source,
+        selected,
+    } = prune_page(p, loaded, question, &file)
+        .await
+        .map_err(|e| io_failed(&e))?;
+    let selected = selected.as_str();
     let body: &str = pruned.text.as_deref().unwrap_or(selected);
+    let applied = pruned.metadata.applied;
 
     let mut result = ReadResult {
         tool: ReadResultTool::Read,
@@ -147,18 +131,14 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         next_cursor: None,
         artifact_ref: None,
         duration_ms: None,
-        pruning: Some(pruned.metadata),
+        pruning: Some(pruned.metadata.clone()),
     };
-    let past_end = (first > total_lines)
-        .then(|| format!("offset {offset} is past the end ({total_lines} lines)"));
-    let applied = result.pruning.as_ref().is_some_and(|p| p.applied);
-
-    // Fit the body to the budget: whole lines first, a clipped line if not even one fits.
     let body_starts = line_starts(body);
     let page = Page {
         first,
         total_lines,
-        past_end,
+        past_end: (first > total_lines)
+            .then(|| format!("offset {offset} is past the end ({total_lines} lines)")),
         applied,
         replaced,
         body,
@@ -178,68 +158,116 @@ pub async fn run(input: ReadInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         }
         full
     } else {
-        result.truncated = true;
-        // Pruned output is cut: its prune_id holds the raw lines its markers number. Raw output is
-        // cut: the whole file is the artifact, numbered as the file is.
-        let artifact = match (
-            result.pruning.as_ref().and_then(|p| p.prune_id.as_ref()),
-            applied,
-        ) {
-            (Some(id), true) => id.clone(),
-            // A window's artifact is stored already (its source taken then).
-            _ => match &within {
-                Some(w) => w.prune_id.clone(),
-                None => {
-                    let source = source
-                        .take()
-                        .expect("the source is taken only for a window");
-                    match store_artifact(&p, &display_path, &real, source).await {
-                        Ok(id) => id,
-                        Err(e) => {
-                            return Ok(io_failed(&e));
-                        }
-                    }
-                }
-            },
+        let artifact = cut_artifact(p, &result, within.as_ref(), source, &file)
+            .await
+            .map_err(|e| io_failed(&e))?;
+        page.cut(p, &mut result, &artifact)
+    };
+    Ok(finish(p, out, applied))
+}
+
+/// The file a page comes from, as the store names and reopens it.
+struct StoredFile<'a> {
+    /// The path as results show it (relative to the root).
+    label: &'a str,
+    /// The resolved path, reopened beneath the root for a decoded copy.
+    path: &'a Path,
+}
+
+/// A page's text as pruning left it.
+struct PrunedPage {
+    /// The pruner's answer for the page's text.
+    pruned: crate::prune::Pruned,
+    /// Where the page sits in the stored file, when it is a window pruned for a question.
+    within: Option<crate::prune::Within>,
+    /// What a cut page's artifact is made from, unless the window's storing took it already.
+    source: Option<Source>,
+    /// The page's raw text (the window of the file).
+    selected: String,
+}
+
+/// Prunes the page `loaded` holds for `question`. A window of the file (an offset or a limit) is
+/// pruned where it sits: the whole file is stored first, so the markers give the file's line
+/// numbers and its prune_id recovers them. The same artifact serves a cut page. What the page
+/// shows is recorded once it is known (the caller's [`crate::prune::Within::add_shown`]).
+async fn prune_page(
+    p: &Pipeline<'_>,
+    loaded: Loaded,
+    question: Option<&str>,
+    file: &StoredFile<'_>,
+) -> std::io::Result<PrunedPage> {
+    let Loaded {
+        selected,
+        window_bytes,
+        total_lines,
+        first,
+        last,
+        artifact,
+        ..
+    } = loaded;
+    let source_type = crate::prune::detect_source(&selected, Some(file.label));
+    let window = first > 1 || last < total_lines || window_bytes > selected.len() as u64;
+    let attempted = p.ctx.app.pruner.declines(question, &selected).is_none();
+    let (mut pruned, within, source) = if window && attempted {
+        let at = crate::prune::Within {
+            prune_id: store_artifact(p, file, artifact).await?,
+            first_line: first,
+            total_lines,
         };
-        result.artifact_ref = Some(artifact.clone());
-        result.has_more = Some(true);
-        if applied && within.is_none() {
-            // The pruned text is cut: what the page shows is not what pruning kept. Nothing is
-            // recorded as shown, so a recovery by question may return a line twice, never skip one.
-            // (A cut window records nothing of its own and leaves the other windows' records.)
-            ctx.app.store.record_shown(&artifact, &[]).await;
-        }
-        let note_for =
-            |shown_lines: usize, clipped: bool| page.cut_note(shown_lines, clipped, &artifact);
-        let k = p.largest(body_starts.len(), |k| {
-            let end = body_starts.get(k).copied().unwrap_or(body.len());
-            page.render(&body[..end], Some(note_for(k, false)), &mut result.clone())
-        });
-        if k > 0 {
-            let end = body_starts.get(k).copied().unwrap_or(body.len());
-            if !applied {
-                result.end_line = (first + k - 1) as u64;
-            }
-            page.render(&body[..end], Some(note_for(k, false)), &mut result)
-        } else {
-            let first_line_end = body_starts.get(1).copied().unwrap_or(body.len());
-            let n = p.largest(first_line_end, |n| {
-                page.render(
-                    budget::clip_utf8(body, n),
-                    Some(note_for(1, true)),
-                    &mut result.clone(),
-                )
-            });
-            result.end_line = first as u64;
-            page.render(
-                budget::clip_utf8(body, n),
-                Some(note_for(1, true)),
-                &mut result,
+        let pruned = p
+            .prune_within(
+                &selected,
+                question,
+                source_type,
+                file.label,
+                p.pruned_budget(),
+                Some(at.clone()),
             )
+            .await;
+        (pruned, Some(at), None)
+    } else {
+        let pruned = p.prune(&selected, question, source_type, file.label).await;
+        (pruned, None, Some(artifact))
+    };
+    if window_bytes > selected.len() as u64 {
+        // The window was clipped to what the page can use: report its real size.
+        pruned.metadata.raw_bytes = window_bytes;
+    }
+    Ok(PrunedPage {
+        pruned,
+        within,
+        source,
+        selected,
+    })
+}
+
+/// The artifact a cut page names. Pruned output is cut: its prune_id holds the raw lines its
+/// markers number. Raw output is cut: the whole file is the artifact, numbered as the file is (a
+/// window's is stored already).
+async fn cut_artifact(
+    p: &Pipeline<'_>,
+    result: &ReadResult,
+    within: Option<&crate::prune::Within>,
+    source: Option<Source>,
+    file: &StoredFile<'_>,
+) -> std::io::Result<String> {
+    let applied = result.pruning.as_ref().is_some_and(|m| m.applied);
+    let pruned_id = result.pruning.as_ref().and_then(|m| m.prune_id.clone());
+    let artifact = match (pruned_id, applied, within) {
+        (Some(id), true, _) => id,
+        (_, _, Some(w)) => w.prune_id.clone(),
+        _ => {
+            let source = source.expect("the source is taken only for a window");
+            store_artifact(p, file, source).await?
         }
     };
-    Ok(finish(&p, out, applied))
+    if applied && within.is_none() {
+        // The pruned text is cut: what the page shows is not what pruning kept. Nothing is
+        // recorded as shown, so a recovery by question may return a line twice, never skip one.
+        // (A cut window records nothing of its own and leaves the other windows' records.)
+        p.ctx.app.store.record_shown(&artifact, &[]).await;
+    }
+    Ok(artifact)
 }
 
 /// A page of `read` as it is rendered: what it shows of the file and how a cut one says so.
@@ -306,6 +334,38 @@ impl Page<'_> {
             }
         ));
         ToolOutput::ok(text, result)
+    }
+
+    /// The page cut to what the budget holds, naming `artifact` for the rest: its first whole
+    /// lines, or its first line clipped when not even one fits. `result` is marked truncated.
+    fn cut(&self, p: &Pipeline<'_>, result: &mut ReadResult, artifact: &str) -> ToolOutput {
+        result.truncated = true;
+        result.artifact_ref = Some(artifact.to_string());
+        result.has_more = Some(true);
+        let (body, starts) = (self.body, self.body_starts);
+        let note_for =
+            |shown_lines: usize, clipped: bool| self.cut_note(shown_lines, clipped, artifact);
+        let k = p.largest(starts.len(), |k| {
+            let end = starts.get(k).copied().unwrap_or(body.len());
+            self.render(&body[..end], Some(note_for(k, false)), &mut result.clone())
+        });
+        if k > 0 {
+            let end = starts.get(k).copied().unwrap_or(body.len());
+            if !self.applied {
+                result.end_line = (self.first + k - 1) as u64;
+            }
+            return self.render(&body[..end], Some(note_for(k, false)), result);
+        }
+        let first_line_end = starts.get(1).copied().unwrap_or(body.len());
+        let n = p.largest(first_line_end, |n| {
+            self.render(
+                budget::clip_utf8(body, n),
+                Some(note_for(1, true)),
+                &mut result.clone(),
+            )
+        });
+        result.end_line = self.first as u64;
+        self.render(budget::clip_utf8(body, n), Some(note_for(1, true)), result)
     }
 
     /// The note after a page cut to its first `shown_lines` lines (`clipped`: its first line
@@ -567,10 +627,10 @@ fn scan(file: std::fs::File, offset: usize, limit: usize, cap: usize) -> std::io
 /// file itself for a large valid one, a decoded copy (spilled) for a large invalid one.
 async fn store_artifact(
     p: &Pipeline<'_>,
-    label: &str,
-    path: &Path,
+    file: &StoredFile<'_>,
     source: Source,
 ) -> std::io::Result<String> {
+    let (label, path) = (file.label, file.path);
     let ctx = p.ctx;
     let store = &ctx.app.store;
     match source {
