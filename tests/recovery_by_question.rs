@@ -633,3 +633,40 @@ fn overlapping_windows_add_to_one_record() {
         );
     }
 }
+
+/// A pruned `bash` output whose page is cut (here: a kept line longer than a page shows whole)
+/// records nothing as shown, and a recovery by the same question ranks the output as a log, as
+/// the first result did: it returns the clipped line whole. Before, the line counted as shown;
+/// without a record, the output (uniform lines, no blank one) was read as prose, one paragraph
+/// whose head came back.
+#[test]
+fn a_cut_bash_page_leaves_its_kept_lines_to_a_recovery_by_question() {
+    let root = tempfile::tempdir().unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let detail = "x".repeat(900);
+    let cmd = format!(
+        "for i in $(seq 1 400); do echo \"step $i: ok, 12 files copied\"; done; \
+         echo \"ERROR quota exceeded on /data: {detail}\"; echo done"
+    );
+    let question = "why was the quota exceeded?";
+    let first = c.call(
+        "bash",
+        json!({"cmd": cmd, "context_focus_question": question}),
+    );
+    let result = structured(&first["result"]);
+    assert_eq!(result["pruning"]["applied"], true, "{result:#}");
+    let text = first["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(!text.contains(&detail), "the long line is clipped: {text}");
+    let id = result["pruning"]["prune_id"].as_str().unwrap().to_string();
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": question}),
+    );
+    let rows = located(answer_lines(&r["result"]));
+    assert!(
+        rows.iter()
+            .any(|(_, l)| l.contains("quota exceeded") && l.contains(&detail)),
+        "{text}\n---\n{r}"
+    );
+}

@@ -619,6 +619,13 @@ async fn fit(
             return whole;
         }
     }
+    // A pruned stream about to be cut: the page shows part of what pruning kept. Nothing is
+    // recorded as shown, so a recovery by question may return a line twice, never skip one.
+    for v in [out, err] {
+        if let Some(id) = v.stored.as_deref().filter(|_| !v.exact) {
+            p.ctx.app.store.record_shown(id, &[]).await;
+        }
+    }
     // Store the raw streams so every byte stays recoverable.
     if refs.stdout.is_none() && !out.raw.is_empty() {
         refs.stdout = Some(p.store("stdout", out.raw.clone()).await);

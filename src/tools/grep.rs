@@ -383,8 +383,30 @@ async fn respond(
         };
         ToolOutput::ok(text, &r)
     };
-    let out = build(p.largest(shown.len(), build));
+    let k = p.largest(shown.len(), build);
+    if let (Some(keep), Some(id), true) = (
+        &pruned.keep,
+        pruned.metadata.prune_id.as_deref(),
+        pruned.metadata.applied && k < shown.len(),
+    ) {
+        // The page shows only the first `k` kept matches: the others are not recorded as shown,
+        // so a recovery by question can still return them.
+        p.ctx.app.store.record_shown(id, &first_kept(keep, k)).await;
+    }
+    let out = build(k);
     p.respond(out, pruned.metadata.applied)
+}
+
+/// `keep` with only its first `k` kept lines left kept.
+fn first_kept(keep: &[bool], k: usize) -> Vec<bool> {
+    let mut left = k;
+    keep.iter()
+        .map(|&kept| {
+            let shown = kept && left > 0;
+            left -= usize::from(shown);
+            shown
+        })
+        .collect()
 }
 
 /// How many page entries precede the `k`-th shown match (so the cursor resumes right after the
@@ -897,4 +919,20 @@ fn stored_page(
         at += 1;
     }
     Ok(page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_kept;
+
+    #[test]
+    fn first_kept_leaves_only_the_first_k_kept_lines() {
+        let keep = [false, true, true, false, true, true];
+        assert_eq!(
+            first_kept(&keep, 3),
+            [false, true, true, false, true, false]
+        );
+        assert_eq!(first_kept(&keep, 0), [false; 6]);
+        assert_eq!(first_kept(&keep, 9), keep);
+    }
 }

@@ -20,7 +20,7 @@ use crate::app::App;
 use crate::budget;
 use crate::contract::types::{
     FieldError, LineRange, RecoverTextInput, RecoverTextResult, RecoverTextResultMetadata,
-    RecoverTextResultMetadataLineNumbering, RpcError, RpcErrorData,
+    RecoverTextResultMetadataLineNumbering, RpcError, RpcErrorData, SourceType,
 };
 use crate::protocol::message;
 use crate::prune::{engine, pipeline, render};
@@ -273,8 +273,7 @@ pub(crate) async fn by_question(
             *sh |= !i;
         }
     }
-    let path = (entry.origin == "read").then_some(entry.label.as_str());
-    let source = pipeline::detect_source(&text, path);
+    let source = source_of(entry, &text);
     // Unnumbered unless asked: the markers between the fragments give their original line
     // numbers, as in the pruned result the question follows (the `N│ ` prefixes cost 1.4 to 2.1
     // points of two calls' reduction on the benchmark's code cases, dev split).
@@ -325,6 +324,18 @@ pub(crate) async fn by_question(
     // same time keeps what it returned.
     entry.add_shown(offset, &plan.keep).await;
     Ok(out)
+}
+
+/// The kind of text `entry` holds, as the result it came from pruned it: a file's by its path
+/// and text, a command's or a search's output as a log (whatever it looks like: a log of
+/// uniform lines reads as prose to detection, and its lines would then be fitted as paragraphs),
+/// anything else by its text.
+fn source_of(entry: &Entry, text: &str) -> SourceType {
+    match entry.origin.as_str() {
+        "read" => pipeline::detect_source(text, Some(&entry.label)),
+        "bash" | "grep" => SourceType::Logs,
+        _ => pipeline::detect_source(text, None),
+    }
 }
 
 /// Where the lines an answer by question is made of come from: the stored text behind

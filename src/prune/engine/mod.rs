@@ -222,11 +222,29 @@ pub fn plan_within(
             bytes: b.bytes - held,
             ..b
         };
-        if budget::fit(&mut draft, lines, &lines_budget, &[]) {
+        let breaks = score_breaks(&draft, source);
+        if budget::fit(&mut draft, lines, &lines_budget, &breaks) {
             warnings.push("budget_elided".to_owned());
         }
     }
     finish(draft, lines, source, budget, warnings)
+}
+
+/// Where the blocks the budget's fitting ranks break besides blank lines: in logs and docs,
+/// wherever the strategy's decision or a line's score changes. A log's lines stand alone, and a
+/// text with no blank line is otherwise one paragraph, whose tail the fitting would cut with
+/// the line it ranks first in it (an error line near a log's end, the one relevant sentence in
+/// prose). Code keeps its paragraphs: a definition is scored whole, and its head (the signature)
+/// is what a cut keeps.
+fn score_breaks(draft: &Draft, source: SourceType) -> Vec<bool> {
+    if source == SourceType::Code {
+        return Vec::new();
+    }
+    (0..draft.keep.len())
+        .map(|i| {
+            i > 0 && (draft.keep[i] != draft.keep[i - 1] || draft.score[i] != draft.score[i - 1])
+        })
+        .collect()
 }
 
 /// The plan of a finished draft: its removed runs, each named within the names' share of the
@@ -357,6 +375,7 @@ pub fn plan_more(
         warnings.push("empty_goal".to_owned());
     }
     let mut draft = strategy(lines, &query, source);
+    let breaks = score_breaks(&draft, source);
     let was_shown = |i: usize| shown.get(i).copied().unwrap_or(false);
     let mut unshown_bytes = 0;
     for (i, line) in lines.iter().enumerate() {
@@ -395,7 +414,7 @@ pub fn plan_more(
                 }
             }
         }
-    } else if budget::fit(&mut draft, lines, &lines_budget, &[]) {
+    } else if budget::fit(&mut draft, lines, &lines_budget, &breaks) {
         warnings.push("budget_elided".to_owned());
     }
     finish(draft, lines, source, Some(budget), warnings)
@@ -623,6 +642,50 @@ mod tests {
             keep[r.start_line - 1..r.end_line].fill(false);
         }
         assert_eq!(keep, p.keep);
+    }
+
+    /// Kept lines of `text` planned for `goal` as `source` within `bytes` of text.
+    fn kept_within(text: &str, goal: &str, source: SourceType, bytes: usize) -> Vec<usize> {
+        let lines: Vec<&str> = text.lines().collect();
+        let budget = TextBudget {
+            bytes,
+            marker_bytes: 30,
+        };
+        let p = plan_within(&lines, goal, source, &Limits::default(), Some(budget));
+        assert!(budget::rendered_bytes(&p.keep, &lines, 30) <= bytes);
+        (0..lines.len()).filter(|&i| p.keep[i]).collect()
+    }
+
+    /// A log with no blank line whose error sits near its end: fitted to a budget, the error line
+    /// stays (its blocks break where scores change; as one paragraph its tail went, error and
+    /// all).
+    #[test]
+    fn a_log_with_no_blank_line_keeps_its_error_under_a_budget() {
+        let mut log: Vec<String> = (1..=3000)
+            .map(|i| format!("line {i}: compiling crate foo v0.{i}"))
+            .collect();
+        log[2992] = "line 2993: error: link failed".to_string();
+        let text = log.join("\n");
+        let kept = kept_within(&text, "why did the link fail?", SourceType::Logs, 9000);
+        assert!(kept.contains(&2992), "{kept:?}");
+    }
+
+    /// Prose written line by line, with no blank line: the one sentence about the goal is kept,
+    /// not the head of one 900-line paragraph.
+    #[test]
+    fn text_written_line_by_line_keeps_the_line_about_the_goal() {
+        let mut lines: Vec<String> = (0..900)
+            .map(|i| {
+                format!("Section {i}. The quick brown fox jumps over the lazy dog near river {i}.")
+            })
+            .collect();
+        lines[850] =
+            "Section 850. The websocket reconnect loop leaks memory: the timer is never dropped."
+                .to_string();
+        let text = lines.join("\n");
+        let goal = "why does the websocket reconnect loop leak memory?";
+        let kept = kept_within(&text, goal, SourceType::Docs, 9000);
+        assert!(kept.contains(&850), "{kept:?}");
     }
 
     /// 14 functions of two paragraphs each (about 21 KB): a short one, about the goal in the first
