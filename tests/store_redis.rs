@@ -655,3 +655,113 @@ fn a_grep_cursor_from_one_replica_pages_the_stored_matches_on_another() {
         "from the stored matches, not a new search: {got}"
     );
 }
+
+/// The rows of a `read` window's page from line `first`, located by its markers (which give the
+/// file's line numbers); the note naming the prune id is not a row.
+fn window_rows(page: &str, first: usize) -> Vec<usize> {
+    let body: String = page
+        .lines()
+        .filter(|l| !l.starts_with("[pruned"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    // `located` numbers from line 1: shift every row by the window's start, and a marker's
+    // numbers are the file's already.
+    let marker = regex::Regex::new(mcp_pruner::prune::render::COMPACT_MARKER_PATTERN).unwrap();
+    let mut next = first;
+    let mut rows = Vec::new();
+    for l in body.lines() {
+        match marker.captures(l) {
+            Some(m) => {
+                let end = m.name("end").unwrap_or(m.name("start").unwrap());
+                next = end.as_str().parse::<usize>().unwrap() + 1;
+            }
+            None => {
+                rows.push(next);
+                next += 1;
+            }
+        }
+    }
+    rows
+}
+
+/// Six windows of one file read with questions at the same moment, three on each of two
+/// replicas, all land in the shared store's record of shown lines (each adds its lines in one
+/// script, never a read of the record then a write of it): a recovery by any of their questions
+/// returns no line a window showed. Ten files, so a lost addition would show in one of them.
+#[test]
+fn windows_read_at_once_on_two_replicas_all_count_as_shown() {
+    let Some(redis) = Redis::start("windows_read_at_once_on_two_replicas_all_count_as_shown")
+    else {
+        return;
+    };
+    let root = fixture_root();
+    let store = redis.url();
+    let args = ["--store", store.as_str()];
+    let servers = [
+        HttpServer::start(root.path(), &args),
+        HttpServer::start(root.path(), &args),
+    ];
+    let sessions = [servers[0].initialize(), servers[1].initialize()];
+    let offsets = [400usize, 700, 1000, 1300, 1600, 1900];
+    let questions: Vec<String> = offsets
+        .iter()
+        .map(|o| format!("how does func_{} compute step 3?", (o + 100) / 9))
+        .collect();
+    for trial in 0..10 {
+        let name = format!("rc{trial}.py");
+        let src: String = (0..240)
+            .map(|k| {
+                format!(
+                    "def func_{k}(x):\n    a = x + {k}\n    b = a * 3  # step 3\n    c = b - 1\n    \
+                     d = c // 2\n    e = d + a\n    f = e * b\n    return f\n\n"
+                )
+            })
+            .collect();
+        std::fs::write(root.path().join(&name), src).unwrap();
+        let barrier = std::sync::Barrier::new(offsets.len());
+        let pages: Vec<Value> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..offsets.len())
+                .map(|j| {
+                    let (server, sid) = (&servers[j % 2], &sessions[j % 2]);
+                    let (name, barrier, question) = (&name, &barrier, &questions[j]);
+                    s.spawn(move || {
+                        barrier.wait();
+                        server.call(
+                            sid,
+                            "read",
+                            json!({"path": name, "offset": offsets[j], "limit": 300,
+                                   "context_focus_question": question}),
+                        )
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut shown = std::collections::HashSet::new();
+        let mut id = None;
+        for (page, &first) in pages.iter().zip(&offsets) {
+            let p = &structured(&page["result"])["pruning"];
+            assert_eq!(p["applied"], true, "{page}");
+            let pid = p["prune_id"].as_str().unwrap().to_string();
+            assert!(
+                id.get_or_insert(pid.clone()) == &pid,
+                "windows share one id"
+            );
+            shown.extend(window_rows(text(&page["result"]), first));
+        }
+        let id = id.unwrap();
+        for q in &questions {
+            let r = servers[0].call(
+                &sessions[0],
+                "recover_text",
+                json!({"prune_id": id, "context_focus_question": q, "max_output_bytes": 100000}),
+            );
+            for (n, line) in located(answer_lines(&r["result"])) {
+                assert!(
+                    !shown.contains(&n),
+                    "trial {trial}: line {n} ({line}) was shown by a window and came back"
+                );
+            }
+        }
+    }
+}
