@@ -245,6 +245,99 @@ fn proxy_prunes_json_with_a_question_keeping_whole_records_and_recovers() {
     assert!(got.contains("\"assignee\":\"dev16\""), "{got}");
 }
 
+/// Structured output as the Python SDK writes it (`structuredContent` the object, the text its
+/// JSON): Claude Code and Codex give the model `structuredContent` when a result has one, so a
+/// shaped result drops that copy and the model reads the pruned text; the tool is listed with no
+/// output schema, which would require it. With no question and room to spare, the result is the
+/// upstream's, copy and all.
+#[test]
+fn proxy_drops_structured_output_that_repeats_the_pruned_text() {
+    let Some(cmd) = upstream("issues") else {
+        return;
+    };
+    let mut up = direct(&cmd);
+    let direct_result = call(&mut up, "issue_report", json!({}));
+    let sc = &direct_result["structuredContent"];
+    assert!(sc.is_object(), "{direct_result}");
+    // What those clients read from the upstream directly.
+    let read_direct = sc.to_string();
+    let mut p = proxy(&cmd, &[], &[]);
+    let listed = p.request("tools/list", json!({}));
+    let tool = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "issue_report")
+        .unwrap_or_else(|| panic!("{listed}"))
+        .clone();
+    assert!(tool.get("outputSchema").is_none(), "{tool}");
+    let q = "which issue is about a memory leak in the websocket reconnect loop?";
+    let r = call(&mut p, "issue_report", json!({"context_focus_question": q}));
+    assert!(r.get("structuredContent").is_none(), "{r}");
+    let shown = content_texts(&r);
+    assert!(shown.contains("memory leak in reconnect loop"), "{shown}");
+    eprintln!(
+        "issues/issue_report: read directly {} o200k tokens, proxied with the question {} tokens",
+        tokens(&read_direct),
+        tokens(&shown)
+    );
+    assert!(tokens(&shown) * 3 < tokens(&read_direct));
+    // Within a budget that holds it all, and no question: untouched.
+    let r = call(
+        &mut p,
+        "issue_report",
+        json!({"max_output_bytes": 1_000_000}),
+    );
+    assert_eq!(&r["structuredContent"], sc);
+}
+
+/// One long text beside many short ones, over the budget: the short ones keep their whole text
+/// (in proportion to size they got a few bytes each, and were replaced by a cut's note longer
+/// than themselves); the long one is cut to what is left, and the result fits the budget.
+#[test]
+fn proxy_keeps_short_texts_whole_beside_a_long_one_it_cuts() {
+    let Some(cmd) = upstream("issues") else {
+        return;
+    };
+    let mut p = proxy(&cmd, &[], &[]);
+    let r = call(&mut p, "notes", json!({}));
+    let texts: Vec<&str> = r["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 41, "{r}");
+    for (i, t) in texts[1..].iter().enumerate() {
+        assert_eq!(*t, format!("note {}: ok", i + 1));
+    }
+    assert!(
+        texts[0].contains("[truncated: showing lines 1-"),
+        "{}",
+        texts[0]
+    );
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    assert!(bytes <= 10 * 1024, "{bytes} bytes of text");
+}
+
+/// A text of one line over the budget: its first bytes are shown, and the note says that only
+/// the first bytes of line 1 are (it said `showing lines 1-1 of 1 (48.8 KiB of 48.8 KiB)`).
+#[test]
+fn a_clipped_line_is_named_as_clipped() {
+    let Some(cmd) = upstream("issues") else {
+        return;
+    };
+    let mut p = proxy(&cmd, &[], &[]);
+    let r = call(&mut p, "wide_line", json!({}));
+    let shown = content_texts(&r);
+    let note = shown.lines().last().unwrap();
+    assert!(
+        note.starts_with("[truncated: showing the first ") && note.contains(" of line 1 of 1 ("),
+        "{note}"
+    );
+    assert!(!note.contains("48.8 KiB of 48.8 KiB"), "{note}");
+}
+
 #[test]
 fn proxy_prunes_a_long_log_and_recovers_the_raw_lines() {
     let Some(cmd) = upstream("issues") else {

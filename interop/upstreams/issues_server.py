@@ -1,5 +1,5 @@
 """A small MCP server written with the official Python SDK (`mcp`, PyPI), the upstream of the
-proxy tests (tests/proxy.rs): long JSON and log results, progress, a slow tool to cancel, a tool
+proxy tests (tests/proxy.rs): long JSON and log results (one as structured output), progress, a slow tool to cancel, a tool
 that fails, one that kills its own process, one that defines `context_focus_question` itself, one that tells its pid,
 a resource and a prompt. Deterministic: the same bytes on every run.
 
@@ -10,8 +10,10 @@ a resource and a prompt. Deterministic: the same bytes on every run.
 import asyncio
 import json
 import os
+from typing import TypedDict
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import TextContent
 
 from build_log import build_log_text
 
@@ -42,6 +44,35 @@ def list_issues(state: str = "all") -> str:
     """All issues of the tracker as a JSON array (200 records)."""
     items = [issue(n) for n in range(1, 201) if state == "all" or issue(n)["state"] == state]
     return json.dumps(items, indent=2)
+
+
+class Report(TypedDict):
+    """The structured output of `issue_report`."""
+
+    total: int
+    items: list[dict]
+
+
+@server.tool()
+def issue_report() -> Report:
+    """The tracker's issues as structured output (the SDK's default): `structuredContent` is the
+    object, the text content its JSON."""
+    return {"total": 200, "items": [issue(n) for n in range(1, 201)]}
+
+
+@server.tool(structured_output=False)
+def notes() -> list[TextContent]:
+    """A long report, then 40 short notes, each its own text content."""
+    report = "\n".join(f"report line {i}: all green" for i in range(1, 2001))
+    return [TextContent(type="text", text=report)] + [
+        TextContent(type="text", text=f"note {i}: ok") for i in range(1, 41)
+    ]
+
+
+@server.tool(structured_output=False)
+def wide_line() -> str:
+    """One line of 50,000 bytes."""
+    return "y" * 50_000
 
 
 @server.tool(structured_output=False)

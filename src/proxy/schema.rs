@@ -1,5 +1,7 @@
 //! Upstream tools as listed downstream: the upstream's name (with the optional prefix), its
-//! description, annotations and output schema untouched, and its input schema extended with the
+//! description and annotations untouched, no output schema (a pruned result may carry its pruned
+//! text in place of a `structuredContent` that repeats it, [`super::shape`]; a listed output
+//! schema would oblige the result to conform), and its input schema extended with the
 //! two arguments of the built-in tools, `context_focus_question` and `max_output_bytes`, taken
 //! from the contract (`FocusQuestion`, `MaxOutputBytes` in `schemas/defs/common.json`), never
 //! written again here. A tool that already defines one of them keeps its own definition, and that
@@ -38,6 +40,9 @@ pub fn extend(tool: &Value, prefix: &str) -> Value {
     let mut tool = tool.clone();
     if let Some(name) = tool.get("name").and_then(Value::as_str) {
         tool["name"] = Value::String(format!("{prefix}{name}"));
+    }
+    if let Some(t) = tool.as_object_mut() {
+        t.remove("outputSchema");
     }
     let schema = tool
         .as_object_mut()

@@ -4,11 +4,13 @@
 //! output is; JSON text is laid out one record per line first ([`super::records`]), so whole
 //! records are kept or removed. Everything else (`structuredContent`, images, audio, resource
 //! links, embedded resources, blobs) passes through untouched and counts against the budget,
-//! which the texts share in proportion to their size; only a `structuredContent` string that
-//! repeats a text gets the text's pruned form (clients that read `structuredContent` would
-//! otherwise read the whole text), and counts once. With no question and everything within the
-//! budget, the result is returned exactly as the upstream sent it. Owns this walk over a result;
-//! never talks to the upstream.
+//! which the texts share (small texts whole first, the larger ones in proportion to their size;
+//! a text is never replaced by anything longer than itself). Clients that read
+//! `structuredContent` would otherwise read the whole text whatever its pruning, so a
+//! `structuredContent` string that repeats a text gets the text's pruned form and counts once,
+//! and a `structuredContent` that is a text's own JSON is dropped when the result is shaped.
+//! With no question and everything within the budget, the result is returned exactly as the
+//! upstream sent it. Owns this walk over a result; never talks to the upstream.
 
 use super::records;
 use crate::contract::types::{PruningMetadata, PruningMetadataReason, SourceType};
@@ -51,20 +53,33 @@ async fn shape_items(
     // The texts keep at least a quarter of the budget: a result whose untouched parts take more
     // (a `structuredContent` that repeats the text) still shows its text, pruned and cut.
     let room = p.budget.saturating_sub(fixed).max(p.budget / TEXT_FLOOR);
+    let sizes: Vec<usize> = items
+        .iter()
+        .filter(|v| is_text(v))
+        .map(|v| v["text"].as_str().map_or(0, str::len))
+        .collect();
+    let shares = shares(&sizes, room.min(total));
     let mut merged: Option<PruningMetadata> = None;
-    for item in items.iter_mut().filter(|v| is_text(v)) {
+    for (item, share) in items.iter_mut().filter(|v| is_text(v)).zip(shares) {
         let raw = item["text"].as_str().unwrap_or_default().to_string();
-        // Each text's share of the room, in proportion to its size (a text that fits keeps at
-        // least its own size).
-        let share = (room as u128 * raw.len() as u128 / total.max(1) as u128) as usize;
         let laid = (question.is_some() || raw.len() > share)
             .then(|| records::record_lines(&raw))
-            .flatten();
+            .flatten()
+            .filter(|l| !one_line_dominates(l));
         let (text, source) = match &laid {
             Some(l) => (l.as_str(), SourceType::Logs),
             None => (raw.as_str(), prune::detect_source(&raw, None)),
         };
-        let fitted = p.fit_text(text, question, source, label, share).await;
+        let mut fitted = p.fit_text(text, question, source, label, share).await;
+        if fitted.text.len() >= raw.len() && fitted.pruning.applied || fitted.text.len() > raw.len()
+        {
+            // Its share is smaller than a cut's note (many small texts): the text stays whole,
+            // never replaced by something longer.
+            fitted.text = raw.clone();
+            fitted.pruning.applied = false;
+            fitted.pruning.pruned_bytes = None;
+            fitted.pruning.reason = Some(PruningMetadataReason::NoSavings);
+        }
         item["text"] = Value::String(fitted.text);
         match merged.as_mut() {
             None => merged = Some(fitted.pruning),
@@ -72,6 +87,37 @@ async fn shape_items(
         }
     }
     merged
+}
+
+/// Each text's share of `room` bytes, for texts of `sizes` bytes: smallest first, a text no
+/// larger than an equal split of what is left keeps its whole size; the larger ones split the
+/// rest in proportion to their size. (In proportion alone, one large text cut every small one
+/// beside it, each to a note longer than itself.)
+fn shares(sizes: &[usize], room: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&i| sizes[i]);
+    let mut shares = vec![0; sizes.len()];
+    let mut left = room;
+    for (k, &i) in order.iter().enumerate() {
+        if sizes[i] <= left / (sizes.len() - k) {
+            shares[i] = sizes[i];
+            left -= sizes[i];
+            continue;
+        }
+        let rest: usize = order[k..].iter().map(|&j| sizes[j]).sum();
+        for &j in &order[k..] {
+            shares[j] = (left as u128 * sizes[j] as u128 / rest.max(1) as u128) as usize;
+        }
+        break;
+    }
+    shares
+}
+
+/// Whether one line holds more than half of `laid`'s bytes: a JSON text whose weight is one
+/// string member (a command's output wrapped in an object). Laid out one member a line, that
+/// member is a single line, kept or removed whole: the text is better cut as it came.
+fn one_line_dominates(laid: &str) -> bool {
+    laid.lines().any(|l| l.len() * 2 > laid.len())
 }
 
 /// Bytes of the items that are not texts.
@@ -117,6 +163,21 @@ pub async fn tool_result(
         .iter()
         .map(|v| v.get("text").and_then(Value::as_str).map(str::to_owned))
         .collect();
+    // A `structuredContent` that is a text's own JSON (the SDKs' structured output: the object,
+    // and its JSON as the text) says nothing the text does not. When the result is shaped it
+    // goes: clients that read it would read the whole object whatever the text's pruning (the
+    // proxy lists no output schema that would require it).
+    let whole = text_bytes(&items)
+        + fixed_bytes(&items)
+        + result.get("structuredContent").map_or(0, budget::json_len);
+    if (question.is_some() && !is_error || whole > p.budget)
+        && result
+            .get("structuredContent")
+            .is_some_and(|sc| repeats_a_text(sc, &originals))
+        && let Some(r) = result.as_object_mut()
+    {
+        r.remove("structuredContent");
+    }
     // A `structuredContent` string that repeats a text is that text, read once: it is not
     // counted twice, and it gets the text's pruned form below.
     let structured = result.get("structuredContent").map_or(0, |s| {
@@ -159,6 +220,15 @@ pub async fn tool_result(
         }
     }
     shaped
+}
+
+/// Whether `sc` is the JSON one of `texts` holds (a text that parses to the same value).
+fn repeats_a_text(sc: &Value, texts: &[Option<String>]) -> bool {
+    texts.iter().flatten().any(|t| {
+        let t = t.trim_start();
+        (t.starts_with('{') || t.starts_with('['))
+            && serde_json::from_str::<Value>(t).is_ok_and(|v| &v == sc)
+    })
 }
 
 /// Replaces every string of `value` (at any depth, object keys aside) equal to `old` by `new`.
@@ -237,5 +307,35 @@ async fn finish(
         pruning,
         tokens_read,
         text_bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{one_line_dominates, shares};
+
+    #[test]
+    fn small_texts_keep_their_size_and_large_ones_share_the_rest() {
+        // 1,000 bytes of room: the three small texts whole, the two large ones 440 and 440.
+        assert_eq!(
+            shares(&[10, 5000, 50, 5000, 60], 1000),
+            [10, 440, 50, 440, 60]
+        );
+        // All fit: each its own size.
+        assert_eq!(shares(&[10, 20], 1000), [10, 20]);
+        // Many equal texts over the room: an equal split.
+        assert_eq!(shares(&[40; 4], 100), [25; 4]);
+        assert_eq!(shares(&[], 100), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn one_member_holding_most_of_a_json_text_dominates() {
+        let big = format!(
+            "{{\n\"path\":\"a\",\n\"output\":\"{}\"\n}}",
+            "x".repeat(500)
+        );
+        assert!(one_line_dominates(&big));
+        let records: String = (0..20).map(|i| format!("{{\"id\":{i}}},\n")).collect();
+        assert!(!one_line_dominates(&records));
     }
 }

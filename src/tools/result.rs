@@ -222,7 +222,10 @@ impl Pipeline<'_> {
         let not_stored = self.ctx.app.store.not_stored(&id);
         let starts = line_starts(&body);
         let total = line_starts(raw).len();
-        let note = |k: usize| -> String {
+        let end = |k: usize| starts.get(k).copied().unwrap_or(body.len());
+        // The note after the first `k` lines, `shown` bytes of them (less than the lines' bytes
+        // when the first line is clipped).
+        let note = |k: usize, shown: usize| -> String {
             let where_ = match not_stored {
                 None => format!("recover_text prune_id={id}"),
                 Some(why) => format!(
@@ -230,27 +233,38 @@ impl Pipeline<'_> {
                     why.not_stored(self.ctx.app.store.limits().0)
                 ),
             };
+            let clipped = shown < end(k);
+            let first = format!("the first {} of line 1", budget::human_bytes(shown as u64));
             if applied {
+                let cut = if clipped {
+                    format!("to {first}")
+                } else {
+                    format!("after {k} lines")
+                };
                 format!(
-                    "[truncated: pruned output cut after {k} lines to fit {}; raw lines: {where_}]",
+                    "[truncated: pruned output cut {cut} to fit {}; raw lines: {where_}]",
                     budget::human_bytes(budget as u64)
                 )
             } else {
+                let lines = if clipped {
+                    first
+                } else {
+                    format!("lines 1-{k}")
+                };
                 format!(
-                    "[truncated: showing lines 1-{k} of {total} ({} of {}); every byte: {where_}]",
-                    budget::human_bytes(starts.get(k).copied().unwrap_or(body.len()) as u64),
+                    "[truncated: showing {lines} of {total} ({} of {}); every byte: {where_}]",
+                    budget::human_bytes(shown as u64),
                     budget::human_bytes(raw.len() as u64)
                 )
             }
         };
-        let end = |k: usize| starts.get(k).copied().unwrap_or(body.len());
         let with_note = |shown: &str, k: usize| {
             let sep = if shown.is_empty() || shown.ends_with('\n') {
                 ""
             } else {
                 "\n"
             };
-            format!("{shown}{sep}{}", note(k))
+            format!("{shown}{sep}{}", note(k, shown.len()))
         };
         let k = budget::largest_fitting(starts.len(), |k| {
             with_note(&body[..end(k)], k).len() <= budget
@@ -259,7 +273,7 @@ impl Pipeline<'_> {
             with_note(&body[..end(k)], k)
         } else {
             // Not even one line fits: its first bytes.
-            let room = budget.saturating_sub(note(1).len() + 1);
+            let room = budget.saturating_sub(note(1, end(1)).len() + 1);
             with_note(budget::clip_utf8(&body, room.min(end(1))), 1)
         };
         if applied {
