@@ -103,7 +103,7 @@ impl Link {
                             bytes = buf.len()
                         );
                     }
-                    Ok(_) => match serde_json::from_slice::<Value>(buf.trim_ascii()) {
+                    Ok(_) => match parse_message(buf.trim_ascii()) {
                         Ok(v) => {
                             if received.send(v).is_err() {
                                 break;
@@ -364,7 +364,7 @@ impl HttpLink {
             if bytes.trim_ascii().is_empty() {
                 return Ok(());
             }
-            let v: Value = serde_json::from_slice(&bytes)
+            let v: Value = parse_message(&bytes)
                 .map_err(|e| format!("the upstream's answer is not JSON: {e}"))?;
             match v {
                 Value::Array(items) => items.into_iter().for_each(|m| {
@@ -377,16 +377,14 @@ impl HttpLink {
             return Ok(());
         }
         let mut resp = resp;
-        let mut buf: Vec<u8> = Vec::new();
+        let mut events = Events::default();
         while let Some(chunk) = resp.chunk().await.map_err(|e| e.to_string())? {
-            buf.extend_from_slice(&chunk);
-            while let Some(end) = event_end(&buf) {
-                let event: Vec<u8> = buf.drain(..end.1).collect();
-                self.event(&event[..end.0]);
+            for event in events.push(&chunk) {
+                self.event(&event);
             }
         }
-        if !buf.is_empty() {
-            self.event(&buf);
+        if !events.buf.is_empty() {
+            self.event(&events.buf);
         }
         Ok(())
     }
@@ -402,8 +400,11 @@ impl HttpLink {
         if data.is_empty() {
             return;
         }
-        if let Ok(v) = serde_json::from_str::<Value>(&data.join("\n")) {
-            let _ = self.received.send(v);
+        match parse_message(data.join("\n").as_bytes()) {
+            Ok(v) => {
+                let _ = self.received.send(v);
+            }
+            Err(e) => tracing::warn!(event = "proxy.upstream_not_json", error = %e),
         }
     }
 
@@ -429,6 +430,87 @@ fn answer_to(msg: &Value, body: &str) -> Option<Value> {
     (v.get("id") == Some(id) && v.get("error").is_some_and(Value::is_object)).then_some(v)
 }
 
+/// A JSON-RPC message from the upstream. A string escape of a lone UTF-16 surrogate (`"\udcff"`,
+/// which JavaScript's `JSON.stringify` writes for a string cut inside an emoji, and which
+/// JavaScript and Python parse) is read as U+FFFD, as a lossy decoding would: serde_json refuses
+/// it, and the message, dropped, left its request waiting for the whole timeout.
+fn parse_message(bytes: &[u8]) -> serde_json::Result<Value> {
+    serde_json::from_slice(bytes).or_else(|e| match lone_surrogates_replaced(bytes) {
+        Some(fixed) => serde_json::from_slice(&fixed),
+        None => Err(e),
+    })
+}
+
+/// `json` with every `\uXXXX` escape of a lone surrogate replaced by `\ufffd`; `None` when it has
+/// none. Backslashes stand only inside strings in JSON, so no string tracking is needed.
+fn lone_surrogates_replaced(json: &[u8]) -> Option<Vec<u8>> {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = json.get(at..at + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let mut out = Vec::with_capacity(json.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < json.len() {
+        if json[i] != b'\\' {
+            out.push(json[i]);
+            i += 1;
+            continue;
+        }
+        match unit(i) {
+            Some(0xD800..=0xDBFF) if matches!(unit(i + 6), Some(0xDC00..=0xDFFF)) => {
+                out.extend_from_slice(&json[i..i + 12]);
+                i += 12;
+            }
+            Some(0xD800..=0xDFFF) => {
+                out.extend_from_slice(b"\\ufffd");
+                changed = true;
+                i += 6;
+            }
+            // Any other escape: both bytes as they are (`\\` must not escape what follows).
+            _ => {
+                out.extend_from_slice(&json[i..(i + 2).min(json.len())]);
+                i += 2;
+            }
+        }
+    }
+    changed.then_some(out)
+}
+
+/// SSE events cut from a response body as its chunks arrive.
+#[derive(Default)]
+struct Events {
+    /// Bytes received and not yet part of a whole event; at the end, a last event with no blank
+    /// line after it.
+    buf: Vec<u8>,
+    /// Bytes of `buf` already searched for an event's end: each chunk is searched once (from 3
+    /// bytes back, for a `\r\n\r\n` split across chunks), not the whole event again, which made
+    /// a large event quadratic (16 MB in 8 KB chunks took 31 s).
+    scanned: usize,
+}
+
+impl Events {
+    /// Adds `chunk`: the text of each event it completes.
+    fn push(&mut self, chunk: &[u8]) -> Vec<Vec<u8>> {
+        self.buf.extend_from_slice(chunk);
+        let mut done = Vec::new();
+        loop {
+            let from = self.scanned.saturating_sub(3);
+            let Some((text, whole)) = event_end(&self.buf[from..]) else {
+                self.scanned = self.buf.len();
+                return done;
+            };
+            let mut event: Vec<u8> = self.buf.drain(..from + whole).collect();
+            event.truncate(from + text);
+            done.push(event);
+            self.scanned = 0;
+        }
+    }
+}
+
 /// Where the first SSE event in `buf` ends: (end of its text, end with its blank line).
 fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
     let lf = buf
@@ -442,5 +524,45 @@ fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
     match (lf, crlf) {
         (Some(a), Some(b)) => Some(if a.0 < b.0 { a } else { b }),
         (a, b) => a.or(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Events, parse_message};
+    use serde_json::json;
+
+    #[test]
+    fn a_lone_surrogate_is_read_as_a_replacement_character() {
+        let v =
+            parse_message(br#"{"text":"file_\udcff.txt","pair":"\ud83c\udf89","lit":"\\udcff"}"#)
+                .unwrap();
+        assert_eq!(
+            v,
+            json!({"text": "file_\u{fffd}.txt", "pair": "🎉", "lit": "\\udcff"})
+        );
+        assert!(parse_message(b"{not json").is_err());
+    }
+
+    #[test]
+    fn events_split_across_chunks_come_out_whole() {
+        let stream = b"data: {\"a\":1}\r\n\r\n: comment\n\ndata: {\"b\":\n\ndata: 2}";
+        for size in [1, 2, 3, 5, 64] {
+            let mut events = Events::default();
+            let mut got = Vec::new();
+            for chunk in stream.chunks(size) {
+                got.extend(events.push(chunk));
+            }
+            let got: Vec<String> = got
+                .iter()
+                .map(|e| String::from_utf8_lossy(e).into_owned())
+                .collect();
+            assert_eq!(
+                got,
+                ["data: {\"a\":1}", ": comment", "data: {\"b\":"],
+                "chunks of {size}"
+            );
+            assert_eq!(events.buf, b"data: 2}");
+        }
     }
 }
