@@ -30,9 +30,14 @@ fn upstream(which: &str) -> Option<Vec<String>> {
             dir.join(".venv/bin/python"),
             vec![dir.join("issues_server.py").to_string_lossy().into_owned()],
         ),
+        // Standard library only: any python3 runs it.
+        "paged" => (
+            PathBuf::from("python3"),
+            vec![dir.join("paged_server.py").to_string_lossy().into_owned()],
+        ),
         _ => unreachable!(),
     };
-    let ready = exe.exists()
+    let ready = (which == "paged" || exe.exists())
         && (which != "issues"
             || dir
                 .join(".venv/lib")
@@ -336,6 +341,26 @@ fn a_clipped_line_is_named_as_clipped() {
         "{note}"
     );
     assert!(!note.contains("48.8 KiB of 48.8 KiB"), "{note}");
+}
+
+/// A tool listed on the second page that defines `context_focus_question` itself, called before
+/// any listing: the proxy pages through the tools to learn it, and forwards the argument (it read
+/// only the first page, took the question for itself, and the upstream got `{}`).
+#[test]
+fn a_tool_on_a_later_page_keeps_its_own_question() {
+    let Some(cmd) = upstream("paged") else {
+        return;
+    };
+    let mut p = proxy(&cmd, &[], &[]);
+    let r = call(&mut p, "later", json!({"context_focus_question": "mine"}));
+    assert_eq!(
+        content_texts(&r),
+        r#"{"context_focus_question": "mine"}"#,
+        "{r}"
+    );
+    // A tool on the first page that does not define it: the proxy's, not forwarded.
+    let r = call(&mut p, "first", json!({"context_focus_question": "ours"}));
+    assert_eq!(content_texts(&r), "{}", "{r}");
 }
 
 #[test]

@@ -18,6 +18,7 @@ use crate::tools::result::Pipeline;
 use options::ProxyOptions;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -46,14 +47,19 @@ impl ProxyError {
 pub struct Proxy {
     /// The upstream connection.
     pub upstream: Arc<Upstream>,
-    /// Which of the two extra arguments each upstream tool owns, from the latest listing.
-    owned: Mutex<HashMap<String, schema::Owned>>,
+    /// Which of the two extra arguments each upstream tool owns, from the listings since the
+    /// upstream's tools last changed (the generation they were listed in, then the tools).
+    owned: Mutex<(u64, HashMap<String, schema::Owned>)>,
     /// Ledger names (`UPSTREAM/TOOL`), interned once each.
     names: Mutex<HashMap<String, &'static str>>,
 }
 
 /// Distinct ledger names kept; more tools share one name.
 const MAX_NAMES: usize = 4096;
+
+/// Pages of `tools/list` read at most to learn one tool's arguments (an upstream whose cursor
+/// never ends is not listed forever).
+const MAX_LIST_PAGES: usize = 100;
 
 impl Proxy {
     /// Starts the upstream and completes its handshake.
@@ -63,7 +69,7 @@ impl Proxy {
     ) -> Result<Arc<Proxy>, String> {
         Ok(Arc::new(Proxy {
             upstream: Upstream::start(opts, grace).await?,
-            owned: Mutex::new(HashMap::new()),
+            owned: Mutex::new((0, HashMap::new())),
             names: Mutex::new(HashMap::new()),
         }))
     }
@@ -106,6 +112,7 @@ impl Proxy {
     /// `recover_text`) after the last page.
     pub async fn tools_list(&self, params: Value, extra: Vec<Value>) -> Result<Value, ProxyError> {
         let never = CancellationToken::new();
+        let generation = self.upstream.tools_generation.load(Ordering::Relaxed);
         let mut page = self
             .upstream
             .request("tools/list", params, &never, None, None)
@@ -115,9 +122,14 @@ impl Proxy {
         let mut listed: Vec<Value> = Vec::new();
         {
             let mut owned = self.owned.lock().unwrap_or_else(|e| e.into_inner());
+            if owned.0 != generation {
+                *owned = (generation, HashMap::new());
+            }
             for t in page["tools"].as_array().into_iter().flatten() {
                 if let Some(name) = t["name"].as_str() {
-                    owned.insert(name.to_string(), schema::owned(&t["inputSchema"]));
+                    owned
+                        .1
+                        .insert(name.to_string(), schema::owned(&t["inputSchema"]));
                 }
                 listed.push(schema::extend(t, &prefix));
             }
@@ -149,24 +161,33 @@ impl Proxy {
         leaked
     }
 
-    /// Which extra arguments `tool` owns, listing the tools once if it is not known yet.
+    /// Which extra arguments `tool` owns. Not known yet (or the upstream's tools changed since
+    /// it was listed): the tools are listed, page after page, until it is found.
     async fn owned_by(&self, tool: &str) -> schema::Owned {
-        let known = self
-            .owned
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(tool)
-            .copied();
-        if let Some(o) = known {
+        let known = || {
+            let generation = self.upstream.tools_generation.load(Ordering::Relaxed);
+            let owned = self.owned.lock().unwrap_or_else(|e| e.into_inner());
+            (owned.0 == generation)
+                .then(|| owned.1.get(tool).copied())
+                .flatten()
+        };
+        if let Some(o) = known() {
             return o;
         }
-        let _ = self.tools_list(json!({}), Vec::new()).await;
-        self.owned
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(tool)
-            .copied()
-            .unwrap_or_default()
+        let mut params = json!({});
+        for _ in 0..MAX_LIST_PAGES {
+            let Ok(page) = self.tools_list(params, Vec::new()).await else {
+                break;
+            };
+            if let Some(o) = known() {
+                return o;
+            }
+            match page.get("nextCursor").filter(|c| !c.is_null()) {
+                Some(c) => params = json!({ "cursor": c }),
+                None => break,
+            }
+        }
+        schema::Owned::default()
     }
 
     /// `tools/call` of upstream tool `tool`: the extra arguments taken out, the call forwarded

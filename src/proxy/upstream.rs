@@ -215,6 +215,9 @@ pub struct Upstream {
     /// notification outside any request goes to the newest, so that a client over HTTP gets the
     /// log lines a call causes on that call's stream.
     active: Mutex<Vec<(u64, mpsc::UnboundedSender<Value>)>>,
+    /// Bumped on each `notifications/tools/list_changed` and each restart: what a listing of the
+    /// tools taught before is stale.
+    pub tools_generation: AtomicU64,
 }
 
 impl Upstream {
@@ -230,6 +233,7 @@ impl Upstream {
             grace,
             last_init: Mutex::new(Value::Null),
             active: Mutex::new(Vec::new()),
+            tools_generation: AtomicU64::new(0),
         });
         up.conn().await.map_err(|e| e.describe(&up.opts.name))?;
         Ok(up)
@@ -269,6 +273,7 @@ impl Upstream {
                 )));
             }
             self.restarts.fetch_add(1, Ordering::Relaxed);
+            self.tools_generation.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(event = "proxy.upstream_restart", upstream = %self.opts.name, reason = %why, restart = done + 1);
         }
         let conn = self.connect().await?;
@@ -417,7 +422,10 @@ impl Upstream {
                 conn.link.send(answer);
             }
             (Some("notifications/progress"), None) => self.progress_back(msg),
-            (Some(_), None) => {
+            (Some(m), None) => {
+                if m == "notifications/tools/list_changed" {
+                    self.tools_generation.fetch_add(1, Ordering::Relaxed);
+                }
                 let newest = self
                     .active
                     .lock()
