@@ -437,6 +437,12 @@ fn proxy_prunes_a_filesystem_read_with_a_question() {
     // Codex give the model: the copy there is the pruned text too.
     let sc = r["structuredContent"].to_string();
     assert!(sc.contains("fn encode_cursor"), "{sc}");
+    // The tokens the result reports are those of what those clients read.
+    assert_eq!(
+        r["_meta"]["mcp-pruner/result"]["pruning"]["tokens_after"],
+        tokens(&sc),
+        "{r}"
+    );
     assert!(
         tokens(&sc) < tokens(&raw) / 2,
         "structuredContent read as {} tokens, raw {}",

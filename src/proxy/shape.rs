@@ -218,8 +218,27 @@ pub async fn tool_result(
                 replace_strings(sc, old, new);
             }
         }
+        // What those clients read is `JSON.stringify(structuredContent)`: its tokens, not the
+        // texts', are the result's.
+        if count || shaped.pruning.tokens_after.is_some() {
+            shaped.tokens_read = tokens::count(&sc.to_string()) as u64;
+        }
+        if shaped.pruning.tokens_after.is_some() {
+            shaped.pruning.tokens_after = Some(shaped.tokens_read);
+            if let Some(m) = shaped.result.pointer_mut(&format!(
+                "/_meta/{}/pruning",
+                json_pointer_escape(RESULT_META_KEY)
+            )) {
+                m["tokens_after"] = shaped.tokens_read.into();
+            }
+        }
     }
     shaped
+}
+
+/// `key` escaped as one JSON Pointer reference token (`~` and `/`).
+fn json_pointer_escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// Whether `sc` is the JSON one of `texts` holds (a text that parses to the same value).
