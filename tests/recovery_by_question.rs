@@ -574,6 +574,49 @@ fn a_window_of_a_file_over_the_pruner_cap_is_recovered_by_question_from_where_it
     }
 }
 
+/// Over the pruner's cap, a question with ranges is answered from the first range asked for:
+/// a window far past the part the first window's record points at is reached that way (it was
+/// answered from the first shown line on, and the far ranges lay past the cap).
+#[test]
+fn over_the_cap_a_question_with_ranges_is_answered_where_the_ranges_are() {
+    let src: String = (0..40).map(|_| source()).collect();
+    let raw: Vec<&str> = src.lines().collect();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("big.rs"), &src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &["--max-prune-input-bytes", "65536"]);
+    c.initialize();
+    let question = "what does verify_token return?";
+    let r = c.call(
+        "read",
+        json!({"path": "big.rs", "offset": 101, "limit": 300, "context_focus_question": question}),
+    );
+    let id = prune_id(&r["result"]);
+    let far = raw.len() - 400;
+    let r = c.call(
+        "read",
+        json!({"path": "big.rs", "offset": far, "limit": 300, "context_focus_question": question}),
+    );
+    assert_eq!(
+        prune_id(&r["result"]),
+        id,
+        "windows of one file share its id"
+    );
+    let more = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": "what does merge_ranges do?",
+               "ranges": [{"start_line": far, "end_line": far + 299}]}),
+    );
+    let rows = located(answer_lines(&more["result"]));
+    assert!(!rows.is_empty(), "{more}");
+    for (n, line) in rows {
+        assert!(
+            (far..far + 300).contains(&n),
+            "line {n} is outside the range asked for"
+        );
+        assert_eq!(raw[n - 1], line, "line {n} is the file's");
+    }
+}
+
 /// `ranges` with a question narrow the candidates to lines the model chose: the answer is the
 /// relevant part of those lines whole, not a fifth of them (in a file of top-level statements, 21
 /// lines asked for came back as their first three, the two the question names hidden).

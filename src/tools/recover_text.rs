@@ -244,14 +244,20 @@ pub(crate) async fn by_question(
     };
     let mut recorded = entry.shown();
     // A text over the pruner's input cap (a large file a `read` window came from) is answered from
-    // the part the earlier result came from: from the first line it showed, as far as the cap goes.
+    // one part of it, as far as the cap goes: from the first range asked for, else from the first
+    // line an earlier result showed.
     let (text, first_line) = match entry
         .text_up_to(cap)
         .map_err(|e| read_error(&input.prune_id, e))?
     {
         Some(text) => (text, 1),
         None => {
-            let first = recorded.iter().position(|&s| s).ok_or_else(over_cap)? + 1;
+            // From the first range asked for, or else from the first line shown: a window far
+            // from the first one shown is reached by giving its lines as ranges.
+            let first = match within.and_then(|w| w.iter().map(|&(s, _)| s).min()) {
+                Some(start) => start.max(1),
+                None => recorded.iter().position(|&s| s).ok_or_else(over_cap)? + 1,
+            };
             let part = entry
                 .part_up_to(first, cap)
                 .map_err(|e| read_error(&input.prune_id, e))?;
