@@ -294,6 +294,10 @@ fn proxy_drops_structured_output_that_repeats_the_pruned_text() {
         json!({"max_output_bytes": 1_000_000}),
     );
     assert_eq!(&r["structuredContent"], sc);
+    // A list, which the SDK wraps as `{"result": [...]}`, one text per item: dropped too.
+    let r = call(&mut p, "issue_items", json!({"context_focus_question": q}));
+    assert!(r.get("structuredContent").is_none(), "{r}");
+    assert!(content_texts(&r).contains("memory leak in reconnect loop"));
 }
 
 /// One long text beside many short ones, over the budget: the short ones keep their whole text
@@ -341,6 +345,7 @@ fn a_clipped_line_is_named_as_clipped() {
         "{note}"
     );
     assert!(!note.contains("48.8 KiB of 48.8 KiB"), "{note}");
+    assert!(shown.len() <= 10 * 1024, "{} bytes", shown.len());
 }
 
 /// A tool listed on the second page that defines `context_focus_question` itself, called before

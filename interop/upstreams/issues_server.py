@@ -10,7 +10,7 @@ a resource and a prompt. Deterministic: the same bytes on every run.
 import asyncio
 import json
 import os
-from typing import TypedDict
+from typing_extensions import TypedDict
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import TextContent
@@ -58,6 +58,13 @@ def issue_report() -> Report:
     """The tracker's issues as structured output (the SDK's default): `structuredContent` is the
     object, the text content its JSON."""
     return {"total": 200, "items": [issue(n) for n in range(1, 201)]}
+
+
+@server.tool()
+def issue_items() -> list[Report]:
+    """The same as a list (the SDK wraps it: `structuredContent` is `{"result": [...]}`, one text
+    per item)."""
+    return [issue_report()]
 
 
 @server.tool(structured_output=False)

@@ -426,7 +426,7 @@ fn answer_to(msg: &Value, body: &str) -> Option<Value> {
         .get("method")
         .and(msg.get("id"))
         .filter(|i| !i.is_null())?;
-    let v: Value = serde_json::from_str(body).ok()?;
+    let v: Value = parse_message(body.as_bytes()).ok()?;
     (v.get("id") == Some(id) && v.get("error").is_some_and(Value::is_object)).then_some(v)
 }
 

@@ -122,11 +122,14 @@ impl Proxy {
         let mut listed: Vec<Value> = Vec::new();
         {
             let mut owned = self.owned.lock().unwrap_or_else(|e| e.into_inner());
-            if owned.0 != generation {
+            // A newer generation starts afresh; a listing that began before the latest change
+            // teaches nothing (the generation only grows).
+            if generation > owned.0 {
                 *owned = (generation, HashMap::new());
             }
+            let current = generation == owned.0;
             for t in page["tools"].as_array().into_iter().flatten() {
-                if let Some(name) = t["name"].as_str() {
+                if let Some(name) = t["name"].as_str().filter(|_| current) {
                     owned
                         .1
                         .insert(name.to_string(), schema::owned(&t["inputSchema"]));
@@ -186,6 +189,12 @@ impl Proxy {
                 Some(c) => params = json!({ "cursor": c }),
                 None => break,
             }
+        }
+        // Not listed: it owns neither, and is not looked for again until the tools change.
+        let generation = self.upstream.tools_generation.load(Ordering::Relaxed);
+        let mut owned = self.owned.lock().unwrap_or_else(|e| e.into_inner());
+        if owned.0 == generation {
+            owned.1.entry(tool.to_string()).or_default();
         }
         schema::Owned::default()
     }

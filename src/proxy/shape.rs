@@ -65,7 +65,7 @@ async fn shape_items(
         let laid = (question.is_some() || raw.len() > share)
             .then(|| records::record_lines(&raw))
             .flatten()
-            .filter(|l| !one_line_dominates(l));
+            .filter(|_| !string_member_dominates(&raw));
         let (text, source) = match &laid {
             Some(l) => (l.as_str(), SourceType::Logs),
             None => (raw.as_str(), prune::detect_source(&raw, None)),
@@ -78,6 +78,7 @@ async fn shape_items(
             fitted.text = raw.clone();
             fitted.pruning.applied = false;
             fitted.pruning.pruned_bytes = None;
+            fitted.pruning.prune_id = None;
             fitted.pruning.reason = Some(PruningMetadataReason::NoSavings);
         }
         item["text"] = Value::String(fitted.text);
@@ -113,11 +114,17 @@ fn shares(sizes: &[usize], room: usize) -> Vec<usize> {
     shares
 }
 
-/// Whether one line holds more than half of `laid`'s bytes: a JSON text whose weight is one
-/// string member (a command's output wrapped in an object). Laid out one member a line, that
-/// member is a single line, kept or removed whole: the text is better cut as it came.
-fn one_line_dominates(laid: &str) -> bool {
-    laid.lines().any(|l| l.len() * 2 > laid.len())
+/// Whether `json` is an object one string member of which holds more than half of its bytes (a
+/// command's output wrapped as `{"path":…,"output":"…"}`). Laid out one member a line, that
+/// member is a single line, kept or removed whole: the text is better cut as it came. An array,
+/// or an object whose weight is an array or an object, keeps its record layout.
+fn string_member_dominates(json: &str) -> bool {
+    let Ok(Value::Object(members)) = serde_json::from_str::<Value>(json) else {
+        return false;
+    };
+    members
+        .values()
+        .any(|v| v.as_str().is_some_and(|s| s.len() * 2 > json.len()))
 }
 
 /// Bytes of the items that are not texts.
@@ -241,13 +248,31 @@ fn json_pointer_escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-/// Whether `sc` is the JSON one of `texts` holds (a text that parses to the same value).
+/// Whether `sc` says nothing the texts do not: it is the JSON one of them holds, or the Python
+/// SDK's wrapping of a result that is not an object, `{"result": X}`, where X is the one text's
+/// value or the list of the texts' values (a text's value: its JSON, else the text as a string).
 fn repeats_a_text(sc: &Value, texts: &[Option<String>]) -> bool {
-    texts.iter().flatten().any(|t| {
+    let texts: Vec<&str> = texts.iter().flatten().map(String::as_str).collect();
+    let value = |t: &str| -> Value {
+        serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.to_owned()))
+    };
+    let is_json = |t: &str| {
         let t = t.trim_start();
-        (t.starts_with('{') || t.starts_with('['))
-            && serde_json::from_str::<Value>(t).is_ok_and(|v| &v == sc)
-    })
+        t.starts_with('{') || t.starts_with('[')
+    };
+    if texts.iter().any(|t| is_json(t) && &value(t) == sc) {
+        return true;
+    }
+    let Value::Object(m) = sc else {
+        return false;
+    };
+    let Some(x) = m.get("result").filter(|_| m.len() == 1) else {
+        return false;
+    };
+    let one_per_item = x.as_array().is_some_and(|items| {
+        items.len() == texts.len() && items.iter().zip(&texts).all(|(v, t)| *v == value(t))
+    });
+    one_per_item || texts.len() == 1 && *x == value(texts[0])
 }
 
 /// Replaces every string of `value` (at any depth, object keys aside) equal to `old` by `new`.
@@ -331,7 +356,8 @@ async fn finish(
 
 #[cfg(test)]
 mod tests {
-    use super::{one_line_dominates, shares};
+    use super::{repeats_a_text, shares, string_member_dominates};
+    use serde_json::json;
 
     #[test]
     fn small_texts_keep_their_size_and_large_ones_share_the_rest() {
@@ -348,13 +374,50 @@ mod tests {
     }
 
     #[test]
-    fn one_member_holding_most_of_a_json_text_dominates() {
-        let big = format!(
-            "{{\n\"path\":\"a\",\n\"output\":\"{}\"\n}}",
-            "x".repeat(500)
-        );
-        assert!(one_line_dominates(&big));
-        let records: String = (0..20).map(|i| format!("{{\"id\":{i}}},\n")).collect();
-        assert!(!one_line_dominates(&records));
+    fn structured_output_that_repeats_the_texts() {
+        let texts =
+            |t: &[&str]| -> Vec<Option<String>> { t.iter().map(|s| Some(s.to_string())).collect() };
+        // The object as its text's JSON.
+        let obj = json!({"total": 1, "items": [{"id": 1}]});
+        assert!(repeats_a_text(&obj, &texts(&[&obj.to_string()])));
+        // The Python SDK's wrapping: a list (one text per item), a number, a string.
+        let items = texts(&[r#"{"id": 1}"#, r#"{"id": 2}"#]);
+        assert!(repeats_a_text(
+            &json!({"result": [{"id": 1}, {"id": 2}]}),
+            &items
+        ));
+        assert!(repeats_a_text(&json!({"result": 5}), &texts(&["5"])));
+        assert!(repeats_a_text(&json!({"result": "ok"}), &texts(&["ok"])));
+        assert!(repeats_a_text(
+            &json!({"result": [{"id": 1}]}),
+            &texts(&[r#"{"id":1}"#])
+        ));
+        assert!(repeats_a_text(
+            &json!({"result": [1, 2]}),
+            &texts(&["[1, 2]"])
+        ));
+        // Something else: kept.
+        assert!(!repeats_a_text(&json!({"result": [{"id": 1}]}), &items));
+        assert!(!repeats_a_text(&json!({"other": 5}), &texts(&["5"])));
+        assert!(!repeats_a_text(
+            &json!({"content": "text"}),
+            &texts(&["text"])
+        ));
+    }
+
+    #[test]
+    fn only_a_string_member_holding_most_of_an_object_dominates() {
+        let x = "x".repeat(500);
+        assert!(string_member_dominates(&format!(
+            r#"{{"path":"a","output":"{x}"}}"#
+        )));
+        // One big record in an array, or a big array member: the records stay.
+        assert!(!string_member_dominates(&format!(
+            r#"[{{"id":1,"body":"{x}"}},{{"id":2}}]"#
+        )));
+        assert!(!string_member_dominates(&format!(
+            r#"{{"total":2,"items":["{x}","y"]}}"#
+        )));
+        assert!(!string_member_dominates("not json"));
     }
 }

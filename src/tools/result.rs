@@ -272,9 +272,12 @@ impl Pipeline<'_> {
         let text = if k > 0 {
             with_note(&body[..end(k)], k)
         } else {
-            // Not even one line fits: its first bytes.
-            let room = budget.saturating_sub(note(1, end(1)).len() + 1);
-            with_note(budget::clip_utf8(&body, room.min(end(1))), 1)
+            // Not even one line fits: its first bytes, as many as fit beside the note that says
+            // so (whose size depends on how many are shown).
+            let clipped = |n: usize| with_note(budget::clip_utf8(&body, n), 1);
+            clipped(budget::largest_fitting(end(1), |n| {
+                clipped(n).len() <= budget
+            }))
         };
         if applied {
             pruning.pruned_bytes = Some(text.len() as u64);

@@ -241,7 +241,14 @@ fn parse(
         }
         if i - start > MAX_PARAGRAPH_LINES {
             // Not a paragraph: lines with no blank one between them (a list, notes, a plain
-            // text file). Each line is ranked on its own.
+            // text file, a long table). Each line is ranked on its own; a table's header and
+            // its `|---|` rule stay, as a heading does, so a kept row keeps its column names.
+            let mut start = start;
+            if lines[start].contains('|') && is_table_rule(lines[start + 1]) {
+                kinds[start] = Line::Rule;
+                kinds[start + 1] = Line::Rule;
+                start += 2;
+            }
             for (l, kind) in kinds.iter_mut().enumerate().take(i).skip(start) {
                 *kind = Line::Block(blocks.len() as u32);
                 blocks.push(l..l + 1);
@@ -252,6 +259,14 @@ fn parse(
         blocks.push(start..i);
     }
     (kinds, blocks)
+}
+
+/// A Markdown table's rule under its header: `|---|:--:|`, pipes, dashes, colons and spaces.
+fn is_table_rule(line: &str) -> bool {
+    let t = line.trim();
+    t.contains('-')
+        && t.contains('|')
+        && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
 }
 
 /// Level of an ATX heading (`# Title` .. `###### Title`).
@@ -330,6 +345,26 @@ mod tests {
             .map(|(l, _)| l.to_string())
             .collect();
         (kept, d)
+    }
+
+    /// A table of 100 rows (no blank line): the row about the goal is kept with the table's
+    /// header and rule, not the rest.
+    #[test]
+    fn a_long_table_keeps_its_header_with_the_row_about_the_goal() {
+        let mut doc = String::from("| setting | default | meaning |\n|---|:-:|---|\n");
+        for i in 0..100 {
+            doc.push_str(&format!("| option_{i} | {i} | plain value number {i} |\n"));
+        }
+        doc.push_str("| reconnect_backoff | 30 | seconds between websocket reconnects |\n");
+        let (kept, _) = run(&doc, "what is the websocket reconnect backoff?");
+        assert_eq!(
+            kept,
+            [
+                "| setting | default | meaning |",
+                "|---|:-:|---|",
+                "| reconnect_backoff | 30 | seconds between websocket reconnects |"
+            ]
+        );
     }
 
     const DOC: &str = "# Tool
