@@ -329,6 +329,35 @@ fn proxy_keeps_short_texts_whole_beside_a_long_one_it_cuts() {
     assert!(bytes <= 10 * 1024, "{bytes} bytes of text");
 }
 
+/// A list of 1,000 items of 200 bytes, one text each (the SDKs' list result): too many to cut
+/// one by one (each got a 10-byte share and became a 130-byte note, no content, 1,000 ids), so
+/// they are pruned and cut as one text, carried by the first content, under one `prune_id`.
+#[test]
+fn many_texts_are_cut_as_one() {
+    let Some(cmd) = upstream("issues") else {
+        return;
+    };
+    let mut p = proxy(&cmd, &[], &[]);
+    let r = call(&mut p, "changed_files", json!({}));
+    let items = r["content"].as_array().unwrap();
+    assert_eq!(items.len(), 1000, "{r}");
+    let first = items[0]["text"].as_str().unwrap();
+    assert!(first.starts_with("src/scheduler/deeply/"), "{first}");
+    assert!(items[1..].iter().all(|c| c["text"] == ""), "{r}");
+    assert!(first.len() <= 10 * 1024, "{} bytes", first.len());
+    assert!(r.get("structuredContent").is_none(), "the copy goes: {r}");
+    // Every item is recoverable: line 500 of the one text is item 500.
+    let id = prune_id(first);
+    let rec = p.call(
+        "recover_text",
+        json!({"prune_id": id, "ranges": [{"start_line": 500, "end_line": 500}]}),
+    );
+    assert!(
+        raw_lines(&rec["result"]).contains("module_0500.py"),
+        "{rec}"
+    );
+}
+
 /// A text of one line over the budget: its first bytes are shown, and the note says that only
 /// the first bytes of line 1 are (it said `showing lines 1-1 of 1 (48.8 KiB of 48.8 KiB)`).
 #[test]

@@ -67,6 +67,12 @@ def issue_items() -> list[Report]:
     return [issue_report()]
 
 
+@server.tool()
+def changed_files() -> list[str]:
+    """1,000 paths of about 200 bytes (the SDK sends one text per item, and `{"result": [...]}`)."""
+    return [f"src/{COMPONENTS[i % 8]}/{'deeply/' * 20}module_{i:04}.py" for i in range(1, 1001)]
+
+
 @server.tool(structured_output=False)
 def notes() -> list[TextContent]:
     """A long report, then 40 short notes, each its own text content."""

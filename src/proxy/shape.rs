@@ -43,8 +43,6 @@ async fn shape_items(
     question: Option<&str>,
     label: &str,
 ) -> Option<PruningMetadata> {
-    let is_text =
-        |v: &Value| v.get("text").is_some_and(Value::is_string) && v.get("blob").is_none();
     let total: usize = items
         .iter()
         .filter(|v| is_text(v))
@@ -59,6 +57,14 @@ async fn shape_items(
         .map(|v| v["text"].as_str().map_or(0, str::len))
         .collect();
     let shares = shares(&sizes, room.min(total));
+    let cut = sizes
+        .iter()
+        .zip(&shares)
+        .filter(|(size, share)| share < size)
+        .count();
+    if cut > 1 && cut * MIN_CUT_SHARE > room {
+        return Some(shape_as_one(p, items, room, question, label).await);
+    }
     let mut merged: Option<PruningMetadata> = None;
     for (item, share) in items.iter_mut().filter(|v| is_text(v)).zip(shares) {
         let raw = item["text"].as_str().unwrap_or_default().to_string();
@@ -89,6 +95,46 @@ async fn shape_items(
     }
     merged
 }
+
+/// Whether `v` is a text content (or a resource's text contents).
+fn is_text(v: &Value) -> bool {
+    v.get("text").is_some_and(Value::is_string) && v.get("blob").is_none()
+}
+
+/// Too many texts to cut one by one (a list result the SDKs send as one text per item): their
+/// shares would be smaller than the notes that say where the rest is. They are joined, one after
+/// another on their own lines, pruned and cut as one text under one `prune_id`, which the first
+/// text content carries; the others are left empty.
+async fn shape_as_one(
+    p: &Pipeline<'_>,
+    items: &mut [Value],
+    room: usize,
+    question: Option<&str>,
+    label: &str,
+) -> PruningMetadata {
+    let texts: Vec<&str> = items
+        .iter()
+        .filter(|v| is_text(v))
+        .map(|v| v["text"].as_str().unwrap_or_default())
+        .collect();
+    // Items of one line each are records; longer ones are judged by what they hold.
+    let source = if texts.iter().all(|t| !t.trim_end().contains('\n')) {
+        SourceType::Logs
+    } else {
+        prune::detect_source(&texts.join("\n"), None)
+    };
+    let joined = texts.join("\n");
+    let fitted = p.fit_text(&joined, question, source, label, room).await;
+    let mut first = Some(fitted.text);
+    for item in items.iter_mut().filter(|v| is_text(v)) {
+        item["text"] = Value::String(first.take().unwrap_or_default());
+    }
+    fitted.pruning
+}
+
+/// A text's share under which cutting it on its own is pointless: a cut's note takes about 130
+/// bytes, and the lines beside it need room too.
+const MIN_CUT_SHARE: usize = 256;
 
 /// Each text's share of `room` bytes, for texts of `sizes` bytes: smallest first, a text no
 /// larger than an equal split of what is left keeps its whole size; the larger ones split the
