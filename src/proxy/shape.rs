@@ -13,7 +13,7 @@
 //! upstream sent it. Owns this walk over a result; never talks to the upstream.
 
 use super::records;
-use crate::contract::types::{PruningMetadata, PruningMetadataReason, SourceType};
+use crate::contract::types::{PruningMetadata, PruningMetadataReason};
 use crate::prune::not_attempted;
 use crate::tools::RESULT_META_KEY;
 use crate::tools::result::Pipeline;
@@ -72,10 +72,8 @@ async fn shape_items(
             .then(|| records::record_lines(&raw))
             .flatten()
             .filter(|_| !string_member_dominates(&raw));
-        let (text, source) = match &laid {
-            Some(l) => (l.as_str(), SourceType::Logs),
-            None => (raw.as_str(), prune::detect_source(&raw, None)),
-        };
+        let text = laid.as_deref().unwrap_or(&raw);
+        let source = prune::detect_unnamed(text);
         let mut fitted = p.fit_text(text, question, source, label, share).await;
         if fitted.text.len() >= raw.len() && fitted.pruning.applied || fitted.text.len() > raw.len()
         {
@@ -117,13 +115,8 @@ async fn shape_as_one(
         .filter(|v| is_text(v))
         .map(|v| v["text"].as_str().unwrap_or_default())
         .collect();
-    // Items of one line each are records; longer ones are judged by what they hold.
-    let source = if texts.iter().all(|t| !t.trim_end().contains('\n')) {
-        SourceType::Logs
-    } else {
-        prune::detect_source(&texts.join("\n"), None)
-    };
     let joined = texts.join("\n");
+    let source = prune::detect_unnamed(&joined);
     let fitted = p.fit_text(&joined, question, source, label, room).await;
     let mut first = Some(fitted.text);
     for item in items.iter_mut().filter(|v| is_text(v)) {

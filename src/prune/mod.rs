@@ -9,6 +9,6 @@ pub mod pipeline;
 pub mod render;
 
 pub use pipeline::{
-    Call, Job, Pruned, Pruner, Warn, Within, detect_source, merge_metadata, not_attempted,
-    not_stored, serve_pruner_request, widest_compact_marker, widest_marker,
+    Call, Job, Pruned, Pruner, Warn, Within, detect_source, detect_unnamed, merge_metadata,
+    not_attempted, not_stored, serve_pruner_request, widest_compact_marker, widest_marker,
 };

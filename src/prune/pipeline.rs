@@ -490,6 +490,20 @@ pub fn detect_source(text: &str, path: Option<&str>) -> SourceType {
     engine::detect_source_type(text, path)
 }
 
+/// Source type of a text with no path and no tool of ours behind it (a proxied tool's text): a
+/// JSON document (laid out one record a line) or JSON lines are records, ranked as log lines;
+/// anything else by its content. The first result and a recovery by question both ask here, so
+/// they rank the text alike.
+pub fn detect_unnamed(text: &str) -> SourceType {
+    let json = |t: &str| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok();
+    let lines = || text.lines().filter(|l| !l.trim().is_empty());
+    if json(text) || (lines().next().is_some() && lines().all(json)) {
+        SourceType::Logs
+    } else {
+        engine::detect_source_type(text, None)
+    }
+}
+
 /// Bytes of the widest marker line a text of `n` lines can get (with its newline).
 pub fn widest_marker(prune_id: &str, n: usize) -> usize {
     render::marker(prune_id, n, n, n, engine::widest_reason()).len() + 1
@@ -583,4 +597,22 @@ pub async fn serve_pruner_request(
         output_bytes: out.len() as u64,
         output: out,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::detect_unnamed;
+    use crate::contract::types::SourceType;
+
+    #[test]
+    fn json_documents_and_json_lines_are_records() {
+        assert_eq!(
+            detect_unnamed("[\n{\"id\":1},\n{\"id\":2}\n]"),
+            SourceType::Logs
+        );
+        assert_eq!(detect_unnamed("{\"id\":1}\n{\"id\":2}\n"), SourceType::Logs);
+        let prose = "This is a paragraph about the tool.\nIt has two lines.\n";
+        assert_eq!(detect_unnamed(prose), super::detect_source(prose, None));
+        assert_eq!(detect_unnamed(""), super::detect_source("", None));
+    }
 }

@@ -335,12 +335,14 @@ pub(crate) async fn by_question(
 /// The kind of text `entry` holds, as the result it came from pruned it: a file's by its path
 /// and text, a command's or a search's output as a log (whatever it looks like: a log of
 /// uniform lines reads as prose to detection, and its lines would then be fitted as paragraphs),
-/// anything else by its text.
+/// `prune_text`'s by its text, a proxied text as the proxy judged it (JSON records as a log).
 fn source_of(entry: &Entry, text: &str) -> SourceType {
     match entry.origin.as_str() {
         "read" => pipeline::detect_source(text, Some(&entry.label)),
         "bash" | "grep" => SourceType::Logs,
-        _ => pipeline::detect_source(text, None),
+        "prune_text" => pipeline::detect_source(text, None),
+        // A proxied tool's text.
+        _ => pipeline::detect_unnamed(text),
     }
 }
 
