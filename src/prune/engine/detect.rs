@@ -17,8 +17,7 @@ const CODE_EXTENSIONS: &[&str] = &[
     "svelte", "swift", "tf", "toml", "ts", "tsx", "v", "vue", "xml", "yaml", "yml", "zig", "zsh",
 ];
 const DOC_EXTENSIONS: &[&str] = &[
-    "adoc", "asciidoc", "markdown", "md", "mdown", "mdx", "org", "rst", "rtf", "tex", "text",
-    "textile", "txt",
+    "adoc", "asciidoc", "markdown", "md", "mdown", "mdx", "org", "rst", "rtf", "tex", "textile",
 ];
 const LOG_EXTENSIONS: &[&str] = &["err", "log", "out", "trace"];
 const CODE_NAMES: &[&str] = &[
@@ -43,8 +42,10 @@ const DOC_NAMES: &[&str] = &[
 ];
 
 /// Guesses the source type: by extension or well-known file name when `path` is given and known
-/// (`.rs .py .js .ts .go .java .c .h .cpp .rb .sh .toml .json ...` -> code, `.md .rst .txt .adoc`
-/// -> docs, `.log` -> logs), else from the content; plain text with no telltale line is docs.
+/// (`.rs .py .js .ts .go .java .c .h .cpp .rb .sh .toml .json ...` -> code, `.md .rst .adoc` ->
+/// docs, `.log` -> logs), else from the content; plain text with no telltale line is docs. A
+/// `.txt` file is judged by its content: it is as often a saved command output (`> out.txt`, a
+/// CI run's downloaded log) as prose.
 pub fn detect_source_type(text: &str, path: Option<&str>) -> SourceType {
     path.and_then(by_path).unwrap_or_else(|| by_content(text))
 }
@@ -81,6 +82,13 @@ fn by_content(text: &str) -> SourceType {
         .take(SAMPLE_LINES)
     {
         total += 1;
+        let plain;
+        let line = if line.contains('\x1b') {
+            plain = super::logs::strip_ansi(line);
+            plain.as_str()
+        } else {
+            line
+        };
         let t = line.trim();
         if looks_like_log(line, t) {
             logs += 1;
@@ -104,8 +112,19 @@ fn by_content(text: &str) -> SourceType {
 
 fn looks_like_log(line: &str, t: &str) -> bool {
     const LEVELS: &[&str] = &[
-        " INFO ", " DEBUG ", " WARN ", " ERROR ", " TRACE ", "[INFO]", "[DEBUG]", "[WARN]",
-        "[ERROR]", "[TRACE]",
+        " INFO ",
+        " DEBUG ",
+        " WARN ",
+        " ERROR ",
+        " TRACE ",
+        "[INFO]",
+        "[DEBUG]",
+        "[WARN]",
+        "[ERROR]",
+        "[TRACE]",
+        " PASSED ",
+        " FAILED ",
+        " SKIPPED ",
     ];
     const PREFIXES: &[&str] = &[
         "Compiling ",
@@ -124,6 +143,23 @@ fn looks_like_log(line: &str, t: &str) -> bool {
         "PASS ",
         "FAIL ",
         "npm ERR!",
+        "npm error",
+        "npm http ",
+        "npm WARN",
+        "npm notice",
+        "npm timing",
+        "> Task ",
+        "=== RUN",
+        "--- FAIL",
+        "--- PASS",
+        "FAILURE:",
+        "BUILD FAILED",
+        "make: ***",
+        "make[",
+        "gcc ",
+        "g++ ",
+        "clang ",
+        "cc1: ",
         "panic:",
         "Exception in thread",
         "at ",
@@ -228,6 +264,33 @@ fn looks_like_doc(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `.txt` file is judged by what it holds: a saved build log is a log, prose is docs.
+    /// Colour codes do not hide a log line.
+    #[test]
+    fn a_txt_file_is_judged_by_its_content() {
+        let npm: String = (0..50)
+            .map(|i| format!("npm http fetch GET 200 https://registry.npmjs.org/pkg{i} 1ms\n"))
+            .chain(["npm ERR! code ELIFECYCLE\n".to_string()])
+            .collect();
+        assert_eq!(detect_source_type(&npm, Some("out.txt")), SourceType::Logs);
+        let pytest: String = (0..50)
+            .map(|i| format!("tests/test_a.py::test_{i} PASSED      [ {i}%]\n"))
+            .collect();
+        assert_eq!(
+            detect_source_type(&pytest, Some("ci.txt")),
+            SourceType::Logs
+        );
+        let cargo: String = (0..50)
+            .map(|i| format!("\x1b[1m\x1b[32m   Compiling\x1b[0m crate{i} v0.1.0\n"))
+            .collect();
+        assert_eq!(detect_source_type(&cargo, None), SourceType::Logs);
+        let prose = "These are my notes about the release.\nWe ship on Friday.\n";
+        assert_eq!(
+            detect_source_type(prose, Some("notes.txt")),
+            SourceType::Docs
+        );
+    }
 
     #[test]
     fn extension_wins() {

@@ -116,7 +116,9 @@ const TRACE_OPENERS: &[&str] = &[
 /// module doc). Otherwise error incidents are kept whole and warnings keep their own lines.
 pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft) {
     let n = lines.len();
-    let goal_empty = query.is_empty();
+    // A question with no term (`fix it`, `why?`) still asks what went wrong: the failures are
+    // found as for any question. Only no question at all keeps everything but repeats.
+    let goal_empty = !query.asked();
     let repeated = repeated(lines);
     let mut keep = vec![goal_empty; n];
     if !goal_empty {
@@ -376,6 +378,10 @@ pub(crate) enum Level {
 /// How alarming a line is: `Warning` when its only alert words are warnings, `Error` for any other
 /// alert word (error, failure, panic, exception, assertion, ...), `None` for a passing test line.
 pub(crate) fn level(line: &str) -> Level {
+    if line.contains('\x1b') {
+        // Colour codes glue to words (`\x1b[38;5;9merror`): judged without them.
+        return level(&strip_ansi(line));
+    }
     let t = line.trim_end();
     if t.ends_with("... ok")
         || t.ends_with(" ok") && t.trim_start().starts_with("test ")
@@ -473,6 +479,30 @@ fn is_crash_location(line: &str) -> bool {
 /// through, the log's equivalent of a stack trace line.
 fn is_frame_location(line: &str) -> bool {
     super::evidence::pytest_frame(line).is_some()
+}
+
+/// `line` without its ANSI escape sequences (colours, cursor moves: `ESC [ … letter`, and
+/// `ESC` with one more character).
+pub(crate) fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                for d in chars.by_ref() {
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
+                }
+            }
+            Some(_) | None => {}
+        }
+    }
+    out
 }
 
 /// Words of a line for alert matching: alphanumeric runs split at camel case; runs containing `_`
@@ -604,6 +634,15 @@ fn same_shape(a: &str, b: &str) -> bool {
 mod tests {
     use super::*;
     use crate::prune::engine::terms::Query;
+
+    /// Colour codes glued to a word (`\x1b[38;5;9merror`) do not hide it.
+    #[test]
+    fn a_coloured_error_line_is_an_error() {
+        let line = "\x1b[0m\x1b[1m\x1b[38;5;9merror[E0425]\x1b[0m: cannot find value `cfg`";
+        assert_eq!(level(line), Level::Error);
+        assert_eq!(strip_ansi(line), "error[E0425]: cannot find value `cfg`");
+        assert_eq!(level("\x1b[32m   Compiling\x1b[0m foo v0.1.0"), Level::None);
+    }
 
     proptest::proptest! {
         #[test]

@@ -213,7 +213,8 @@ pub fn plan_within(
     {
         return fallback(n);
     }
-    let budget = budget.filter(|_| !query.is_empty());
+    let budget =
+        budget.filter(|_| !query.is_empty() || source == SourceType::Logs && query.asked());
     if let Some(b) = budget {
         // The names markers show are part of the response: room for them is held back from
         // the kept lines (the least relevant of which go first).
@@ -240,12 +241,25 @@ fn score_breaks(draft: &Draft, source: SourceType) -> Vec<bool> {
     if source == SourceType::Code {
         return Vec::new();
     }
+    let mut since = 0;
     (0..draft.keep.len())
         .map(|i| {
-            i > 0 && (draft.keep[i] != draft.keep[i - 1] || draft.score[i] != draft.score[i - 1])
+            let changes = i > 0
+                && (draft.keep[i] != draft.keep[i - 1] || draft.score[i] != draft.score[i - 1]);
+            // In a log, a run of equal scores is cut every few lines too: removed whole, a long
+            // run of filler left the budget unused; in pieces, those nearest the best stay.
+            since += 1;
+            let long = source == SourceType::Logs && since > LOG_BLOCK_LINES;
+            if changes || long {
+                since = 1;
+            }
+            changes || long
         })
         .collect()
 }
+
+/// The most lines a block of equal scores holds in a log, for the budget's fitting.
+const LOG_BLOCK_LINES: usize = 8;
 
 /// The plan of a finished draft: its removed runs, each named within the names' share of the
 /// output (and within what `budget` leaves).
@@ -377,6 +391,13 @@ pub fn plan_more(
     let mut draft = strategy(lines, &query, source);
     let breaks = score_breaks(&draft, source);
     let was_shown = |i: usize| shown.get(i).copied().unwrap_or(false);
+    // In a log nearly every line scores a little (its distance to a failure): only a tenth of
+    // the best score or more makes a line a candidate there, so an answer is not filler.
+    let floor = if source == SourceType::Logs {
+        draft.score.iter().copied().fold(0.0, f32::max) * IDLE_SHARE
+    } else {
+        0.0
+    };
     let mut unshown_bytes = 0;
     for (i, line) in lines.iter().enumerate() {
         if was_shown(i) {
@@ -384,7 +405,7 @@ pub fn plan_more(
         } else {
             unshown_bytes += line.len() + 1;
             // What the strategy keeps, and whatever it scores, is a candidate.
-            if query.is_empty() || draft.keep[i] || draft.score[i] > 0.0 {
+            if query.is_empty() || draft.keep[i] || draft.score[i] > floor {
                 draft.keep[i] = true;
             } else {
                 draft.remove(i, draft::Reason::OffFocus);
@@ -668,6 +689,21 @@ mod tests {
         let text = log.join("\n");
         let kept = kept_within(&text, "why did the link fail?", SourceType::Logs, 9000);
         assert!(kept.contains(&2992), "{kept:?}");
+    }
+
+    /// A question with no term (`fix it`, `why?`) still asks what went wrong: under a budget, a
+    /// log keeps its failure (it kept its head, as with no question at all).
+    #[test]
+    fn a_question_of_stop_words_keeps_a_logs_failure() {
+        let mut log: Vec<String> = (1..=3000)
+            .map(|i| format!("step {i}: copied 12 files"))
+            .collect();
+        log[1500] = "ERROR: month must be in 1..12".to_string();
+        let text = log.join("\n");
+        for goal in ["fix it", "why?", "?"] {
+            let kept = kept_within(&text, goal, SourceType::Logs, 9000);
+            assert!(kept.contains(&1500), "{goal}: {kept:?}");
+        }
     }
 
     /// Prose written line by line, with no blank line: the one sentence about the goal is kept,

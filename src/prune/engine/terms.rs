@@ -268,6 +268,12 @@ impl Query {
         self.index.is_empty()
     }
 
+    /// Whether a question was asked at all, terms or not (`fix it`, `why?` hold no term, yet ask
+    /// what went wrong).
+    pub(crate) fn asked(&self) -> bool {
+        !self.goal.trim().is_empty()
+    }
+
     /// Mask of the goal terms that occur in `line`, exactly or abbreviated (the memoised,
     /// prefiltered path every plan uses).
     #[cfg(test)]
