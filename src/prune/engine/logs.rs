@@ -491,15 +491,12 @@ pub(crate) fn strip_ansi(line: &str) -> String {
             out.push(c);
             continue;
         }
-        match chars.next() {
-            Some('[') => {
-                for d in chars.by_ref() {
-                    if ('@'..='~').contains(&d) {
-                        break;
-                    }
+        if chars.next() == Some('[') {
+            for d in chars.by_ref() {
+                if ('@'..='~').contains(&d) {
+                    break;
                 }
             }
-            Some(_) | None => {}
         }
     }
     out
