@@ -713,3 +713,47 @@ fn a_cut_bash_page_leaves_its_kept_lines_to_a_recovery_by_question() {
         "{text}\n---\n{r}"
     );
 }
+
+/// A kept line longer than the budget: the pruned page shows it clipped, saying how to read it
+/// whole (the page was cut before it, showing only a marker), and a recovery by question stays
+/// within its budget (it returned the whole line, over the budget).
+#[test]
+fn a_line_longer_than_the_budget_is_shown_clipped_with_how_to_read_it() {
+    let root = tempfile::tempdir().unwrap();
+    let mut log: Vec<String> = (0..300).map(|i| format!("INFO step {i} fine")).collect();
+    log[200] = format!(
+        "ERROR step 200 assertion failed: expected {}",
+        "a".repeat(25_000)
+    );
+    std::fs::write(root.path().join("run.log"), log.join("\n") + "\n").unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let question = "why did step 200 fail?";
+    let r = c.call(
+        "read",
+        json!({"path": "run.log", "context_focus_question": question, "max_output_bytes": 4000}),
+    );
+    let page = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(page.contains("ERROR step 200 assertion failed"), "{page}");
+    assert!(
+        page.contains("…[line 201 is 24.5 KiB: recover_text prune_id="),
+        "{page}"
+    );
+    assert!(page.len() <= 4000, "{} bytes", page.len());
+    // A window before the long line, of a copy (the same text under the same name would be the
+    // same id, whose record has the line shown): the file is stored whole, the line never shown.
+    std::fs::write(root.path().join("copy.log"), log.join("\n") + "\n").unwrap();
+    let r = c.call(
+        "read",
+        json!({"path": "copy.log", "offset": 1, "limit": 100, "context_focus_question": question}),
+    );
+    let id = prune_id(&r["result"]);
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": question, "max_output_bytes": 2000}),
+    );
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("ERROR step 200 assertion failed"), "{text}");
+    assert!(text.contains("…[line 201 is 24.5 KiB"), "{text}");
+    assert!(text.len() <= 2000, "{} bytes: {text}", text.len());
+}

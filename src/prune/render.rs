@@ -28,6 +28,25 @@ pub enum Markers {
     Compact,
 }
 
+/// Line `n` of the stored text `prune_id` as a result shows it: whole when it is at most `limit`
+/// bytes, else its first `limit` bytes and how to read it whole. A line longer than the budget
+/// could not be shown at all (a pruned page cut before it; an answer by question went over).
+pub fn clip_long_line<'a>(
+    line: &'a str,
+    n: usize,
+    limit: usize,
+    prune_id: &str,
+) -> std::borrow::Cow<'a, str> {
+    if line.len() <= limit {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    std::borrow::Cow::Owned(format!(
+        "{} …[line {n} is {}: recover_text prune_id={prune_id} ranges=[{{start_line:{n},end_line:{n}}}]]",
+        crate::budget::clip_utf8(line, limit),
+        crate::budget::human_bytes(line.len() as u64),
+    ))
+}
+
 /// The compact marker of removed lines `start..=end`: `[… lines a-b]`, `[… line a]` (7 o200k
 /// tokens with its newline; `[… lines a-b pruned]` took 9, `⟦lines a-b pruned⟧` 14), with what
 /// the run hides when there is a label: `[… lines 120-154: fn parse_escape, fn decode +2 more]`.

@@ -264,8 +264,18 @@ pub(crate) async fn by_question(
             (part, first)
         }
     };
-    let lines = engine::split_lines(&text);
+    let budget = budget::for_call(&app.config, input.max_output_bytes.as_ref().map(|m| m.0));
     let offset = first_line - 1;
+    // A line longer than a quarter of the budget is answered clipped, saying how to read it whole
+    // (whole, it could not fit, and the answer went over the budget).
+    let long = (budget / 4).max(budget::MAX_LINE_BYTES);
+    let clipped: Vec<std::borrow::Cow<str>> = engine::split_lines(&text)
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| render::clip_long_line(l, first_line + i, long, &input.prune_id))
+        .collect();
+    // Ranked and fitted as they will be shown.
+    let lines: Vec<&str> = clipped.iter().map(|l| l.as_ref()).collect();
     recorded.resize(offset + lines.len(), false);
     let mut shown = recorded[offset..].to_vec();
     if let Some(within) = within {
@@ -284,7 +294,6 @@ pub(crate) async fn by_question(
     // numbers, as in the pruned result the question follows (the `N│ ` prefixes cost 1.4 to 2.1
     // points of two calls' reduction on the benchmark's code cases, dev split).
     let numbered = input.include_line_numbers.unwrap_or(false);
-    let budget = budget::for_call(&app.config, input.max_output_bytes.as_ref().map(|m| m.0));
     let total = lines.len();
     let stored_lines = entry.line_count().max(offset + total);
     let from = Part {
