@@ -241,17 +241,24 @@ fn parse(
         }
         if i - start > MAX_PARAGRAPH_LINES {
             // Not a paragraph: lines with no blank one between them (a list, notes, a plain
-            // text file, a long table). Each line is ranked on its own; a table's header and
-            // its `|---|` rule stay, as a heading does, so a kept row keeps its column names.
+            // text file, a long table). Each line is ranked on its own, but an indented line
+            // that is no list item continues the one above (a wrapped list item stays whole);
+            // a table's header and its `|---|` rule stay, as a heading does, so a kept row
+            // keeps its column names.
             let mut start = start;
             if lines[start].contains('|') && is_table_rule(lines[start + 1]) {
                 kinds[start] = Line::Rule;
                 kinds[start + 1] = Line::Rule;
                 start += 2;
             }
-            for (l, kind) in kinds.iter_mut().enumerate().take(i).skip(start) {
-                *kind = Line::Block(blocks.len() as u32);
-                blocks.push(l..l + 1);
+            for l in start..i {
+                let continues =
+                    l > start && lines[l].starts_with([' ', '\t']) && !is_list_item(lines[l]);
+                match blocks.last_mut() {
+                    Some(b) if continues && b.end == l => b.end = l + 1,
+                    _ => blocks.push(l..l + 1),
+                }
+                kinds[l] = Line::Block(blocks.len() as u32 - 1);
             }
             continue;
         }
@@ -259,6 +266,17 @@ fn parse(
         blocks.push(start..i);
     }
     (kinds, blocks)
+}
+
+/// Whether `line` opens a list item: `-`, `*` or `+` then a space, or digits then `.` or `)` and
+/// a space, after any indentation.
+fn is_list_item(line: &str) -> bool {
+    let t = line.trim_start();
+    if t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ") {
+        return true;
+    }
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
 }
 
 /// A Markdown table's rule under its header: `|---|:--:|`, pipes, dashes, colons and spaces.
@@ -345,6 +363,29 @@ mod tests {
             .map(|(l, _)| l.to_string())
             .collect();
         (kept, d)
+    }
+
+    /// A list of 80 wrapped items (no blank line): the item about the goal is kept with its
+    /// continuation line, not cut in half.
+    #[test]
+    fn a_long_list_keeps_a_wrapped_item_whole() {
+        let mut doc = String::new();
+        for i in 0..80 {
+            doc.push_str(&format!(
+                "- Release {i}: fixed the parser for case {i},\n  and more.\n"
+            ));
+        }
+        doc.push_str(
+            "- Fixed the websocket reconnect loop leaking memory\n  after a TLS timeout.\n",
+        );
+        let (kept, _) = run(&doc, "which release fixed the websocket reconnect leak?");
+        assert_eq!(
+            kept,
+            [
+                "- Fixed the websocket reconnect loop leaking memory",
+                "  after a TLS timeout."
+            ]
+        );
     }
 
     /// A table of 100 rows (no blank line): the row about the goal is kept with the table's
