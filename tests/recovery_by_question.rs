@@ -543,17 +543,24 @@ fn a_window_read_with_a_question_numbers_and_recovers_as_the_file_does() {
     }
 }
 
+/// A server whose pruner takes at most 64 KiB, over a root holding `big.rs`: 40 copies of
+/// [`source`], over 200 KB.
+fn big_file_server() -> (tempfile::TempDir, StdioClient, String) {
+    let src: String = (0..40).map(|_| source()).collect();
+    assert!(src.len() > 200_000);
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("big.rs"), &src).unwrap();
+    let mut c = StdioClient::spawn(root.path(), &["--max-prune-input-bytes", "65536"]);
+    c.initialize();
+    (root, c, src)
+}
+
 /// A window of a file over the pruner's input cap: its recovery by question is answered from the
 /// part the window came from (the file is too large to prune whole), numbered as the file.
 #[test]
 fn a_window_of_a_file_over_the_pruner_cap_is_recovered_by_question_from_where_it_was() {
-    let src: String = (0..40).map(|_| source()).collect();
+    let (_root, mut c, src) = big_file_server();
     let raw: Vec<&str> = src.lines().collect();
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join("big.rs"), &src).unwrap();
-    assert!(src.len() > 200_000);
-    let mut c = StdioClient::spawn(root.path(), &["--max-prune-input-bytes", "65536"]);
-    c.initialize();
     let question = "what does verify_token return?";
     let r = c.call(
         "read",
@@ -579,12 +586,8 @@ fn a_window_of_a_file_over_the_pruner_cap_is_recovered_by_question_from_where_it
 /// answered from the first shown line on, and the far ranges lay past the cap).
 #[test]
 fn over_the_cap_a_question_with_ranges_is_answered_where_the_ranges_are() {
-    let src: String = (0..40).map(|_| source()).collect();
+    let (_root, mut c, src) = big_file_server();
     let raw: Vec<&str> = src.lines().collect();
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join("big.rs"), &src).unwrap();
-    let mut c = StdioClient::spawn(root.path(), &["--max-prune-input-bytes", "65536"]);
-    c.initialize();
     let question = "what does verify_token return?";
     let r = c.call(
         "read",

@@ -43,11 +43,6 @@ async fn shape_items(
     question: Option<&str>,
     label: &str,
 ) -> Option<PruningMetadata> {
-    let total: usize = items
-        .iter()
-        .filter(|v| is_text(v))
-        .map(|v| v["text"].as_str().map_or(0, str::len))
-        .sum();
     // The texts keep at least a quarter of the budget: a result whose untouched parts take more
     // (a `structuredContent` that repeats the text) still shows its text, pruned and cut.
     let room = p.budget.saturating_sub(fixed).max(p.budget / TEXT_FLOOR);
@@ -56,6 +51,7 @@ async fn shape_items(
         .filter(|v| is_text(v))
         .map(|v| v["text"].as_str().map_or(0, str::len))
         .collect();
+    let total: usize = sizes.iter().sum();
     let shares = shares(&sizes, room.min(total));
     let cut = sizes
         .iter()

@@ -243,24 +243,13 @@ impl Pruner {
         };
         match plan {
             Ok(plan) => {
-                // Under a budget, a kept line longer than a quarter of it is shown clipped, with
-                // how to read it whole (whole, it could not fit, and the page was cut before it).
-                let shown: Vec<std::borrow::Cow<str>> = match job.budget {
-                    Some(b) => {
-                        let long = (b / 4).max(crate::budget::MAX_LINE_BYTES);
-                        lines
-                            .iter()
-                            .enumerate()
-                            .map(|(i, l)| {
-                                render::clip_long_line(l, first_line + i, long, &prune_id)
-                            })
-                            .collect()
-                    }
-                    None => lines
-                        .iter()
-                        .map(|l| std::borrow::Cow::Borrowed(*l))
-                        .collect(),
-                };
+                // Under a budget, a kept line longer than a quarter of it is shown clipped.
+                let shown = render::clip_long_lines(
+                    &lines,
+                    first_line,
+                    job.budget.unwrap_or(usize::MAX),
+                    &prune_id,
+                );
                 let shown: Vec<&str> = shown.iter().map(|l| l.as_ref()).collect();
                 let rendered = render::render_from(
                     &shown,

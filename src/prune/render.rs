@@ -28,23 +28,33 @@ pub enum Markers {
     Compact,
 }
 
-/// Line `n` of the stored text `prune_id` as a result shows it: whole when it is at most `limit`
-/// bytes, else its first `limit` bytes and how to read it whole. A line longer than the budget
-/// could not be shown at all (a pruned page cut before it; an answer by question went over).
-pub fn clip_long_line<'a>(
-    line: &'a str,
-    n: usize,
-    limit: usize,
+/// `lines` of the stored text `prune_id` (the first is line `first_line`) as a result within
+/// `budget` bytes shows them: a line longer than a quarter of the budget (and than
+/// [`crate::budget::MAX_LINE_BYTES`]) is clipped to that, followed by how to read it whole. Whole,
+/// such a line could not be shown at all (a pruned page was cut before it; an answer by question
+/// went over its budget).
+pub fn clip_long_lines<'a>(
+    lines: &[&'a str],
+    first_line: usize,
+    budget: usize,
     prune_id: &str,
-) -> std::borrow::Cow<'a, str> {
-    if line.len() <= limit {
-        return std::borrow::Cow::Borrowed(line);
-    }
-    std::borrow::Cow::Owned(format!(
-        "{} …[line {n} is {}: recover_text prune_id={prune_id} ranges=[{{start_line:{n},end_line:{n}}}]]",
-        crate::budget::clip_utf8(line, limit),
-        crate::budget::human_bytes(line.len() as u64),
-    ))
+) -> Vec<std::borrow::Cow<'a, str>> {
+    let limit = (budget / 4).max(crate::budget::MAX_LINE_BYTES);
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, &line)| {
+            if line.len() <= limit {
+                return std::borrow::Cow::Borrowed(line);
+            }
+            let n = first_line + i;
+            std::borrow::Cow::Owned(format!(
+                "{} …[line {n} is {}: recover_text prune_id={prune_id} ranges=[{{start_line:{n},end_line:{n}}}]]",
+                crate::budget::clip_utf8(line, limit),
+                crate::budget::human_bytes(line.len() as u64),
+            ))
+        })
+        .collect()
 }
 
 /// The compact marker of removed lines `start..=end`: `[… lines a-b]`, `[… line a]` (7 o200k

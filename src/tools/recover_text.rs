@@ -268,12 +268,12 @@ pub(crate) async fn by_question(
     let offset = first_line - 1;
     // A line longer than a quarter of the budget is answered clipped, saying how to read it whole
     // (whole, it could not fit, and the answer went over the budget).
-    let long = (budget / 4).max(budget::MAX_LINE_BYTES);
-    let clipped: Vec<std::borrow::Cow<str>> = engine::split_lines(&text)
-        .into_iter()
-        .enumerate()
-        .map(|(i, l)| render::clip_long_line(l, first_line + i, long, &input.prune_id))
-        .collect();
+    let clipped = render::clip_long_lines(
+        &engine::split_lines(&text),
+        first_line,
+        budget,
+        &input.prune_id,
+    );
     // Ranked and fitted as they will be shown.
     let lines: Vec<&str> = clipped.iter().map(|l| l.as_ref()).collect();
     recorded.resize(offset + lines.len(), false);
