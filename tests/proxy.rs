@@ -37,12 +37,18 @@ fn upstream(which: &str) -> Option<Vec<String>> {
         ),
         _ => unreachable!(),
     };
-    let ready = (which == "paged" || exe.exists())
-        && (which != "issues"
-            || dir
-                .join(".venv/lib")
-                .read_dir()
-                .is_ok_and(|mut d| d.next().is_some()));
+    let ready = if which == "paged" {
+        std::process::Command::new("python3")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    } else {
+        exe.exists()
+    } && (which != "issues"
+        || dir
+            .join(".venv/lib")
+            .read_dir()
+            .is_ok_and(|mut d| d.next().is_some()));
     if !ready {
         eprintln!(
             "skipped: {} is not installed (run `bash interop/upstreams/install.sh`, which ./test.sh runs)",
