@@ -382,6 +382,61 @@ fn after_prune_text_a_recovery_by_question_returns_only_what_it_did_not_show() {
     }
 }
 
+/// A recovery by question ranks a `prune_text` text as the caller's `source_type` said, not as
+/// detection reads it: Lisp given as prose is not outlined as code the second time either, so
+/// its markers name no `defun` (detection reads it as code, and named them before).
+#[test]
+fn a_recovery_by_question_keeps_the_source_type_prune_text_was_given() {
+    const NAMES: [&str; 12] = [
+        "parse-escape",
+        "decode-hex",
+        "checksum-total",
+        "render-table",
+        "open-session",
+        "close-session",
+        "retry-backoff",
+        "flush-buffers",
+        "compress-block",
+        "expand-block",
+        "load-config",
+        "save-config",
+    ];
+    let mut text = String::new();
+    for (i, name) in NAMES.iter().enumerate() {
+        text.push_str(&format!(
+            "(defun {name} (input limit)\n  \"Does the {name} step.\"\n"
+        ));
+        for k in 0..8 {
+            text.push_str(&format!(
+                "  (let ((v{k} (mod (* (length input) {}) (+ limit {k}))))\n",
+                i * 31 + k
+            ));
+        }
+        text.push_str("    (+ v0 v7))\n\n");
+    }
+    let root = tempfile::tempdir().unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let question = "how does checksum-total handle the limit?";
+    let first = c.call(
+        "prune_text",
+        json!({"text": text, "goal_hint": question, "source_type": "docs",
+               "options": {"max_prune_ratio": 0.95, "min_keep_lines": 1}}),
+    );
+    let id = structured(&first["result"])["prune_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = c.call(
+        "recover_text",
+        json!({"prune_id": id, "context_focus_question": question}),
+    );
+    let answer = answer_lines(&r["result"]);
+    let markers: Vec<&str> = answer.lines().filter(|l| l.starts_with("[… ")).collect();
+    assert!(!markers.is_empty(), "{answer}");
+    assert!(markers.iter().all(|m| !m.contains("defun")), "{answer}");
+}
+
 /// A resource read by question holds its query to the tool's rules and names `/uri` in every
 /// refusal: a question that is not UTF-8 once decoded, given twice, longer than
 /// `context_focus_question` may be, or a URI with no prune id; a fragment is not part of the

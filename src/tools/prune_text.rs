@@ -18,6 +18,22 @@ pub const DEFAULT_MIN_KEEP_LINES: u64 = 20;
 /// Default soft `timeout_ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = 1500;
 
+/// What a stored `prune_text` text is listed as produced by: `prune_text`, or `prune_text as
+/// KIND` when the caller named its `source_type`, so that a recovery by question ranks it as the
+/// caller said rather than as detection reads it.
+pub fn origin(given: Option<SourceType>) -> String {
+    match given {
+        Some(kind) => format!("prune_text as {kind}"),
+        None => "prune_text".into(),
+    }
+}
+
+/// The `source_type` the caller gave for the stored text `origin` names, if one was given
+/// (the inverse of [`origin`]).
+pub fn given_source(origin: &str) -> Option<SourceType> {
+    origin.strip_prefix("prune_text as ")?.parse().ok()
+}
+
 /// The call's options, defaults applied.
 struct Options {
     /// The hard constraints the plan must meet.
@@ -64,7 +80,7 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         .unwrap_or_else(|| engine::detect_source_type(&input.text, None));
     let prune_id = ctx.app.store.put(
         &ctx.session.id,
-        "prune_text",
+        &origin(input.source_type),
         &budget::summary(&input.goal_hint),
         input.text.clone(),
     );

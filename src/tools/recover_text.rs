@@ -344,8 +344,11 @@ pub(crate) async fn by_question(
 /// The kind of text `entry` holds, as the result it came from pruned it: a file's by its path
 /// and text, a command's or a search's output as a log (whatever it looks like: a log of
 /// uniform lines reads as prose to detection, and its lines would then be fitted as paragraphs),
-/// `prune_text`'s by its text, a proxied text as the proxy judged it (JSON records as a log).
+/// `prune_text`'s as its caller named it or else by its text, a proxied text as the proxy judged it (JSON records as a log).
 fn source_of(entry: &Entry, text: &str) -> SourceType {
+    if let Some(given) = super::prune_text::given_source(&entry.origin) {
+        return given;
+    }
     match entry.origin.as_str() {
         "read" => pipeline::detect_source(text, Some(&entry.label)),
         "bash" | "grep" => SourceType::Logs,
