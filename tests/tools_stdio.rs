@@ -111,6 +111,22 @@ fn read_bash_grep_recover_health() {
             .contains("invalid UTF-8 replaced")
     );
 
+    // A short output asked about is returned whole; the header read with it counts on both
+    // sides, so pruning that saved nothing never reports more tokens after than before.
+    let r = c.call(
+        "bash",
+        json!({"cmd":"echo ok","context_focus_question":"did the build pass?"}),
+    )["result"]
+        .clone();
+    let p = &structured(&r)["pruning"];
+    assert_eq!(p["applied"], false, "{r}");
+    assert_eq!(p["tokens_before"], p["tokens_after"], "{r}");
+    assert_eq!(
+        p["tokens_after"],
+        mcp_pruner::tokens::count(text(&r)),
+        "{r}"
+    );
+
     let r = c.call(
         "bash",
         json!({"cmd":"echo out; echo err >&2; echo $FOO; pwd","cwd":"src","env":{"FOO":"bar"}}),

@@ -266,16 +266,28 @@ pub async fn tool_result(
             shaped.tokens_read = tokens::count(&sc.to_string()) as u64;
         }
         if shaped.pruning.tokens_after.is_some() {
-            shaped.pruning.tokens_after = Some(shaped.tokens_read);
+            settle(&mut shaped.pruning, shaped.tokens_read);
             if let Some(m) = shaped.result.pointer_mut(&format!(
                 "/_meta/{}/pruning",
                 json_pointer_escape(RESULT_META_KEY)
             )) {
                 m["tokens_after"] = shaped.tokens_read.into();
+                if let Some(before) = shaped.pruning.tokens_before {
+                    m["tokens_before"] = before.into();
+                }
             }
         }
     }
     shaped
+}
+
+/// Sets `pruning`'s `tokens_after` to `read`, the tokens the model reads, and its
+/// `tokens_before` as [`prune::pipeline::settled_before`] says.
+fn settle(pruning: &mut PruningMetadata, read: u64) {
+    pruning.tokens_after = Some(read);
+    if let Some(before) = pruning.tokens_before.as_mut() {
+        *before = prune::pipeline::settled_before(*before, pruning.applied, read);
+    }
 }
 
 /// `key` escaped as one JSON Pointer reference token (`~` and `/`).
@@ -373,7 +385,7 @@ async fn finish(
     let tokens_read = count_texts(&items);
     let text_bytes = text_bytes(&items);
     let mut pruning = merged.unwrap_or_else(|| not_attempted(reason, texts as u64));
-    pruning.tokens_after = Some(tokens_read);
+    settle(&mut pruning, tokens_read);
     if result.is_object() {
         result[key] = Value::Array(items);
         if !result.get("_meta").is_some_and(Value::is_object) {

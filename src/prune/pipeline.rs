@@ -524,6 +524,14 @@ pub fn widest_compact_marker(n: usize) -> usize {
     render::compact_marker(n.max(1), n.max(1) + 1, None).len() + 1
 }
 
+/// The `tokens_before` to report beside `read`, the tokens the model reads for the result.
+/// Unpruned, the result is what the model would read for the raw output, header and notes
+/// included, so the output's own count (`before`) is raised to it: a result that pruned nothing
+/// never reports more tokens after than before.
+pub fn settled_before(before: u64, applied: bool, read: u64) -> u64 {
+    if applied { before } else { before.max(read) }
+}
+
 /// Folds the metadata of a second pruned stream (bash stderr) into the first.
 pub fn merge_metadata(into: &mut PruningMetadata, other: &PruningMetadata) {
     into.raw_bytes += other.raw_bytes;

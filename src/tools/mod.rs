@@ -461,10 +461,13 @@ async fn run(name: &str, arguments: Value, ctx: &ToolCtx) -> Result<(ToolOutput,
         .and_then(Value::as_object_mut)
     {
         pruning.insert("tokens_after".into(), json!(returned));
+        let applied = pruning.get("applied") == Some(&json!(true));
         if let Some(before) = pruning.get("tokens_before").and_then(Value::as_u64) {
+            let settled = crate::prune::pipeline::settled_before(before, applied, returned);
+            pruning.insert("tokens_before".into(), json!(settled));
             ctx.app
                 .tokens_saved
-                .fetch_add(before.saturating_sub(returned), Ordering::Relaxed);
+                .fetch_add(settled.saturating_sub(returned), Ordering::Relaxed);
         }
         // A failure built before there was output has no reason yet; one whose output skipped
         // pruning (timeout, cancel) was told "no question". Say what is true of this call.
