@@ -101,6 +101,10 @@ pub(crate) struct Draft {
     /// What lines introduce, sorted by line (code: definitions, docs: headings): the names a
     /// marker shows for the run holding them ([`super::names`]).
     pub(crate) names: Vec<Name>,
+    /// Code: each definition's signature lines and its whole span (doc comment through body). A
+    /// second look that returns any line of the span returns the signature with it
+    /// ([`super::plan_more`]), so a body never comes back without the line that says whose it is.
+    pub(crate) heads: Vec<(Range<usize>, Range<usize>)>,
 }
 
 impl Draft {
@@ -116,6 +120,7 @@ impl Draft {
             structure: vec![false; n],
             idle_share: None,
             names: Vec::new(),
+            heads: Vec::new(),
         }
     }
 

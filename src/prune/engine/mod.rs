@@ -412,6 +412,24 @@ pub fn plan_more(
             }
         }
     }
+    // A definition comes back from its signature: a candidate line of its span brings the
+    // signature lines not shown yet, ranked with the best of the span.
+    for (sig, span) in &draft.heads {
+        let best = span
+            .clone()
+            .filter(|&i| draft.keep[i] && !was_shown(i))
+            .map(|i| draft.score[i])
+            .fold(f32::NEG_INFINITY, f32::max);
+        if best == f32::NEG_INFINITY {
+            continue;
+        }
+        for i in sig.clone().filter(|&i| !was_shown(i)) {
+            if !draft.keep[i] {
+                draft.keep[i] = true;
+            }
+            draft.score[i] = draft.score[i].max(best);
+        }
+    }
     // What the first result showed is no news: its definitions are not named again.
     draft.names.retain(|n| !was_shown(n.line));
     let cap = if narrowed {

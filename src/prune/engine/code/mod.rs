@@ -167,6 +167,16 @@ fn decide(lines: &[&str], q: &Query, m: &Matches, o: &outline::Outline, draft: &
         from_the_top(&o.units, lines)
     };
     draft.names = parts::names(lines, o, m, &scores, None);
+    draft.heads = o
+        .units
+        .iter()
+        .map(|u| {
+            (
+                u.sig.clone(),
+                u.pre.start.min(u.sig.start)..u.body.end.max(u.sig.end),
+            )
+        })
+        .collect();
     for (k, u) in o.units.iter().enumerate() {
         if let Some(close) = u.close {
             draft.closers.push((u.body.start..close, close));
