@@ -260,7 +260,10 @@ impl Pruner {
                     job.text.ends_with('\n'),
                     first_line,
                 );
-                let after = tokens::count(&rendered.pruned_text) as u64;
+                // The note naming the prune id goes out with the markers (`[pruned stdout
+                // lines: recover_text prune_id=…]` at the widest): it is part of the cost.
+                let note = tokens::count(&render::compact_note("stdout", &prune_id)) as u64 + 1;
+                let after = tokens::count(&rendered.pruned_text) as u64 + note;
                 events::pruner_call_ok(
                     ctx.request_id,
                     job.tool,
