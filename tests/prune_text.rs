@@ -166,3 +166,61 @@ fn an_expired_id_says_so() {
         "{r}"
     );
 }
+
+/// Text that JSON escapes heavily (a coloured build log's `\u001b`, a template's quotes) is
+/// pruned to fit the budget as JSON: every removed range is a numbered marker with its
+/// annotation, never a head-and-tail cut that names no line numbers (which the 85% allowance
+/// for escaping gave a Svelte file and a coloured log before).
+#[test]
+fn escaped_text_is_pruned_to_fit_as_json_with_numbered_markers() {
+    let log: String = (1..=400)
+        .map(|i| {
+            if i == 300 {
+                "\u{1b}[1m\u{1b}[31merror\u{1b}[0m: link failed for \u{1b}[1mcrate300\u{1b}[0m\n".into()
+            } else {
+                format!("\u{1b}[1m\u{1b}[32m   Compiling\u{1b}[0m \u{1b}[1mcrate{i}\u{1b}[0m v0.{i}.0 \u{1b}[2m(/src/crate{i})\u{1b}[0m\n")
+            }
+        })
+        .collect();
+    let quoted: String = (1..=300)
+        .map(|i| {
+            format!(
+                "  \"f{i}\": \"{{\\\"id\\\":\\\"f{i}\\\",\\\"class\\\":\\\"field\\\",\\\"on\\\":\\\"save\\\"}}\",\n"
+            )
+        })
+        .collect();
+    assert!(
+        quoted.starts_with("  \"f1\": \"{\\\"id\\\":\\\"f1\\\","),
+        "{quoted:.80}"
+    );
+    let root = tempfile::tempdir().unwrap();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    let marker = regex::Regex::new(MARKER).unwrap();
+    for (input, goal) in [
+        (&log, "which crates were compiled before the link failed?"),
+        (&quoted, "where is the field f150 saved?"),
+    ] {
+        for budget in [2048, 4096, 10240] {
+            let r = c.call(
+                "prune_text",
+                json!({"text": input, "goal_hint": goal, "max_output_bytes": budget}),
+            );
+            let t = common::text(&r["result"]);
+            assert!(t.len() <= budget, "{} > {budget}", t.len());
+            let v: Value = serde_json::from_str(t).unwrap();
+            let pruned = v["pruned_text"].as_str().unwrap();
+            assert!(!pruned.contains("omitted here"), "{budget}: {pruned}");
+            let markers = pruned.lines().filter(|l| l.starts_with('⟦')).count();
+            assert!(markers > 0, "{budget}: {pruned}");
+            assert!(
+                pruned
+                    .lines()
+                    .filter(|l| l.starts_with('⟦'))
+                    .all(|l| marker.is_match(l)),
+                "{budget}: {pruned}"
+            );
+            assert_eq!(v["stats"]["used_fallback"], false, "{v}");
+        }
+    }
+}

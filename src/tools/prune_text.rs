@@ -218,7 +218,7 @@ async fn plan_for(
     }
     let (text, goal, limits) = (input.text.clone(), input.goal_hint.clone(), opts.limits);
     let text_budget = engine::TextBudget {
-        bytes: text_budget(budget_bytes),
+        bytes: text_budget(budget_bytes, &input.text),
         marker_bytes: crate::prune::widest_marker(prune_id, lines_total),
     };
     let work = tokio::task::spawn_blocking(move || {
@@ -237,11 +237,32 @@ async fn plan_for(
     no_op(lines_total)
 }
 
-/// Bytes the pruned text may take inside a `prune_text` result of `budget` bytes: the JSON around
-/// it (stats, summary, warnings) and its escaping (quotes, backslashes, newlines) take the rest;
-/// annotations are dropped first when they do not fit (the markers carry the same ranges).
-fn text_budget(budget: usize) -> usize {
-    budget.saturating_sub(1024) * 85 / 100
+/// Bytes the pruned text of `text` may take inside a `prune_text` result of `budget` bytes: the
+/// JSON around it (stats, summary, warnings) takes 1 KiB, and its escaping (quotes, backslashes,
+/// newlines) a sixth of the rest, or as much as the whole text's escaping takes when that is
+/// more (a Svelte file's quotes, a coloured log's `\u001b`: the text then fitted the engine's
+/// budget and its JSON did not, and was cut to head and tail with no line numbers); annotations
+/// are dropped first when they do not fit (the markers carry the same ranges).
+fn text_budget(budget: usize, text: &str) -> usize {
+    let room = budget.saturating_sub(1024);
+    let escaped = json_escaped_len(text);
+    if escaped * 85 <= text.len() * 100 {
+        room * 85 / 100
+    } else {
+        (room as u128 * text.len() as u128 / escaped as u128) as usize
+    }
+}
+
+/// Bytes of `text` written as the inside of a JSON string by `serde_json`: `"` and `\` and the
+/// short escapes take 2 bytes, other control characters 6 (`\u001b`), everything else itself.
+fn json_escaped_len(text: &str) -> usize {
+    text.bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..0x20 => 6,
+            _ => 1,
+        })
+        .sum()
 }
 
 fn no_op(n: usize) -> Plan {
@@ -305,4 +326,20 @@ fn fit(result: &mut PruneTextResult, budget_bytes: usize) -> (ToolOutput, bool) 
     });
     result.pruned_text = budget::page::head_tail(&whole, k, &result.prune_id, false).0;
     (out(result), true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The escaped length is what `serde_json` writes between the quotes.
+        #[test]
+        fn json_escaped_len_matches_serde_json(text in "[a\"\\\\\n\r\t\u{1b}\u{7f}é\u{0}\u{8}\u{c} ]{0,64}") {
+            proptest::prop_assert_eq!(
+                json_escaped_len(&text),
+                serde_json::to_string(&text).unwrap().len() - 2
+            );
+        }
+    }
 }
