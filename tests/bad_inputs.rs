@@ -347,6 +347,17 @@ fn every_bad_input_over_stdio_gets_its_documented_error() {
         "{resp}"
     );
     assert_eq!(c.request("ping", json!({}))["result"], json!({}));
+    // A value too long to repeat is cut, with its own length (not its JSON form's, quotes and
+    // escapes included: a 1,001-character question was said to have 1,003).
+    let question = format!("{}?", "why \"x\" ".repeat(125));
+    let r = c.call(
+        "read",
+        json!({"path": "hello.txt", "context_focus_question": question}),
+    );
+    let message = r["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert!(message.contains("… (1001 characters)"), "{message}");
     assert!(c.close().success());
 }
 

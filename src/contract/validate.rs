@@ -76,7 +76,13 @@ fn without_long_instance(message: String, instance: &Value) -> String {
     if quoted.chars().count() <= ECHO_MAX_CHARS || !message.contains(&quoted) {
         return message;
     }
-    message.replacen(&quoted, &echo(&quoted), 1)
+    let mut cut = echo(&quoted);
+    if let Value::String(s) = instance {
+        // The count is the value's characters, not those of its JSON form (quotes, escapes).
+        let head: String = quoted.chars().take(ECHO_MAX_CHARS).collect();
+        cut = format!("{head}… ({} characters)", s.chars().count());
+    }
+    message.replacen(&quoted, &cut, 1)
 }
 
 /// Escapes a property name for use as a JSON pointer segment (RFC 6901).
