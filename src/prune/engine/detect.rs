@@ -8,13 +8,17 @@ use crate::contract::types::SourceType;
 /// Lines looked at when guessing from content.
 const SAMPLE_LINES: usize = 4000;
 
+/// Extensions of code files. A language whose comments start with `#` must be here: read by its
+/// content, a file of `# banner` comments looks like Markdown headings (CoffeeScript, Nim, Tcl,
+/// Starlark, Crystal), and one of `--` banners like prose (Ada).
 const CODE_EXTENSIONS: &[&str] = &[
-    "bash", "bat", "c", "cc", "cfg", "cjs", "clj", "cmake", "cpp", "cs", "css", "cxx", "dart",
-    "el", "erl", "ex", "exs", "fish", "fs", "go", "gradle", "graphql", "groovy", "h", "hcl", "hh",
-    "hpp", "hs", "htm", "html", "hxx", "ini", "java", "jl", "js", "json", "json5", "jsonc", "jsx",
-    "kt", "kts", "less", "lua", "m", "mjs", "mk", "ml", "mli", "mm", "nix", "php", "pl", "pm",
-    "proto", "ps1", "py", "pyi", "r", "rb", "rs", "sass", "scala", "scss", "sh", "sol", "sql",
-    "svelte", "swift", "tf", "toml", "ts", "tsx", "v", "vue", "xml", "yaml", "yml", "zig", "zsh",
+    "adb", "ads", "bash", "bat", "bzl", "c", "cc", "cfg", "cjs", "clj", "cmake", "coffee", "cpp",
+    "cr", "cs", "css", "cxx", "dart", "el", "erl", "ex", "exs", "fish", "fs", "go", "gradle",
+    "graphql", "groovy", "h", "hcl", "hh", "hpp", "hs", "htm", "html", "hxx", "ini", "java", "jl",
+    "js", "json", "json5", "jsonc", "jsx", "kt", "kts", "less", "lua", "m", "mjs", "mk", "ml",
+    "mli", "mm", "nim", "nims", "nix", "php", "pl", "pm", "proto", "ps1", "py", "pyi", "r", "rb",
+    "rs", "sass", "scala", "scss", "sh", "sol", "sql", "star", "svelte", "swift", "tcl", "tf",
+    "toml", "ts", "tsx", "v", "vue", "xml", "yaml", "yml", "zig", "zsh",
 ];
 const DOC_EXTENSIONS: &[&str] = &[
     "adoc", "asciidoc", "markdown", "md", "mdown", "mdx", "org", "rst", "rtf", "tex", "textile",
@@ -449,6 +453,46 @@ mod tests {
         assert_eq!(detect_source_type(md, None), SourceType::Docs);
         assert_eq!(detect_source_type("", None), SourceType::Docs);
         assert_eq!(detect_source_type("L1\nL2\nL3", None), SourceType::Docs);
+    }
+
+    #[test]
+    fn hash_and_dash_commented_languages_are_code_by_their_extension() {
+        // Read by content, these banners made Markdown headings of a code file.
+        let coffee = "# `nodes.coffee` contains all of the node classes.\n\n# Import the helpers.\n{compact, flatten} = require './helpers'\n\n# The base class.\nexports.Base = class Base\n";
+        let ada = "--  Alire\n--  Copyright\n\npackage body Alr.Bootstrap is\nend Alr.Bootstrap;\n";
+        for (text, path) in [
+            (coffee, "src/nodes.coffee"),
+            (
+                "## This module handles develop files.\n\nimport std/json\n",
+                "developfile.nim",
+            ),
+            (
+                "# ncgi.tcl\n#\n# Basic support.\n\npackage require Tcl 8.5\n",
+                "ncgi.tcl",
+            ),
+            (
+                "# Rules for Go.\n\nload(\"//x:y.bzl\", \"z\")\n",
+                "defs.star",
+            ),
+            (
+                "# Rules for Go.\n\nload(\"//x:y.bzl\", \"z\")\n",
+                "defs.bzl",
+            ),
+            ("# A shard.\n\nmodule Kemal\nend\n", "kemal.cr"),
+            (ada, "alr-bootstrap.adb"),
+            (ada, "alr-bootstrap.ads"),
+        ] {
+            assert_eq!(
+                detect_source_type(text, Some(path)),
+                SourceType::Code,
+                "{path}"
+            );
+        }
+        assert_eq!(
+            detect_source_type(coffee, None),
+            SourceType::Docs,
+            "by content, Markdown"
+        );
     }
 }
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! Definitions of languages whose definitions start at the left margin and go on in indented
 //! lines: Haskell's and OCaml's equations, Erlang's function clauses, the Lisps' `(defn ...)`
-//! forms, SQL's `CREATE` statements. The brace and indentation walks find no definitions there
+//! forms (a docstring's lines at the margin start nothing), SQL's `CREATE` statements (with their
+//! `RETURNS`, `$BODY$`, `DECLARE` and `BEGIN`), Pascal's procedures (with their `var` and
+//! `begin`). The brace and indentation walks find no definitions there
 //! (or an Erlang record's braces) and leave most of the code loose; the code strategy then ranks
 //! its paragraphs. These definitions name what its markers hide: each run of lines from a line at
 //! the margin through the lines before the next one, the consecutive clauses of one name (a type
@@ -31,6 +33,9 @@ const LEAD_WORDS: &[&str] = &[
     "func",
     "sub",
     "proc",
+    "procedure",
+    "constructor",
+    "destructor",
     "local",
     "async",
     "let",
@@ -71,6 +76,9 @@ const KIND_WORDS: &[&str] = &[
     "func",
     "sub",
     "proc",
+    "procedure",
+    "constructor",
+    "destructor",
     "data",
     "type",
     "newtype",
@@ -85,9 +93,11 @@ const KIND_WORDS: &[&str] = &[
 ];
 
 /// Words at the margin that continue what is above them rather than start a definition (OCaml's
-/// `in`, Haskell's `where` or `deriving` on a line of their own, a Lisp's or Ruby's `end`).
+/// `in`, Haskell's `where` or `deriving` on a line of their own, a Lisp's or Ruby's `end`, the
+/// `begin` of a Pascal procedure's body, the `DECLARE` and `BEGIN` of a SQL function's).
 const CONTINUING_WORDS: &[&str] = &[
-    "in", "then", "else", "where", "deriving", "end", "do", "with", "of",
+    "in", "then", "else", "where", "deriving", "end", "do", "with", "of", "begin", "BEGIN",
+    "Begin", "declare", "DECLARE", "END",
 ];
 
 /// One definition found at the margin.
@@ -133,9 +143,23 @@ pub(crate) fn units(lines: &[&str], o: &Outline) -> Vec<MarginUnit> {
         .iter()
         .map(|r| !matches!(r, Role::Import | Role::Header))
         .collect();
+    let mut in_string = o.in_string.clone();
+    // A Lisp's docstrings go on at the margin (`"Return the file.\nIf it is not tracked, nil."`):
+    // their lines start nothing. The walks' scan knows neither its strings over several lines
+    // nor its character literals (`?\"`).
+    let lisp = lisp_strings(lines);
+    let forms = (0..lines.len())
+        .filter(|&i| lines[i].starts_with('(') && !is_comment(i) && !lisp[i])
+        .count();
+    let margin_lines = (0..lines.len())
+        .filter(|&i| starts_definition(lines[i]) && !is_comment(i) && !lisp[i])
+        .count();
+    if forms * 2 > margin_lines {
+        in_string = lisp;
+    }
     let starts: Vec<bool> = (0..lines.len())
         .map(|i| {
-            open[i] && !is_comment(i) && !o.doc[i] && !o.in_string[i] && starts_definition(lines[i])
+            open[i] && !is_comment(i) && !o.doc[i] && !in_string[i] && starts_definition(lines[i])
         })
         .collect();
     // A brace language whose walk went wrong (a file cut out of a larger one, a template in a
@@ -194,6 +218,34 @@ pub(crate) fn units(lines: &[&str], o: &Outline) -> Vec<MarginUnit> {
     out
 }
 
+/// Which lines of a Lisp start inside a string begun on an earlier line (a docstring's second
+/// line on): `"` opens and closes strings, `\` escapes in them, `;` comments out the rest of a
+/// line, and a character literal (Clojure's `\"`, Emacs Lisp's `?\"` and `?"`, Racket's and
+/// Common Lisp's `#\"`) opens none.
+fn lisp_strings(lines: &[&str]) -> Vec<bool> {
+    let mut inside = false;
+    lines
+        .iter()
+        .map(|line| {
+            let starts_inside = inside;
+            let b = line.as_bytes();
+            let mut k = 0;
+            while k < b.len() {
+                match (inside, b[k]) {
+                    (true, b'\\') => k += 1,
+                    (true, b'"') | (false, b'"') => inside = !inside,
+                    (false, b';') => break,
+                    (false, b'\\') => k += 1,
+                    (false, b'?') if b.get(k + 1) == Some(&b'"') => k += 1,
+                    _ => {}
+                }
+                k += 1;
+            }
+            starts_inside
+        })
+        .collect()
+}
+
 /// A comment in the syntaxes of the margin languages, at the start of a line: Haskell's and
 /// SQL's `--`, `{-`, the Lisps' `;`, Erlang's and TeX's `%`, OCaml's `(*`, a shell's `#`.
 fn comment_at_margin(line: &str) -> bool {
@@ -204,7 +256,8 @@ fn comment_at_margin(line: &str) -> bool {
 }
 
 /// A line at the left margin that can start a definition: not indented, not a continuation of
-/// what is above it (a closing bracket, an operator, `in`, `where`, `end`).
+/// what is above it (a closing bracket, an operator, `in`, `where`, `end`, a Pascal procedure's
+/// `var` and `begin`, a SQL function's `RETURNS`, `$BODY$` and `DECLARE`).
 fn starts_definition(line: &str) -> bool {
     let Some(first) = line.chars().next() else {
         return false;
@@ -212,14 +265,40 @@ fn starts_definition(line: &str) -> bool {
     if !(first.is_alphanumeric() || matches!(first, '_' | '(' | '-' | '@' | '$' | '.')) {
         return false;
     }
-    if first == '.' || line.starts_with("-}") || line.starts_with("->") {
+    if first == '.' || line.starts_with("-}") || line.starts_with("->") || dollar_quote(line) {
         return false;
     }
     let word = trimmed(line)
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .next()
         .unwrap_or("");
-    !CONTINUING_WORDS.contains(&word)
+    // Pascal's `var` or `const` alone opens a procedure's declarations, above its `begin`.
+    let section = matches!(trimmed(line), "var" | "const" | "VAR" | "CONST");
+    let sql_clause = SQL_CLAUSES.iter().any(|c| word.eq_ignore_ascii_case(c));
+    !CONTINUING_WORDS.contains(&word) && !section && !sql_clause
+}
+
+/// The clauses of a SQL `CREATE FUNCTION` written at the margin below its parameters: they go
+/// on with it.
+const SQL_CLAUSES: &[&str] = &[
+    "returns",
+    "language",
+    "as",
+    "immutable",
+    "stable",
+    "volatile",
+    "strict",
+    "security",
+    "parallel",
+    "cost",
+];
+
+/// A line opening or closing a SQL function's dollar-quoted body (`$$`, `$BODY$ DECLARE`): the
+/// function goes on.
+fn dollar_quote(line: &str) -> bool {
+    line.strip_prefix('$')
+        .and_then(|r| r.split_once('$'))
+        .is_some_and(|(tag, _)| tag.chars().all(|c| c.is_alphanumeric() || c == '_'))
 }
 
 /// The name a line at the margin defines, past the words that say what kind of thing it is:
@@ -233,13 +312,15 @@ fn name(line: &str) -> Option<&str> {
     if let Some(form) = rest.strip_prefix('(')
         && let Some(after) = lisp_definer(form)
     {
-        return ident(after.trim_start().trim_start_matches('('), true);
+        return ident(after.trim_start().trim_start_matches(['(', '[']), true);
     }
     let (_, rest) = lead(rest);
     if rest.starts_with('(') {
-        // An operator: `(<>) ::`.
+        // An operator: `(<>) ::`, symbols only between the parentheses; a Lisp form that
+        // defines nothing (`(provide ...)`, `(when ...)`) names nothing.
         let end = rest.find(')')? + 1;
-        return (end > 2).then(|| &rest[..end]);
+        let symbol = rest[1..end - 1].chars().all(|c| c.is_ascii_punctuation());
+        return (end > 2 && symbol).then(|| &rest[..end]);
     }
     ident(rest, false)
 }
@@ -322,7 +403,8 @@ fn lead(t: &str) -> (Option<&str>, &str) {
         if end == 0 || !LEAD_WORDS.contains(&word) {
             return (kind, rest);
         }
-        if kind.is_none() && KIND_WORDS.contains(&word) {
+        // Pascal's `class function` is a function, `class procedure` a procedure.
+        if matches!(kind, None | Some("class")) && KIND_WORDS.contains(&word) {
             kind = Some(word);
         }
         rest = rest[end..].trim_start();
@@ -331,32 +413,47 @@ fn lead(t: &str) -> (Option<&str>, &str) {
 }
 
 /// After a Lisp form's `(`: the rest past its defining word (`defn`, `defn-`, `defmacro`,
-/// `define`, `defun`, `defmethod`, ..., and Clojure's `ns`), or `None` when the form defines
-/// nothing.
+/// `define`, `defun`, `defmethod`, ..., and Clojure's `ns`; a part of the word after a `-`, `/` or
+/// `:` may say it: Racket's `define/cond-contract`, Emacs Lisp's `cl-defgeneric` and
+/// `gv-define-setter`, `s/defn`), or `None` when the form defines nothing (`provide`, `require`,
+/// `when`, `let`, `declaim`).
 fn lisp_definer(form: &str) -> Option<&str> {
     let word_end = form
         .find(|c: char| c.is_whitespace() || c == '(' || c == ')')
         .unwrap_or(form.len());
     let word = &form[..word_end];
-    let short = word.rsplit('/').next().unwrap_or(word);
-    (short.starts_with("def") || short == "ns").then(|| &form[word_end..])
+    let defines = word
+        .split(['-', '/', ':'])
+        .any(|part| part.starts_with("def") && !part.starts_with("default"));
+    (defines || word == "ns").then(|| &form[word_end..])
 }
 
-/// The identifier `s` starts with, or `None`: letters, digits, `_`, a Haskell or OCaml `'`, and a
-/// Ruby-like trailing `?` or `!`; in a Lisp name (`lisp`) also `-`, `*`, `<`, `>`, `/` and `.`
-/// after its first letter (`put!`, `<!!`, `ring.util/response`).
+/// The identifier `s` starts with, or `None`: letters, digits, `_`, a Haskell or OCaml `'`, a
+/// Ruby-like trailing `?` or `!`, and a `.` between names (Pascal's `TForm.Create`, Haskell's
+/// `Data.Map`); in a Lisp name (`lisp`) also `-`, `*`, `<`, `>`, `/`, `+` and `=`, first too
+/// (`put!`, `<!!`, `ring.util/response`, Racket's `-filter`), with a letter somewhere.
 fn ident(s: &str, lisp: bool) -> Option<&str> {
+    let b = s.as_bytes();
     let end = s
         .char_indices()
         .find(|&(k, c)| {
+            let dotted = c == '.'
+                && k > 0
+                && b.get(k + 1)
+                    .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'_');
             !(c.is_alphanumeric()
                 || matches!(c, '_' | '\'' | '?' | '!')
-                || (lisp && matches!(c, '*' | '>' | '<'))
-                || (lisp && k > 0 && matches!(c, '-' | '.' | '/')))
+                || dotted
+                || (lisp && matches!(c, '*' | '>' | '<' | '-' | '/' | '+' | '=' | '.')))
         })
         .map_or(s.len(), |(k, _)| k);
     let name = s[..end].trim_end_matches(['.', '/', '-']);
-    (name.starts_with(|c: char| c.is_alphabetic() || c == '_')).then_some(name)
+    let starts = if lisp {
+        name.contains(char::is_alphabetic)
+    } else {
+        name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+    };
+    starts.then_some(name)
 }
 
 /// How a marker names a definition found at the margin, as the language writes it: `checkFoo`,
@@ -455,6 +552,68 @@ mod tests {
     fn lisp_forms_are_named_by_their_definer() {
         let src = "(ns core.async\n  (:require [clojure.core :as c]))\n\n;; Puts a value.\n(defn put!\n  [port val]\n  (>!! port val))\n\n(defmacro go\n  [& body]\n  `(thread ~@body))\n";
         assert_eq!(labels(src), ["ns core.async", "defn put!", "defmacro go"]);
+    }
+
+    #[test]
+    fn lisp_definers_are_named_and_other_forms_are_not() {
+        let rkt = "#lang racket/base\n\n(require (rename-in (rep type-rep) [make-Base make-Base*]))\n\n(provide (except-out (all-defined-out) make-Base)\n         -filter)\n\n(define/cond-contract (-filter t i [p null])\n  (->* (Type? name-ref/c) (path-elems?) Filter?)\n  (make-TypeFilter t p i))\n\n(when (eq? (system-type) 'windows)\n  (displayln \"windows\"))\n\n(define (make-Base name contract)\n  (Base name contract))\n";
+        assert_eq!(
+            labels(rkt),
+            ["define/cond-contract -filter", "define make-Base"]
+        );
+        let el = "(cl-defgeneric magit-buffer-value ()\n  \"Return the value of the current buffer.\")\n\n(gv-define-setter magit-get (val &rest keys)\n  `(magit-set ,val ,@keys))\n\n(let (autodoc-symbol)\n  (setq autodoc-symbol 1))\n";
+        assert_eq!(
+            labels(el),
+            [
+                "cl-defgeneric magit-buffer-value",
+                "gv-define-setter magit-get"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lisp_docstring_at_the_margin_starts_nothing() {
+        let src = "(defun magit-toplevel (&optional directory)\n  \"Return the absolute path to the toplevel of the current repository.\n\nIf optional DIRECTORY is non-nil, return the toplevel of that\ndirectory instead, returning the truename.\"\n  (let ((dir (or directory default-directory)))\n    (magit--with-refresh-cache dir)))\n\n(defun magit-file-tracked-p (file)\n  \"Return t if FILE is a tracked file.\"\n  (magit-git-success \"ls-files\" \"--error-unmatch\" file))\n\n(defvar magit--char ?\\\" \"a quote character\")\n\n(defun magit-rev-parse (&rest args)\n  \"Execute `git rev-parse ARGS'.\nIf the revision is a\nrange, return nil.\"\n  (magit-git-string \"rev-parse\" args))\n";
+        assert_eq!(
+            labels(src),
+            [
+                "defun magit-toplevel",
+                "defun magit-file-tracked-p",
+                "defun magit-rev-parse"
+            ]
+        );
+        // Clojure writes a quote character `\"`: no string opens.
+        let clj = "(def quote-char \\\")\n\n(defn escape\n  \"Escapes s.\nQuotes too.\"\n  [s]\n  (str quote-char s))\n\n(defn unescape\n  [s]\n  (subs s 1))\n";
+        assert_eq!(labels(clj), ["defn escape", "defn unescape"]);
+    }
+
+    #[test]
+    fn pascal_and_sql_bodies_belong_to_their_header() {
+        let pas = "unit copytable;\n\ninterface\n\nuses Classes;\n\nimplementation\n\nprocedure TCopyTableForm.FormCreate(Sender: TObject);\nbegin\n  InheritFont(Font);\nend;\n\nclass function TJwtAbstract.VerifyPayload(const Token: RawUtf8): TJwtResult;\nvar\n  P: integer;\nbegin\n  result := jwtValid;\nend;\n\nconstructor TJwtAbstract.Create(aAlgo: RawUtf8);\nbegin\n  inherited Create;\nend;\n";
+        let got = found(pas);
+        assert!(
+            got.contains(&("procedure TCopyTableForm.FormCreate".to_owned(), 8..12)),
+            "{got:?}"
+        );
+        assert!(
+            got.iter()
+                .any(|(l, r)| l == "function TJwtAbstract.VerifyPayload" && r.end == 19),
+            "{got:?}"
+        );
+        assert!(
+            got.iter()
+                .any(|(l, _)| l == "constructor TJwtAbstract.Create"),
+            "{got:?}"
+        );
+        assert!(!got.iter().any(|(l, _)| l == "begin"), "{got:?}");
+        let sql = "CREATE OR REPLACE FUNCTION touch(\n    _name TEXT\n)\nRETURNS void\nLANGUAGE plpgsql AS\n$BODY$\nDECLARE\n    _sql TEXT;\nBEGIN\n    _sql := 'x';\nEND;\n$BODY$;\n\nCREATE TABLE users (\n    id INT\n);\n";
+        assert_eq!(
+            found(sql),
+            [
+                ("FUNCTION touch".to_owned(), 0..12),
+                ("TABLE users".to_owned(), 13..16)
+            ]
+        );
     }
 
     #[test]

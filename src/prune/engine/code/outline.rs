@@ -521,10 +521,14 @@ pub(crate) fn naming_line<'a>(lines: &[&'a str], sig: &Range<usize>) -> &'a str 
         || !(t.contains('(') || t.contains('{') || label_with(t, false).is_some());
     if sig.len() > 1 && names_nothing {
         let end = sig.end.min(lines.len());
-        if let Some(&line) = lines[sig.start + 1..end]
-            .iter()
-            .find(|l| l.contains('(') || label_with(l, false).is_some())
-        {
+        let later = &lines[sig.start + 1..end];
+        // The name before its parameters, past a return type that holds parentheses of its own
+        // (`typename std::enable_if<sizeof(T) == 8, bool>::type` above `format(T value) {`).
+        if let Some(&line) = later.iter().find(|l| opens_parameters(l)).or_else(|| {
+            later
+                .iter()
+                .find(|l| l.contains('(') || label_with(l, false).is_some())
+        }) {
             return line;
         }
     }
@@ -625,10 +629,14 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
             return trailing_ident(&rest[..cut]);
         }
         if keyword == "def" {
-            // Ruby's operator methods: `def [](key)`, `def []=(k, v)`, `def <=>(other)`.
-            let end = rest
-                .find(|c: char| !"[]=+-*/<>!~%&|^@".contains(c))
-                .unwrap_or(rest.len());
+            // Ruby's operator methods: `def [](key)`, `def []=(k, v)`, `def <=>(other)`; Scala's
+            // before their type parameters: `def ~~[V](p: P[V])` is `~~`.
+            let end = if let Some(after) = rest.strip_prefix("[]") {
+                2 + usize::from(after.starts_with('='))
+            } else {
+                rest.find(|c: char| !"=+-*/<>!~%&|^@".contains(c))
+                    .unwrap_or(rest.len())
+            };
             if end > 0 {
                 return Some(&rest[..end]);
             }
@@ -664,6 +672,19 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
             // Lua's `function M.parse(` and `function Parser:next(`: the last name.
             return trailing_ident(&rest[..open]);
         }
+        if keyword == "function" {
+            // SystemVerilog's lifetime and return type before the name: `function void
+            // flush();`, `function automatic logic [31:0] decode(`.
+            while let Some(after) = SV_FUNCTION_WORDS
+                .iter()
+                .find_map(|w| rest.strip_prefix(w).filter(|a| a.starts_with([' ', '['])))
+            {
+                rest = after.trim_start();
+                if rest.starts_with('[') {
+                    rest = skip_balanced(rest, '[', ']').unwrap_or("").trim_start();
+                }
+            }
+        }
         if let Some(mut end) = ident(rest) {
             // PowerShell's verb-noun names: `function Get-ChildItemSize {`.
             while keyword == "function"
@@ -691,6 +712,25 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
     let cut = t.find(['(', '<', '=', ':', '{']).unwrap_or(t.len());
     trailing_ident(&t[..cut]).filter(|&name| name != "function")
 }
+
+/// SystemVerilog's words between `function` and the name: a lifetime and a return type
+/// ([`defined_name`]).
+const SV_FUNCTION_WORDS: &[&str] = &[
+    "automatic",
+    "static",
+    "void",
+    "logic",
+    "bit",
+    "int",
+    "integer",
+    "byte",
+    "shortint",
+    "longint",
+    "real",
+    "string",
+    "signed",
+    "unsigned",
+];
 
 /// Words between `let` (or `val`) and the name it binds ([`defined_name`]). `mut` is Rust's.
 const ML_BINDING_MODIFIERS: &[&str] = &[
@@ -861,6 +901,21 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
             "" => return None,
             path => format!("namespace {path}"),
         }
+    } else if keyword == "class"
+        && let Some(at) = t.find("class ")
+        && let rest = t[at + "class ".len()..].trim_start()
+        && matches!(
+            first_word(rest),
+            "function" | "procedure" | "constructor" | "destructor" | "operator"
+        )
+    {
+        // Pascal's class methods: `class function TJwt.Verify(const Token: string)` is a
+        // function.
+        return label_with(rest, declared_too);
+    } else if keyword == "def"
+        && let Some(name) = ruby_method_name(t)
+    {
+        format!("def {name}")
     } else if LABEL_KEYWORDS.contains(&keyword) || nim_definition(keyword, t) {
         format!("{keyword} {}", defined_name(t)?)
     } else if let Some(name) = made_by_call(t) {
@@ -907,6 +962,38 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
         }
     };
     Some(cut_label(text))
+}
+
+/// A Ruby or Crystal method's name as `def` writes it, with its receiver and its `?`, `!` or `=`
+/// (`def self.settings` -> `self.settings`, `def static!(path)` -> `static!`, `def name=(v)` ->
+/// `name=`); `None` for an operator (`def [](key)`: [`defined_name`]). The name ranked and
+/// called stays [`defined_name`]'s (`settings`, `static`).
+fn ruby_method_name(t: &str) -> Option<&str> {
+    let at = t.find("def ")? + "def ".len();
+    let rest = t[at..].trim_start();
+    let ident_end = |s: &str| {
+        s.find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(s.len())
+    };
+    let mut end = ident_end(rest);
+    if end == 0 || rest.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    // A receiver: `self.`, `Base.`.
+    if rest[end..].starts_with('.') {
+        let more = ident_end(&rest[end + 1..]);
+        if more == 0 {
+            return None;
+        }
+        end += 1 + more;
+    }
+    let after = &rest[end..];
+    if after.starts_with(['?', '!'])
+        || (after.starts_with('=') && !after[1..].starts_with(['=', '~', '>']))
+    {
+        end += 1;
+    }
+    Some(&rest[..end])
 }
 
 /// `text` cut to [`MAX_LABEL_BYTES`] (at a character boundary, with `…`) when longer.
@@ -1110,9 +1197,13 @@ pub(super) fn assignment(t: &str) -> Option<usize> {
 
 /// The name the assignment at `eq` (found by [`assignment`]) defines: `TypeAdapter<Number>
 /// DOUBLE = new ...` -> `DOUBLE`, `const DEFAULT: Config = ...` -> `const DEFAULT`, `RETRIES = 3`
-/// -> `RETRIES`.
+/// -> `RETRIES`, Fortran's `integer, parameter :: TICKS = 8` -> `TICKS`.
 pub(super) fn assigned(t: &str, eq: usize) -> Option<String> {
     let left = t[..eq].trim_end();
+    // Fortran declares its names after ` :: ` (`integer, parameter, private :: TICKS = int64`).
+    if let Some((_, names)) = left.rsplit_once(" :: ") {
+        return trailing_ident(names).map(str::to_string);
+    }
     // Past a type annotation: `const DEFAULT: Config` -> `const DEFAULT`.
     let left = left.split_once(':').map_or(left, |(l, _)| l).trim_end();
     let first = left.split_whitespace().next().unwrap_or("");
@@ -1167,6 +1258,68 @@ const TYPE_WORDS: &[&str] = &[
     "int", "void", "char", "long", "short", "unsigned", "signed", "float", "double", "bool",
     "size_t", "ssize_t", "auto", "string", "object", "struct", "enum", "union", "const",
 ];
+
+/// Control-flow and statement keywords of some language that no language lets name a
+/// definition, with or without parameters after them: CMake's `if(COND)` (`if()`),
+/// SystemVerilog's `unique case (x)` (`case()`), C++'s `enable_if<sizeof(T) == 8>` (`sizeof()`),
+/// a Vue attribute `v-if=` or Svelte's `<Label for=…>` (`if`, `for`), SQL's `END IF;`.
+const NEVER_NAMES: &[&str] = &[
+    "if", "else", "elif", "elsif", "elseif", "endif", "for", "foreach", "while", "switch", "case",
+    "sizeof", "typeof", "alignof", "decltype", "return", "unless", "until", "goto",
+];
+
+/// Keywords that name nothing alone (Pascal's and SQL's `begin`, `DECLARE`, a bare `procedure`),
+/// though some are a method's name before parameters (C++'s `begin()` and `end()`, a promise's
+/// `then()`, RxJS's `do()`).
+const NEVER_BARE_NAMES: &[&str] = &[
+    "begin",
+    "end",
+    "then",
+    "do",
+    "declare",
+    "procedure",
+    "function",
+    "constructor",
+    "destructor",
+];
+
+/// Primitive type keywords, as written: the type a field or a return type starts with, never the
+/// name of what it declares (C#'s `private string[] record;` is `record`).
+const PRIMITIVE_TYPES: &[&str] = &[
+    "void", "char", "int", "bool", "boolean", "float", "double", "long", "short", "unsigned",
+    "signed", "byte", "string", "integer",
+];
+
+/// True when the label a marker would show names no definition, in any language: its name (the
+/// last word, past `()`) is a control-flow or statement keyword ([`NEVER_NAMES`], in any case
+/// before parameters: CMake's `IF(`; alone, in lower case, [`NEVER_BARE_NAMES`] too: a constant
+/// may be called `IF` or `BEGIN`), a primitive type ([`PRIMITIVE_TYPES`]; after a keyword,
+/// `function void` of SystemVerilog's `function void flush();`, a C type but `string` and
+/// `integer`), or a number (Pascal's case label `0: begin`). Every label passes here before a
+/// marker shows it ([`super::parts`]).
+pub(super) fn names_no_definition(label: &str) -> bool {
+    let (kind, last) = match label.rsplit_once(' ') {
+        Some((kind, last)) => (Some(kind), last),
+        None => (None, label),
+    };
+    let called = last.ends_with("()");
+    let name = last.trim_end_matches("()");
+    let lower = name.to_ascii_lowercase();
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return kind.is_none();
+    }
+    match kind {
+        None if called => NEVER_NAMES.contains(&lower.as_str()),
+        None => {
+            NEVER_NAMES.contains(&name)
+                || NEVER_BARE_NAMES.contains(&name)
+                || PRIMITIVE_TYPES.contains(&name)
+        }
+        // A keyword and its name (`def text`, `fn end`): the keyword says a definition starts,
+        // so only a type in the name's place tells the name was missed.
+        Some(_) => PRIMITIVE_TYPES.contains(&name) && !matches!(name, "string" | "integer"),
+    }
+}
 
 /// A modifier word that may stand before a definition's name ([`MODIFIERS`], and `new` of a
 /// C# `public new void F()`).
@@ -2319,6 +2472,88 @@ def c():
         }
         let long = format!("fn {}() {{", "a".repeat(80));
         assert!(label(&long).unwrap().ends_with('…'));
+    }
+
+    #[test]
+    fn labels_keep_the_whole_name_not_a_type_or_a_keyword() {
+        for (sig, want) in [
+            // Ruby and Crystal: the receiver and the `!`, `?` or `=` are the name's.
+            ("  def self.settings", "def self.settings"),
+            ("    def static!(path = nil)", "def static!"),
+            ("  def valid?(value)", "def valid?"),
+            ("  def name=(value)", "def name="),
+            ("  def []=(key, value)", "def []="),
+            // Scala's operator methods end where their type parameters start.
+            (
+                "  override def ~~[V, R](p: P[V])(implicit s: Sequencer[T, V, R])",
+                "def ~~",
+            ),
+            ("  def ~ [U](q: => Parser[U]): Parser[~[T, U]] = {", "def ~"),
+            // SystemVerilog: a return type between `function` and the name.
+            ("    function void flushDecode ();", "function flushDecode"),
+            (
+                "  function automatic logic [31:0] decode(input logic [31:0] i);",
+                "function decode",
+            ),
+            // Pascal's class methods, without their parameters.
+            (
+                "class function TJwtAbstract.VerifyPayload(const Token, ExpectedSubject: RawUtf8;",
+                "function VerifyPayload",
+            ),
+        ] {
+            assert_eq!(label(sig).as_deref(), Some(want), "{sig}");
+        }
+        // The name ranked and matched to calls stays the bare one.
+        assert_eq!(defined_name("  def self.settings"), Some("self"));
+        assert_eq!(defined_name("    def static!(path = nil)"), Some("static"));
+        // A C++ function whose return type holds parentheses is named by its own line.
+        let src = "template <typename Double>\nFMT_FUNC typename std::enable_if<sizeof(Double) == sizeof(uint64_t), bool>::type\ngrisu2_format(Double value, buffer& buf, int precision) {\n  return true;\n}\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let o = outline(&lines);
+        assert_eq!(
+            unit_labels(&lines, &o),
+            [Some("grisu2_format()".to_string())]
+        );
+    }
+
+    #[test]
+    fn keywords_and_types_name_no_definition() {
+        for no in [
+            "if()",
+            "case()",
+            "sizeof()",
+            "if",
+            "for",
+            "IF()",
+            "begin",
+            "char",
+            "string",
+            "0",
+            "1",
+            "procedure",
+            "function void",
+        ] {
+            assert!(names_no_definition(no), "{no}");
+        }
+        for yes in [
+            "begin()",
+            "end()",
+            "then()",
+            "def text",
+            "fn end",
+            "text",
+            "def case",
+            "Record",
+            "BOOLEAN",
+            "INTEGER",
+            "IF",
+            "fn parse_escape",
+            "typedef uv_buf_t",
+            "(anonymous namespace)",
+            "FIND_PROGRAM()",
+        ] {
+            assert!(!names_no_definition(yes), "{yes}");
+        }
     }
 
     #[test]

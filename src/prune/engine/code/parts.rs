@@ -10,7 +10,7 @@ use super::super::names::{Extent, Name};
 use super::super::terms::Matches;
 use super::data::{self, Tree};
 use super::margin;
-use super::outline::{Outline, Role, label, outline, unit_labels};
+use super::outline::{Outline, Role, label, names_no_definition, outline, unit_labels};
 use super::statements;
 use std::ops::Range;
 
@@ -49,7 +49,8 @@ struct Part {
 
 /// The named parts of `lines` (outlined as `o`), in the order markers list them on a tie of
 /// lines: definitions, containers, margin definitions, imports, statements. A data file
-/// (`data`: its tree) has only its blocks.
+/// (`data`: its tree) has only its blocks. A label that names no definition (a keyword or a type
+/// in the name's place: [`names_no_definition`]) is dropped, the part kept unnamed.
 fn parts(lines: &[&str], o: &Outline, data: Option<&Tree>) -> Vec<Part> {
     if let Some(tree) = data {
         return data::blocks(lines, tree)
@@ -109,6 +110,12 @@ fn parts(lines: &[&str], o: &Outline, data: Option<&Tree>) -> Vec<Part> {
                 kind: Kind::Statement,
             }),
     );
+    // A keyword or a type where a name should be (`if()`, `begin`, `char`) names nothing.
+    for p in &mut out {
+        if p.label.as_deref().is_some_and(names_no_definition) {
+            p.label = None;
+        }
+    }
     out
 }
 

@@ -105,6 +105,36 @@ pub(crate) fn statements(lines: &[&str], o: &Outline, labels: &[Option<String>])
     out
 }
 
+/// SQL's type names, written in capitals after the name they type (`_sql TEXT;` of a PL/pgSQL
+/// `DECLARE` block).
+const SQL_TYPES: &[&str] = &[
+    "TEXT",
+    "INTEGER",
+    "INT",
+    "BIGINT",
+    "SMALLINT",
+    "BOOLEAN",
+    "BOOL",
+    "JSON",
+    "JSONB",
+    "VARCHAR",
+    "CHAR",
+    "NUMERIC",
+    "DECIMAL",
+    "REAL",
+    "FLOAT",
+    "DATE",
+    "TIMESTAMP",
+    "TIMESTAMPTZ",
+    "INTERVAL",
+    "UUID",
+    "BYTEA",
+    "REGCLASS",
+    "NAME",
+    "OID",
+    "RECORD",
+];
+
 /// The label of a statement whose first line is `t` (trimmed), when it defines a name.
 fn statement_label(t: &str) -> Option<String> {
     if let Some(rest) = t
@@ -116,7 +146,12 @@ fn statement_label(t: &str) -> Option<String> {
     }
     let word = t.split_whitespace().next().unwrap_or("");
     let keyword = first_keyword(t);
-    if is_control(word) || is_control(keyword) || t.starts_with(['#', '@', '}', ')']) {
+    // Nor does an `end` (SQL's `END IF;`, Pascal's `end;`).
+    if is_control(word)
+        || is_control(keyword)
+        || t.starts_with(['#', '@', '}', ')'])
+        || word.eq_ignore_ascii_case("end")
+    {
         return None;
     }
     // A keyword that defines (`def f(`, `type Options = {`): labelled as the outline labels it,
@@ -134,9 +169,19 @@ fn statement_label(t: &str) -> Option<String> {
         // A field, a global or a prototype: a type, then the name (`static char buf[N];`,
         // `private final Cache cache;`, `int parse(const char *s);`).
         let head = t[..open].trim_end();
-        let cut = head.find(['[', ';', ':']).unwrap_or(head.len());
-        let head = head[..cut].trim_end();
+        let cut = head.find([';', ':']).unwrap_or(head.len());
+        // An array's brackets go, whether the type's (C#'s `char[] buffer;`) or the name's
+        // (C's `buf[N];`): the name is the last word left.
+        let head = without_brackets(&head[..cut]);
+        let head = head.trim_end();
         let words = head.split_whitespace().count();
+        // SQL declares a name, then its type: `_sql TEXT;` in a PL/pgSQL `DECLARE` block.
+        if let Some((name, ty)) = head.split_once(' ')
+            && SQL_TYPES.contains(&ty.trim())
+            && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+        {
+            return Some(name.to_string());
+        }
         let plain = head.chars().all(|c| {
             c.is_alphanumeric()
                 || c.is_whitespace()
@@ -157,6 +202,24 @@ fn statement_label(t: &str) -> Option<String> {
     let plain = !left.is_empty() && left.chars().all(|c| c.is_alphanumeric() || c == '_');
     (plain && !right.trim().is_empty() && !t.ends_with(',') && right.starts_with(' '))
         .then(|| left.to_string())
+}
+
+/// `s` without its bracketed groups (`[N]`, `[]`), nested ones included.
+fn without_brackets(s: &str) -> String {
+    let mut depth = 0usize;
+    s.chars()
+        .filter(|&c| {
+            match c {
+                '[' => depth += 1,
+                ']' => {
+                    depth = depth.saturating_sub(1);
+                    return false;
+                }
+                _ => {}
+            }
+            depth == 0
+        })
+        .collect()
 }
 
 /// One past the last line of the statement starting at line `i`: through its open brackets, its
@@ -260,6 +323,19 @@ mod tests {
             .into_iter()
             .map(|s| (s.range, s.label))
             .collect()
+    }
+
+    #[test]
+    fn array_fields_and_fortran_declarations_are_named_by_their_name() {
+        let cs = "class CsvParser\n{\n    private readonly char[] readerBuffer;\n    private string[] record;\n    static char buf[64];\n}\n";
+        let got: Vec<String> = named(cs).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(got, ["readerBuffer", "record", "buf"]);
+        assert_eq!(
+            statement_label("integer, parameter, private :: TICKS = int64").as_deref(),
+            Some("TICKS")
+        );
+        assert_eq!(statement_label("_sql TEXT;").as_deref(), Some("_sql"));
+        assert_eq!(statement_label("END IF;"), None);
     }
 
     #[test]
