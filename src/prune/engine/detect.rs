@@ -488,11 +488,6 @@ mod tests {
                 "{path}"
             );
         }
-        assert_eq!(
-            detect_source_type(coffee, None),
-            SourceType::Docs,
-            "by content, Markdown"
-        );
     }
 }
 #[cfg(test)]
