@@ -619,6 +619,16 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
         if keyword == "func" && rest.starts_with('(') {
             rest = rest.split_once(')').map_or("", |(_, r)| r).trim_start();
         }
+        if keyword == "func" {
+            // Swift's operator functions: `static func == (lhs:`, `func <=(lhs:` (not type
+            // parameters, which Swift writes after the name).
+            let end = rest
+                .find(|c: char| !"=+-*/<>!~%&|^?.".contains(c))
+                .unwrap_or(rest.len());
+            if end > 0 && rest[end..].trim_start().starts_with('(') {
+                return Some(&rest[..end]);
+            }
+        }
         if rest.starts_with('<') {
             // Kotlin's type parameters before the name: `fun <T> parse(`.
             rest = skip_generics(rest).trim_start();
@@ -2319,6 +2329,11 @@ def c():
             ("module Rack::Utils", "module Rack::Utils"),
             ("exports.render = function(view, options) {", "render()"),
             ("def []=(key, value)", "def []="),
+            (
+                "public func <=(lhs: NSNumber, rhs: NSNumber) -> Bool {",
+                "func <=",
+            ),
+            ("static func == (lhs: JSON, rhs: JSON) -> Bool {", "func =="),
             ("static {", "static"),
             (
                 "private val cachedString: String by lazy {",
