@@ -926,6 +926,10 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
         && let Some(name) = ruby_method_name(t)
     {
         format!("def {name}")
+    } else if keyword == "proc"
+        && let Some(name) = tcl_proc_name(t)
+    {
+        format!("proc {name}")
     } else if LABEL_KEYWORDS.contains(&keyword) || nim_definition(keyword, t) {
         format!("{keyword} {}", defined_name(t)?)
     } else if let Some(name) = made_by_call(t) {
@@ -972,6 +976,21 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
         }
     };
     Some(cut_label(text))
+}
+
+/// A Tcl procedure's name as `proc` writes it, its namespace included (`proc ::ncgi::decode {str}
+/// {` -> `::ncgi::decode`): a word followed by its braced (or bare) argument list. `None` for
+/// Nim's `proc parse*(s: string) =`, whose name [`defined_name`] takes.
+pub(crate) fn tcl_proc_name(t: &str) -> Option<&str> {
+    let rest = t.strip_prefix("proc ")?.trim_start();
+    let end = rest.find(char::is_whitespace)?;
+    let (name, args) = (&rest[..end], rest[end..].trim_start());
+    let word = |c: char| c.is_alphanumeric() || matches!(c, '_' | ':' | '-' | '.');
+    (!name.is_empty()
+        && name.chars().all(word)
+        && (args.starts_with('{') || args.starts_with(|c: char| c.is_alphanumeric()))
+        && !t.trim_end().ends_with('='))
+    .then_some(name)
 }
 
 /// A Ruby or Crystal method's name as `def` writes it, with its receiver and its `?`, `!` or `=`
@@ -2329,6 +2348,8 @@ def c():
             ("module Rack::Utils", "module Rack::Utils"),
             ("exports.render = function(view, options) {", "render()"),
             ("def []=(key, value)", "def []="),
+            ("proc ::ncgi::decode {str} {", "proc ::ncgi::decode"),
+            ("proc parse_query {{query {}}} {", "proc parse_query"),
             (
                 "public func <=(lhs: NSNumber, rhs: NSNumber) -> Bool {",
                 "func <=",
