@@ -209,7 +209,8 @@ pub(crate) fn visible(extents: &[Extent], plan: &super::Plan) -> Vec<bool> {
 }
 
 /// What kinds of lines a removed run of a log holds, as one name per run (`870 passing test
-/// lines`, `212 repeated lines, 40 progress lines`), weighted by the run's length.
+/// lines`, `212 repeated lines, 40 progress lines`), weighted by the run's length. A run of only
+/// other lines gets none: `73 other lines` would repeat what its range says.
 pub(crate) fn log_kinds(lines: &[&str], runs: &[Range<usize>], reasons: &[Reason]) -> Vec<Name> {
     runs.iter()
         .filter_map(|run| {
@@ -237,6 +238,10 @@ pub(crate) fn log_kinds(lines: &[&str], runs: &[Range<usize>], reasons: &[Reason
                 .map(|(c, k)| (*c, k))
                 .collect();
             kinds.sort_by_key(|k| std::cmp::Reverse(k.0));
+            if kinds.iter().all(|(_, k)| *k == "other") {
+                // `[… lines 111-185: 73 other lines]` says no more than its range.
+                return None;
+            }
             let parts: Vec<String> = kinds
                 .iter()
                 .take(2)
@@ -406,6 +411,13 @@ mod tests {
         let runs = vec![std::ops::Range { start: 0, end: 5 }];
         let k = log_kinds(&lines, &runs, &reasons);
         assert_eq!(k[0].text, "2 passing test lines, 1 progress line");
+        // A run of only other lines is named by its range alone; beside another kind, they
+        // are said (a few unusual lines among repeated ones may be what the model needs).
+        let other = ["GET /a 200", "GET /b 200", "x", "x"];
+        let reasons = [Reason::Log, Reason::Log, Reason::Log, Reason::Repeated];
+        assert!(log_kinds(&other, &[0..3], &reasons).is_empty());
+        let k = log_kinds(&other, &[0..4], &reasons);
+        assert_eq!(k[0].text, "3 other lines, 1 repeated line");
     }
 }
 
