@@ -415,8 +415,8 @@ mod tests {
         // are said (a few unusual lines among repeated ones may be what the model needs).
         let other = ["GET /a 200", "GET /b 200", "x", "x"];
         let reasons = [Reason::Log, Reason::Log, Reason::Log, Reason::Repeated];
-        assert!(log_kinds(&other, &[0..3], &reasons).is_empty());
-        let k = log_kinds(&other, &[0..4], &reasons);
+        assert!(log_kinds(&other, &[Range { start: 0, end: 3 }], &reasons).is_empty());
+        let k = log_kinds(&other, &[Range { start: 0, end: 4 }], &reasons);
         assert_eq!(k[0].text, "3 other lines, 1 repeated line");
     }
 }
