@@ -282,7 +282,7 @@ fn looks_like_code(t: &str) -> bool {
     const ENDS: &[char] = &['{', '}', ';', '(', '[', ')', ']'];
     // Block ends (Ruby, Julia, Lua, Elixir), equations and clause heads (Haskell, Elm, Erlang,
     // OCaml), type signatures, JSON members, markup elements.
-    let words = t == "end"
+    let shapes = t == "end"
         || t.starts_with("end ")
         || t.starts_with(", ")
         || t.ends_with(" =")
@@ -296,7 +296,7 @@ fn looks_like_code(t: &str) -> bool {
         || yaml_key(t);
     STARTS.iter().any(|s| t.starts_with(s))
         || t.ends_with(ENDS)
-        || words
+        || shapes
         || (t.ends_with(':') && (t.starts_with("if ") || t.starts_with("for ")))
 }
 

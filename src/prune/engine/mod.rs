@@ -424,9 +424,7 @@ pub fn plan_more(
             continue;
         }
         for i in sig.clone().filter(|&i| !was_shown(i)) {
-            if !draft.keep[i] {
-                draft.keep[i] = true;
-            }
+            draft.keep[i] = true;
             draft.score[i] = draft.score[i].max(best);
         }
     }

@@ -981,13 +981,13 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
 /// A Tcl procedure's name as `proc` writes it, its namespace included (`proc ::ncgi::decode {str}
 /// {` -> `::ncgi::decode`): a word followed by its braced (or bare) argument list. `None` for
 /// Nim's `proc parse*(s: string) =`, whose name [`defined_name`] takes.
-pub(crate) fn tcl_proc_name(t: &str) -> Option<&str> {
+fn tcl_proc_name(t: &str) -> Option<&str> {
     let rest = t.strip_prefix("proc ")?.trim_start();
+    // Never 0: `rest` starts with what follows the spaces after `proc`.
     let end = rest.find(char::is_whitespace)?;
     let (name, args) = (&rest[..end], rest[end..].trim_start());
     let word = |c: char| c.is_alphanumeric() || matches!(c, '_' | ':' | '-' | '.');
-    (!name.is_empty()
-        && name.chars().all(word)
+    (name.chars().all(word)
         && (args.starts_with('{') || args.starts_with(|c: char| c.is_alphanumeric()))
         && !t.trim_end().ends_with('='))
     .then_some(name)
