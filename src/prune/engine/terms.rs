@@ -142,50 +142,62 @@ pub(crate) struct Query {
     goal: String,
 }
 
+/// The goal's terms (first occurrences first, at most [`MAX_TERMS`]) and whether one is a stop
+/// word quoted as code. With `skip_frames`, the clauses of prose that only frame a request
+/// ([`is_request_frame`]) give none.
+fn goal_terms(goal: &str, skip_frames: bool) -> (HashMap<String, usize>, bool) {
+    let mut index = HashMap::default();
+    let mut quoted_stop_words = false;
+    // Inside backticks the goal quotes code: `Fixed`, `is_empty` are names, not stop words.
+    // So is a word written as code outside them, a whole name: `xr.where`, `app.use`, `any()`.
+    let mut add = |text: &str, keep: bool| {
+        let mut added = false;
+        for_each_term_keeping(text, keep, &mut |term| {
+            if index.len() < MAX_TERMS && !index.contains_key(term) {
+                added = true;
+                let next = index.len();
+                index.insert(term.to_owned(), next);
+            }
+        });
+        // Lines must then keep their stop words too (tested before stemming: `where`).
+        quoted_stop_words |= keep && added && has_stop_word(text);
+    };
+    let blocks: Vec<&str> = goal.split("```").collect();
+    for (f, block) in blocks.iter().enumerate() {
+        if f % 2 == 1 {
+            let closed = f + 1 < blocks.len();
+            if closed && !block.contains('\n') {
+                // ```` ```where``` ```` is inline code, as `` `where` `` is.
+                add(block.trim(), true);
+            } else {
+                // A fenced block is a snippet (the reporter's code, a log), not one quoted
+                // name: its `if`, `for` and `it` are no terms. Its words are read like
+                // prose, without the fence's language tag; a stop word is a name there
+                // only as a member (`xr.where(c)`, not `it.name` or `if(x)`).
+                for_each_prose_term(fence_body(block), true, &mut add);
+            }
+            continue;
+        }
+        for (piece, code) in pieces(block, skip_frames) {
+            if code {
+                add(piece, true);
+            } else {
+                for_each_prose_term(piece, false, &mut add);
+            }
+        }
+    }
+    (index, quoted_stop_words)
+}
+
 impl Query {
     /// Extracts the goal's terms (at most [`MAX_TERMS`], first occurrences first). With
     /// `abbreviations`, lines also match the goal's words through their prefixes (`len` for
     /// `length`): useful for code identifiers, noise in prose (`com` is not `comparison`).
     pub(crate) fn new(goal: &str, abbreviations: bool) -> Query {
-        let mut index = HashMap::default();
-        let mut quoted_stop_words = false;
-        // Inside backticks the goal quotes code: `Fixed`, `is_empty` are names, not stop words.
-        // So is a word written as code outside them, a whole name: `xr.where`, `app.use`, `any()`.
-        let mut add = |text: &str, keep: bool| {
-            let mut added = false;
-            for_each_term_keeping(text, keep, &mut |term| {
-                if index.len() < MAX_TERMS && !index.contains_key(term) {
-                    added = true;
-                    let next = index.len();
-                    index.insert(term.to_owned(), next);
-                }
-            });
-            // Lines must then keep their stop words too (tested before stemming: `where`).
-            quoted_stop_words |= keep && added && has_stop_word(text);
-        };
-        let blocks: Vec<&str> = goal.split("```").collect();
-        for (f, block) in blocks.iter().enumerate() {
-            if f % 2 == 1 {
-                let closed = f + 1 < blocks.len();
-                if closed && !block.contains('\n') {
-                    // ```` ```where``` ```` is inline code, as `` `where` `` is.
-                    add(block.trim(), true);
-                } else {
-                    // A fenced block is a snippet (the reporter's code, a log), not one quoted
-                    // name: its `if`, `for` and `it` are no terms. Its words are read like
-                    // prose, without the fence's language tag; a stop word is a name there
-                    // only as a member (`xr.where(c)`, not `it.name` or `if(x)`).
-                    for_each_prose_term(fence_body(block), true, &mut add);
-                }
-                continue;
-            }
-            for (k, segment) in block.split('`').enumerate() {
-                if k % 2 == 1 {
-                    add(segment, true);
-                } else {
-                    for_each_prose_term(segment, false, &mut add);
-                }
-            }
+        let (mut index, mut quoted_stop_words) = goal_terms(goal, true);
+        if index.is_empty() {
+            // A goal made only of request words is its own topic (`show the file handling`).
+            (index, quoted_stop_words) = goal_terms(goal, false);
         }
         let mut terms: Vec<(&String, &usize)> = index.iter().collect();
         terms.sort_by_key(|(_, t)| **t);
@@ -330,6 +342,169 @@ impl Query {
             0
         }
     }
+}
+
+/// Words an agent wraps a question in that name no part of the code: where to look and what to
+/// do (`Where in this file is the code that handles this:`, `Which function is responsible?`).
+const REQUEST_WORDS: &[&str] = &[
+    "behind",
+    "class",
+    "classes",
+    "code",
+    "codebase",
+    "deal",
+    "define",
+    "defined",
+    "definition",
+    "describe",
+    "described",
+    "explain",
+    "file",
+    "files",
+    "find",
+    "following",
+    "function",
+    "functions",
+    "handle",
+    "handled",
+    "handles",
+    "handling",
+    "help",
+    "implement",
+    "implementation",
+    "implemented",
+    "implementing",
+    "implements",
+    "involve",
+    "involved",
+    "know",
+    "locate",
+    "located",
+    "logic",
+    "look",
+    "looking",
+    "method",
+    "methods",
+    "module",
+    "modules",
+    "part",
+    "parts",
+    "place",
+    "places",
+    "point",
+    "relevant",
+    "responsible",
+    "section",
+    "show",
+    "snippet",
+    "tell",
+    "understand",
+];
+
+/// [`REQUEST_WORDS`] as terms (stemmed as lines' words are).
+static REQUEST_TERMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+    let mut set = HashSet::default();
+    for word in REQUEST_WORDS {
+        for_each_term(word, &mut |t| {
+            set.insert(t.to_owned());
+        });
+    }
+    set
+});
+
+/// The pieces of a block of the goal outside fences, in order: prose (`false`) and inline code in
+/// backticks (`true`); with `skip_frames`, without the clauses of prose that only frame a request.
+fn pieces(block: &str, skip_frames: bool) -> Vec<(&str, bool)> {
+    let frames = if skip_frames {
+        frame_ranges(block)
+    } else {
+        Vec::new()
+    };
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for (k, segment) in block.split('`').enumerate() {
+        let (start, end) = (offset, offset + segment.len());
+        offset = end + 1;
+        if k % 2 == 1 {
+            out.push((segment, true));
+            continue;
+        }
+        let mut at = start;
+        for f in frames.iter().filter(|f| f.start >= start && f.end <= end) {
+            out.push((&block[at..f.start], false));
+            at = f.end;
+        }
+        out.push((&block[at..end], false));
+    }
+    out
+}
+
+/// Byte ranges of the clauses of `block` that frame a request ([`is_request_frame`]). A clause
+/// ends after `.`, `:`, `?`, `!` or `;` followed by a space or the end, and at a line break
+/// (`xr.where` and `a::b` stay whole); one that quotes code in backticks is about that code.
+fn frame_ranges(block: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = block.as_bytes();
+    let mut out = Vec::new();
+    let (mut start, mut inside, mut quotes) = (0, false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'`' {
+            (inside, quotes) = (!inside, true);
+            continue;
+        }
+        let end = !inside
+            && (b == b'\n'
+                || (matches!(b, b'.' | b':' | b'?' | b'!' | b';')
+                    && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace())));
+        if end {
+            if !quotes && is_request_frame(&block[start..=i]) {
+                out.push(start..i + 1);
+            }
+            (start, quotes) = (i + 1, false);
+        }
+    }
+    if !quotes && start < bytes.len() && is_request_frame(&block[start..]) {
+        out.push(start..bytes.len());
+    }
+    out
+}
+
+/// Words that ask: a clause frames a request only when it asks (`Where is the code?`, `Explain
+/// the logic.`), not when it introduces what follows (`The following code works:`).
+const ASKING_WORDS: &[&str] = &[
+    "describe",
+    "explain",
+    "find",
+    "how",
+    "locate",
+    "look",
+    "looking",
+    "point",
+    "show",
+    "tell",
+    "understand",
+    "what",
+    "where",
+    "which",
+    "why",
+];
+
+/// True when `clause` asks ([`ASKING_WORDS`]) and every term of it is a request word: the clause
+/// frames the question and says nothing of its topic. A clause with no term is no frame (it has
+/// nothing to drop).
+fn is_request_frame(clause: &str) -> bool {
+    let asks = clause
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| ASKING_WORDS.iter().any(|a| a.eq_ignore_ascii_case(w)));
+    if !asks {
+        return false;
+    }
+    let mut any = false;
+    let mut all = true;
+    for_each_term(clause, &mut |t| {
+        any = true;
+        all &= REQUEST_TERMS.contains(t);
+    });
+    any && all
 }
 
 /// Calls `add(text, keep_stop_words)` for each whitespace-separated chunk of prose, and for
@@ -960,6 +1135,52 @@ mod tests {
         let q = Query::new("NPE in StopWatch.getStopTime", true);
         assert_eq!(q.mask("public long getTime() {"), 0);
         assert_ne!(q.mask("public long getStopTime() {"), 0);
+    }
+
+    /// The goal's terms, in order.
+    fn goal_terms_of(goal: &str) -> Vec<String> {
+        let q = Query::new(goal, true);
+        let mut terms: Vec<(&String, &usize)> = q.index.iter().collect();
+        terms.sort_by_key(|(_, t)| **t);
+        terms.into_iter().map(|(t, _)| t.clone()).collect()
+    }
+
+    #[test]
+    fn a_clause_that_only_frames_a_request_gives_no_terms() {
+        assert_eq!(
+            goal_terms_of("Where in this file is the code that handles this: retry the upload"),
+            ["retry", "upload"]
+        );
+        assert_eq!(
+            goal_terms_of(
+                "I need to understand the logic behind this change: cache tokens. Which part of this file implements it?"
+            ),
+            ["cach", "token"]
+        );
+        assert_eq!(
+            goal_terms_of("Find the function responsible for the following. Parse headers"),
+            ["pars", "header"]
+        );
+        // A clause with a word of its own is the topic, request words and all.
+        assert_eq!(
+            goal_terms_of("Fix file handle leak"),
+            ["fil", "handl", "leak"]
+        );
+        // Code quoted in a clause is what it asks about.
+        assert_eq!(
+            goal_terms_of("Where is `handle_file` defined?"),
+            ["handl", "fil", "handle_file", "defin"]
+        );
+        // A goal made only of request words keeps them: they are all it says.
+        assert_eq!(
+            goal_terms_of("Show the file handling."),
+            ["show", "fil", "handl"]
+        );
+        // A dot inside a name (`retry.Show`) does not end a clause.
+        assert_eq!(
+            goal_terms_of("Where is the code? Explain retry.Show"),
+            ["explain", "retry", "show"]
+        );
     }
 
     #[test]
