@@ -535,14 +535,14 @@ async fn prune_streams(
         Stream::Whole(_) => None,
     };
     let half = if both { budget / 2 } else { budget };
-    let out = prune_one(p, stdout.whole(), question, label, half).await;
+    let out = prune_one(p, stdout.whole(), question, label, half, "stdout").await;
     let mut meta = out
         .as_ref()
         .map(|p| p.metadata.clone())
         .or_else(|| too_large(&stdout))
         .expect("a stream is whole or stored");
     let err = if both {
-        let e = prune_one(p, stderr.whole(), question, label, budget / 2).await;
+        let e = prune_one(p, stderr.whole(), question, label, budget / 2, "stderr").await;
         let e_meta = e
             .as_ref()
             .map(|p| p.metadata.clone())
@@ -581,18 +581,22 @@ async fn prune_streams(
     (view(stdout, out), view(stderr, err), meta)
 }
 
-/// One stream through the pruner (logs, with the question), when it is held whole.
+/// One stream (`stream`: `stdout` or `stderr`, as its note names it) through the pruner (logs,
+/// with the question), when it is held whole.
 async fn prune_one(
     p: &Pipeline<'_>,
     text: Option<&str>,
     question: Option<&str>,
     label: &str,
     budget: usize,
+    stream: &str,
 ) -> Option<crate::prune::Pruned> {
-    Some(
-        p.prune_within(text?, question, SourceType::Logs, label, budget, None)
-            .await,
-    )
+    let job = crate::prune::Job {
+        note: stream,
+        budget: Some(budget),
+        ..p.job(text?, question, SourceType::Logs, label)
+    };
+    Some(p.apply(job).await)
 }
 
 /// Shows as many head/tail lines of both streams as the budget allows; stores what is cut.
