@@ -262,3 +262,66 @@ fn a_pruned_read_never_costs_more_tokens_than_the_raw_file() {
         "{reads} reads, {pruned} pruned"
     );
 }
+
+/// A pruned `bash` output counts its `[exit 0 · N ms]` header on both sides: `tokens_before` is
+/// what the model would read with the raw output in place of the pruned one, so a cut that saves
+/// fewer tokens than the header takes never reports more after than before (rack's
+/// `methodoverride.rb` through `cat` reported 230 -> 231). The same with both streams pruned,
+/// and under `--output-schemas`, where the model reads the `structuredContent` JSON.
+#[test]
+fn a_pruned_bash_output_counts_its_header_before_and_after() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let data = std::fs::read_to_string(repo.join("bench-data/multilang.jsonl")).unwrap();
+    let case: Value = data
+        .lines()
+        .map(|row| serde_json::from_str::<Value>(row).unwrap())
+        .find(|c| {
+            c["origin"]
+                .as_str()
+                .unwrap()
+                .ends_with("lib/rack/methodoverride.rb")
+        })
+        .unwrap();
+    let (src, question) = (case["text"].as_str().unwrap(), &case["query"]);
+    assert!(src.ends_with('\n'));
+    let count = |t: &str| mcp_pruner::tokens::count(t) as u64;
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("m.rb"), src).unwrap();
+    for schemas in [false, true] {
+        let flags: &[&str] = if schemas { &["--output-schemas"] } else { &[] };
+        let mut c = StdioClient::spawn(root.path(), flags);
+        c.initialize();
+        for (cmd, both) in [("cat m.rb", false), ("cat m.rb; cat m.rb >&2", true)] {
+            let r = c.call(
+                "bash",
+                json!({"cmd": cmd, "context_focus_question": question}),
+            );
+            let r = &r["result"];
+            let p = &structured(r)["pruning"];
+            let (before, after) = (p["tokens_before"].as_u64(), p["tokens_after"].as_u64());
+            assert_eq!(p["applied"], true, "{cmd}: {r}");
+            assert!(after <= before, "{cmd}: {before:?} -> {after:?} tokens");
+            // The raw result: the same header and stream label, the streams whole.
+            let raw = if schemas {
+                let mut sc = r["structuredContent"].clone();
+                sc["stdout"] = src.into();
+                if both {
+                    sc["stderr"] = src.into();
+                }
+                let sc = sc.as_object_mut().unwrap();
+                sc.remove("artifactRef");
+                sc.remove("stderrRef");
+                count(&Value::Object(sc.clone()).to_string())
+            } else {
+                let head = text(r).lines().next().unwrap();
+                let err = if both {
+                    format!("[stderr]\n{src}")
+                } else {
+                    String::new()
+                };
+                count(&format!("{head}\n{src}{err}"))
+            };
+            assert_eq!(before, Some(raw), "{cmd}, output schemas {schemas}: {r}");
+        }
+    }
+}

@@ -56,6 +56,10 @@ pub struct Job<'a> {
     pub source: SourceType,
     /// Short label for the store (path, command).
     pub label: &'a str,
+    /// The label of the note the caller adds after a pruned text ([`render::compact_note`]):
+    /// empty for `[pruned lines: …]`, `stdout` or `stderr` for a command's streams. That note is
+    /// priced when deciding whether pruning saves anything.
+    pub note: &'a str,
     /// Bytes the pruned text may take in the response (the tool's budget less its own notes): the
     /// least relevant kept blocks are removed until it fits, whatever the backend.
     pub budget: Option<usize>,
@@ -260,9 +264,9 @@ impl Pruner {
                     job.text.ends_with('\n'),
                     first_line,
                 );
-                // The note naming the prune id goes out with the markers (`[pruned stdout
-                // lines: recover_text prune_id=…]` at the widest): it is part of the cost.
-                let note = tokens::count(&render::compact_note("stdout", &prune_id)) as u64 + 1;
+                // The note naming the prune id goes out with the markers, on a line of its own:
+                // it is part of the cost.
+                let note = tokens::count(&render::compact_note(job.note, &prune_id)) as u64 + 1;
                 let after = tokens::count(&rendered.pruned_text) as u64 + note;
                 events::pruner_call_ok(
                     ctx.request_id,

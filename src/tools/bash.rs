@@ -167,7 +167,8 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         finished.output(so, se, cut, refs, &out_view, &err_view)
     };
 
-    let out = fit(&p, &out_view, &err_view, &build).await;
+    let mut out = fit(&p, &out_view, &err_view, &build).await;
+    settle_tokens_before(&p, &finished, &mut out, &out_view, &err_view);
     if let Some(r) = reason {
         crate::events::exec_failed(
             &ctx.request_id,
@@ -535,14 +536,14 @@ async fn prune_streams(
         Stream::Whole(_) => None,
     };
     let half = if both { budget / 2 } else { budget };
-    let out = prune_one(p, stdout.whole(), question, label, half).await;
+    let out = prune_one(p, stdout.whole(), question, label, half, "stdout").await;
     let mut meta = out
         .as_ref()
         .map(|p| p.metadata.clone())
         .or_else(|| too_large(&stdout))
         .expect("a stream is whole or stored");
     let err = if both {
-        let e = prune_one(p, stderr.whole(), question, label, budget / 2).await;
+        let e = prune_one(p, stderr.whole(), question, label, budget / 2, "stderr").await;
         let e_meta = e
             .as_ref()
             .map(|p| p.metadata.clone())
@@ -581,18 +582,69 @@ async fn prune_streams(
     (view(stdout, out), view(stderr, err), meta)
 }
 
-/// One stream through the pruner (logs, with the question), when it is held whole.
+/// One stream (`stream`: `stdout` or `stderr`, as its note names it) through the pruner (logs,
+/// with the question), when it is held whole.
 async fn prune_one(
     p: &Pipeline<'_>,
     text: Option<&str>,
     question: Option<&str>,
     label: &str,
     budget: usize,
+    stream: &str,
 ) -> Option<crate::prune::Pruned> {
-    Some(
-        p.prune_within(text?, question, SourceType::Logs, label, budget, None)
-            .await,
-    )
+    let job = crate::prune::Job {
+        note: stream,
+        budget: Some(budget),
+        ..p.job(text?, question, SourceType::Logs, label)
+    };
+    Some(p.apply(job).await)
+}
+
+/// Sets `tokens_before` of a result that does not show the raw output whole (a stream pruned or
+/// cut) to the o200k tokens of the result that would: each stream held whole shown raw, with the
+/// same head line and stream label (a stream held in the store as its page shows it). The
+/// streams' own count leaves out the header that `tokens_after` counts.
+fn settle_tokens_before(
+    p: &Pipeline<'_>,
+    finished: &Finished<'_>,
+    out: &mut ToolOutput,
+    out_view: &View,
+    err_view: &View,
+) {
+    let pruning = &out.structured["pruning"];
+    let shown_raw = pruning["applied"] != true && out.structured["truncated"] != true;
+    if pruning["tokens_before"].is_null() || shown_raw {
+        return;
+    }
+    // A stream held whole is shown raw; a stored one as the result shows it.
+    let shown = |key: &str| out.structured[key].as_str().unwrap_or_default();
+    let (so, se) = (
+        out_view
+            .excerpt
+            .as_ref()
+            .map_or(&*out_view.raw, |_| shown("stdout")),
+        err_view
+            .excerpt
+            .as_ref()
+            .map_or(&*err_view.raw, |_| shown("stderr")),
+    );
+    let stored = |v: &View| v.excerpt.as_ref().and(v.stored.clone());
+    let refs = Refs {
+        stdout: stored(out_view),
+        stderr: stored(err_view),
+    };
+    // Views of raw streams: no marker, so no note naming a prune id.
+    let unpruned = || View {
+        text: String::new(),
+        stored: None,
+        exact: true,
+        raw: String::new(),
+        excerpt: None,
+    };
+    let cut = refs.stdout.is_some() || refs.stderr.is_some();
+    let whole = finished.output(so, se, cut, &refs, &unpruned(), &unpruned());
+    let before = crate::tokens::count(&whole.model_text(p.schemas())) as u64;
+    out.structured["pruning"]["tokens_before"] = before.into();
 }
 
 /// Shows as many head/tail lines of both streams as the budget allows; stores what is cut.

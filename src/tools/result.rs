@@ -59,10 +59,38 @@ impl<'a> Pipeline<'a> {
         self.pruned_budget_of(self.budget)
     }
 
-    /// Prunes `text` for `question` within `budget` bytes of pruned text; the raw text is stored
-    /// under the `prune_id` the metadata names whenever pruning is attempted, unless `within`
-    /// says `text` is a window of a text stored already (then its markers give that text's line
-    /// numbers).
+    /// A pruning job of this call for `text`: within the call's pruned-text budget, followed by
+    /// a `[pruned lines: …]` note, not a window. A caller that differs sets the fields it needs.
+    pub fn job<'j>(
+        &self,
+        text: &'j str,
+        question: Option<&'j str>,
+        source: SourceType,
+        label: &'j str,
+    ) -> Job<'j>
+    where
+        'a: 'j,
+    {
+        Job {
+            tool: self.tool,
+            text,
+            question,
+            source,
+            label,
+            note: "",
+            budget: Some(self.pruned_budget()),
+            within: None,
+        }
+    }
+
+    /// Runs `job` through the pruner; the raw text is stored under the `prune_id` the metadata
+    /// names whenever pruning is attempted, unless the job is a window of a text stored already.
+    pub async fn apply(&self, job: Job<'_>) -> Pruned {
+        self.ctx.app.pruner.apply(&self.ctx.pruning(), job).await
+    }
+
+    /// Prunes `text` for `question` within `budget` bytes of pruned text, as a window of a text
+    /// stored already when `within` says so (then its markers give that text's line numbers).
     pub async fn prune_within(
         &self,
         text: &str,
@@ -73,15 +101,11 @@ impl<'a> Pipeline<'a> {
         within: Option<crate::prune::Within>,
     ) -> Pruned {
         let job = Job {
-            tool: self.tool,
-            text,
-            question,
-            source,
-            label,
             budget: Some(budget),
             within,
+            ..self.job(text, question, source, label)
         };
-        self.ctx.app.pruner.apply(&self.ctx.pruning(), job).await
+        self.apply(job).await
     }
 
     /// Prunes `text` for `question` within the call's pruned-text budget.
@@ -92,8 +116,7 @@ impl<'a> Pipeline<'a> {
         source: SourceType,
         label: &str,
     ) -> Pruned {
-        self.prune_within(text, question, source, label, self.pruned_budget(), None)
-            .await
+        self.apply(self.job(text, question, source, label)).await
     }
 
     /// Whether `out` fits the call's budget (what the model reads, counted as it is sent).
@@ -182,7 +205,9 @@ impl Pipeline<'_> {
             )
             .await;
         let mut pruning = pruned.metadata;
-        let (mut body, mut applied) = match (pruned.text, pruning.prune_id.as_deref()) {
+        // Whether the pruned text is worth its markers and note was decided by the pruner, which
+        // priced this note (the job's); when it was not, the raw text comes back.
+        let (body, applied) = match (pruned.text, pruning.prune_id.as_deref()) {
             (Some(t), Some(id)) if pruning.applied => {
                 let sep = if t.ends_with('\n') { "" } else { "\n" };
                 let note = crate::prune::render::compact_note("", id);
@@ -190,18 +215,6 @@ impl Pipeline<'_> {
             }
             _ => (raw.to_string(), false),
         };
-        if applied && raw.len() <= budget && body.len() >= raw.len() {
-            // With its note the pruned text is no shorter: the raw text, which fits, is better.
-            (body, applied) = (raw.to_string(), false);
-            pruning.applied = false;
-            pruning.pruned_bytes = None;
-            pruning.reason = Some(crate::contract::types::PruningMetadataReason::NoSavings);
-            if let Some(id) = pruning.prune_id.as_deref() {
-                // Shown whole: a recovery by question has nothing of it left to return.
-                let all = vec![true; line_starts(raw).len()];
-                self.ctx.app.store.record_shown(id, &all).await;
-            }
-        }
         if body.len() <= budget {
             let artifact = applied.then(|| pruning.prune_id.clone()).flatten();
             return Fitted {
