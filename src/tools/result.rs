@@ -215,6 +215,21 @@ impl Pipeline<'_> {
             }
             _ => (raw.to_string(), false),
         };
+        let (body, applied) = if applied && body.len() > budget && raw.len() <= budget {
+            // The pruned text would be cut while the raw one fits (markers and note outweigh a
+            // few removed lines): the raw text, whole, says more in the same room.
+            pruning.applied = false;
+            pruning.pruned_bytes = None;
+            pruning.reason = Some(crate::contract::types::PruningMetadataReason::NoSavings);
+            if let Some(id) = pruning.prune_id.as_deref() {
+                // Shown whole: a recovery by question has nothing of it left to return.
+                let all = vec![true; line_starts(raw).len()];
+                self.ctx.app.store.record_shown(id, &all).await;
+            }
+            (raw.to_string(), false)
+        } else {
+            (body, applied)
+        };
         if body.len() <= budget {
             let artifact = applied.then(|| pruning.prune_id.clone()).flatten();
             return Fitted {
