@@ -6,7 +6,7 @@ stays the reporter's and only the agent's words around it are new.
 Two template sets written before anything was measured: A ("Where in this file is the code that
 handles this: ...") and B ("Which function in here is relevant to: ..."). A change meant for such
 questions is fitted on one set and read on the other (and on the unwrapped sets, which must not
-move).
+move). A third, C, was written in stop 57 after A and B had served a fitting: read it to check one.
 
 Usage:
     python3 bench-data/experiments/agent_phrasing.py bench-data/realistic.jsonl A /tmp/agent/realistic.A.jsonl
@@ -31,6 +31,16 @@ TEMPLATES = {
         "Explain how this module handles the case described here: {m}",
         "Looking for the place where we need to change things for: {m}",
         "What code is involved in: {m}",
+    ],
+    # Written in stop 57, after A and B had been used to fit the rule that drops a request's
+    # framing clause: the holdout for that rule.
+    "C": [
+        "Locate the code that implements: {m}",
+        "Which method in this class should change to address this? {m}",
+        "Help me find the relevant function. Context: {m}",
+        "In this file, what handles the following issue? {m}",
+        "Look for the logic related to {m}",
+        "{m} Where is this handled?",
     ],
 }
 
