@@ -218,7 +218,7 @@ pub fn plan_within(
     if let Some(b) = budget {
         // The names markers show are part of the response: room for them is held back from
         // the kept lines (the least relevant of which go first).
-        let held = names::reserve(b.bytes, &draft.names);
+        let held = held_for_names(&draft, lines, source, b.bytes);
         let lines_budget = TextBudget {
             bytes: b.bytes - held,
             ..b
@@ -260,6 +260,21 @@ fn score_breaks(draft: &Draft, source: SourceType) -> Vec<bool> {
 
 /// The most lines a block of equal scores holds in a log, for the budget's fitting.
 const LOG_BLOCK_LINES: usize = 8;
+
+/// Bytes of a response budget of `bytes` held back for the names of the draft's markers
+/// ([`names::reserve`]): its definitions' and headings' names, or in a log what kinds of lines its
+/// removed runs hold (known before the fitting only for the runs the strategy removed).
+fn held_for_names(draft: &Draft, lines: &[&str], source: SourceType, bytes: usize) -> usize {
+    if source != SourceType::Logs {
+        return names::reserve(bytes, &draft.names);
+    }
+    let runs: Vec<std::ops::Range<usize>> = draft
+        .removed_runs()
+        .iter()
+        .map(|r| r.start_line - 1..r.end_line)
+        .collect();
+    names::reserve(bytes, &names::log_kinds(lines, &runs, &draft.reason))
+}
 
 /// The plan of a finished draft: its removed runs, each named within the names' share of the
 /// output (and within what `budget` leaves).
@@ -328,7 +343,7 @@ pub fn fit_plan(
     draft.force_must();
     let mut warnings = plan.warnings;
     let lines_budget = TextBudget {
-        bytes: budget.bytes - names::reserve(budget.bytes, &draft.names),
+        bytes: budget.bytes - held_for_names(&draft, lines, source, budget.bytes),
         ..budget
     };
     if budget::fit(&mut draft, lines, &lines_budget, &breaks) {
@@ -437,7 +452,7 @@ pub fn plan_more(
     };
     let bytes = budget.bytes.min(cap);
     let lines_budget = TextBudget {
-        bytes: bytes - names::reserve(bytes, &draft.names),
+        bytes: bytes - held_for_names(&draft, lines, source, bytes),
         ..budget
     };
     if query.is_empty() {
@@ -705,6 +720,38 @@ mod tests {
         let text = log.join("\n");
         let kept = kept_within(&text, "why did the link fail?", SourceType::Logs, 9000);
         assert!(kept.contains(&2992), "{kept:?}");
+    }
+
+    /// Under a budget, a log's markers still say what kind of lines went: room for their names is
+    /// held back before the fitting, as it is for code's definitions.
+    #[test]
+    fn a_logs_markers_name_what_went_under_a_budget() {
+        let mut log: Vec<String> = (1..=400)
+            .map(|i| format!("test suite::case_{i} ... ok"))
+            .collect();
+        for i in 0..100 {
+            log.insert(200 + i, format!("   Compiling dep{i} v0.1.{i}"));
+        }
+        log[250] = "test suite::parse_month ... FAILED".to_string();
+        log.push("failures: suite::parse_month: month must be in 1..12".to_string());
+        let text = log.join("\n");
+        let lines = split_lines(&text);
+        let budget = TextBudget {
+            bytes: 2000,
+            marker_bytes: 30,
+        };
+        let p = plan_within(
+            &lines,
+            "why does parse_month fail?",
+            SourceType::Logs,
+            &Limits::default(),
+            Some(budget),
+        );
+        assert!(p.keep[250] && p.keep[lines.len() - 1]);
+        let named = p.removed.iter().filter(|r| !r.names.is_empty()).count();
+        assert!(named > 0, "{:?}", p.removed);
+        let shown: String = p.removed.iter().filter_map(|r| r.label()).collect();
+        assert!(shown.contains("passing test lines"), "{shown}");
     }
 
     /// A question with no term (`fix it`, `why?`) still asks what went wrong: under a budget, a
