@@ -2,7 +2,8 @@
 //! and for `prune_text`, over real files of this repository, several questions and response
 //! budgets, every marker names lines of the raw text behind its `prune_id`, and `recover_text` on
 //! that range returns exactly those raw lines. Also: a large file read with a question keeps its
-//! most relevant definition on the first page, and pruning never returns more tokens than raw.
+//! most relevant definition on the first page, an agent's framing of a question changes nothing,
+//! and pruning never returns more tokens than raw.
 
 mod common;
 use common::*;
@@ -184,6 +185,38 @@ fn a_large_file_read_with_a_question_has_the_relevant_definition_on_its_first_pa
     assert_eq!(meta["truncated"], false, "pruned to fit, not cut: {meta}");
     let raw: Vec<&str> = src.lines().collect();
     assert!(check_markers(&mut c, t, &raw, "big.rs") > 0);
+}
+
+/// An agent's framing of a question (`Where in this file is the code that handles this:`) is no
+/// part of its topic: the file reads the same as for the bare question, byte for byte but the
+/// prune id. Before, `file`, `code` and `handles` were terms like any other.
+#[test]
+fn an_agents_framing_of_the_question_changes_nothing() {
+    let mut src = String::from("use std::collections::HashMap;\n\n");
+    for i in 0..300 {
+        if i == 177 {
+            src.push_str("/// Retries an upload after a timeout.\npub fn retry_upload(client: &Client, part: Part) -> Result<(), Error> {\n    client.put(part.clone()).or_else(|_| client.put(part))\n}\n\n");
+        }
+        if i % 60 == 30 {
+            // What the framing's words would find: a few definitions that say them.
+            src.push_str(&format!(
+                "/// Handles the code of this file.\npub fn file_code_{i}(file: &File) -> usize {{\n    file.code\n}}\n\n"
+            ));
+        }
+        src.push_str(&format!(
+            "/// Step {i}.\npub fn step_{i}(state: &mut State) -> usize {{\n    state.total + {i}\n}}\n\n"
+        ));
+    }
+    let bare = "why does the upload retry after a timeout?";
+    let framed = format!("Where in this file is the code that handles this: {bare}");
+    let ids = Regex::new(r"prn_[0-9A-Za-z_]+").unwrap();
+    let shown = |q: &str| {
+        let (_root, _c, r) = read_within_budget("upload.rs", &src, q);
+        ids.replace_all(text(&r["result"]), "ID").into_owned()
+    };
+    let plain = shown(bare);
+    assert!(plain.contains("client.put(part.clone())"), "{plain}");
+    assert_eq!(shown(&framed), plain);
 }
 
 #[test]
