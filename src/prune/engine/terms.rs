@@ -492,6 +492,10 @@ const ASKING_WORDS: &[&str] = &[
 /// frames the question and says nothing of its topic. A clause with no term is no frame (it has
 /// nothing to drop).
 fn is_request_frame(clause: &str) -> bool {
+    // Code written as code is what the clause asks about (`Where is show()?`, `Point::new`).
+    if clause.split_whitespace().any(written_as_code) {
+        return false;
+    }
     let asks = clause
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| ASKING_WORDS.iter().any(|a| a.eq_ignore_ascii_case(w)));
@@ -1170,6 +1174,16 @@ mod tests {
         assert_eq!(
             goal_terms_of("Where is `handle_file` defined?"),
             ["handl", "fil", "handle_file", "defin"]
+        );
+        // So is a name written as code without backticks.
+        assert_eq!(
+            goal_terms_of("Where is show() defined? retry the upload"),
+            ["show", "defin", "retry", "upload"]
+        );
+        // Non-ASCII text, `\r\n` and an unclosed backtick end or hold clauses safely.
+        assert_eq!(
+            goal_terms_of("Où est le code qui gère ça?\r\nWhere is the code? réessayer `l'envoi"),
+            ["cod", "gère", "ça", "réessayer", "envoi"]
         );
         // A goal made only of request words keeps them: they are all it says.
         assert_eq!(
