@@ -76,10 +76,8 @@ async fn shape_items(
             // Its share is smaller than a cut's note (many small texts): the text stays whole,
             // never replaced by something longer.
             fitted.text = raw.clone();
-            fitted.pruning.applied = false;
-            fitted.pruning.pruned_bytes = None;
+            prune::pipeline::gave_way_to_raw(&mut fitted.pruning);
             fitted.pruning.prune_id = None;
-            fitted.pruning.reason = Some(PruningMetadataReason::NoSavings);
         }
         item["text"] = Value::String(fitted.text);
         match merged.as_mut() {

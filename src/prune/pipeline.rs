@@ -58,7 +58,8 @@ pub struct Job<'a> {
     pub label: &'a str,
     /// The label of the note the caller adds after a pruned text ([`render::compact_note`]):
     /// empty for `[pruned lines: …]`, `stdout` or `stderr` for a command's streams. That note is
-    /// priced when deciding whether pruning saves anything.
+    /// priced when deciding whether pruning saves anything (`grep`, whose note counts matches,
+    /// and shows no markers, is priced as `[pruned lines: …]`: an estimate).
     pub note: &'a str,
     /// Bytes the pruned text may take in the response (the tool's budget less its own notes): the
     /// least relevant kept blocks are removed until it fits, whatever the backend.
@@ -529,6 +530,14 @@ pub fn widest_marker(prune_id: &str, n: usize) -> usize {
 pub fn widest_compact_marker(n: usize) -> usize {
     // Both numbers as wide as the last line's (one digit more at worst: safe).
     render::compact_marker(n.max(1), n.max(1) + 1, None).len() + 1
+}
+
+/// Marks `meta` as a result that returned its raw text because the pruned one did not pay
+/// (`no_savings`): not applied, no pruned size. The caller records the raw text as shown.
+pub fn gave_way_to_raw(meta: &mut PruningMetadata) {
+    meta.applied = false;
+    meta.pruned_bytes = None;
+    meta.reason = Some(PruningMetadataReason::NoSavings);
 }
 
 /// The `tokens_before` to report beside `read`, the tokens the model reads for the result.

@@ -185,7 +185,8 @@ impl Pipeline<'_> {
     /// One text of a result (a proxied tool's text content, a resource's text) through the
     /// pipeline: pruned for `question` when there is one, then, if it still exceeds `budget`
     /// bytes, cut to its first lines with a note naming the `prune_id` that holds every byte.
-    /// A text that fits and has no question comes back unchanged.
+    /// A text that fits and has no question comes back unchanged, and so does a text that fits
+    /// when its pruned form would not (markers and note outweighing what they remove).
     pub async fn fit_text(
         &self,
         raw: &str,
@@ -218,9 +219,7 @@ impl Pipeline<'_> {
         let (body, applied) = if applied && body.len() > budget && raw.len() <= budget {
             // The pruned text would be cut while the raw one fits (markers and note outweigh a
             // few removed lines): the raw text, whole, says more in the same room.
-            pruning.applied = false;
-            pruning.pruned_bytes = None;
-            pruning.reason = Some(crate::contract::types::PruningMetadataReason::NoSavings);
+            crate::prune::pipeline::gave_way_to_raw(&mut pruning);
             if let Some(id) = pruning.prune_id.as_deref() {
                 // Shown whole: a recovery by question has nothing of it left to return.
                 let all = vec![true; line_starts(raw).len()];
