@@ -194,10 +194,19 @@ impl Query {
     /// `abbreviations`, lines also match the goal's words through their prefixes (`len` for
     /// `length`): useful for code identifiers, noise in prose (`com` is not `comparison`).
     pub(crate) fn new(goal: &str, abbreviations: bool) -> Query {
-        let (mut index, mut quoted_stop_words) = goal_terms(goal, true);
+        // A typographic apostrophe is an apostrophe: `doesn’t` is the stop word `doesn`, not a
+        // term of its own that no line holds.
+        let plain;
+        let words_of = if goal.contains(['\u{2019}', '\u{2018}']) {
+            plain = goal.replace(['\u{2019}', '\u{2018}'], "'");
+            plain.as_str()
+        } else {
+            goal
+        };
+        let (mut index, mut quoted_stop_words) = goal_terms(words_of, true);
         if index.is_empty() {
             // A goal made only of request words is its own topic (`show the file handling`).
-            (index, quoted_stop_words) = goal_terms(goal, false);
+            (index, quoted_stop_words) = goal_terms(words_of, false);
         }
         let mut terms: Vec<(&String, &usize)> = index.iter().collect();
         terms.sort_by_key(|(_, t)| **t);
@@ -228,7 +237,7 @@ impl Query {
                 Prefilter::new(&heads)
             })
             .flatten();
-        let words = goal
+        let words = words_of
             .split_whitespace()
             .map(|w| {
                 w.trim_matches(|c: char| !c.is_alphanumeric())
@@ -1185,6 +1194,12 @@ mod tests {
             goal_terms_of("Où est le code qui gère ça?\r\nWhere is the code? réessayer `l'envoi"),
             ["cod", "gère", "ça", "réessayer", "envoi"]
         );
+        // A typographic apostrophe splits a word as an ASCII one does.
+        assert_eq!(
+            goal_terms_of("Where’s the retry? It doesn’t stop"),
+            goal_terms_of("Where's the retry? It doesn't stop")
+        );
+        assert_eq!(goal_terms_of("It doesn’t retry"), ["retry"]);
         // A goal made only of request words keeps them: they are all it says.
         assert_eq!(
             goal_terms_of("Show the file handling."),
