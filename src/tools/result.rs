@@ -220,16 +220,18 @@ impl Pipeline<'_> {
             // The pruned text would be cut while the raw one fits (markers and note outweigh a
             // few removed lines): the raw text, whole, says more in the same room.
             crate::prune::pipeline::gave_way_to_raw(&mut pruning);
-            if let Some(id) = pruning.prune_id.as_deref() {
-                // Shown whole: a recovery by question has nothing of it left to return.
-                let all = vec![true; line_starts(raw).len()];
-                self.ctx.app.store.record_shown(id, &all).await;
-            }
             (raw.to_string(), false)
         } else {
             (body, applied)
         };
         if body.len() <= budget {
+            if let Some(id) = pruning.prune_id.as_deref().filter(|_| !applied) {
+                // The raw text, stored, goes out whole: a recovery by question has nothing of it
+                // left to return (the pruner records that only when it fits the pruned-text
+                // budget, which is smaller).
+                let all = vec![true; line_starts(raw).len()];
+                self.ctx.app.store.record_shown(id, &all).await;
+            }
             let artifact = applied.then(|| pruning.prune_id.clone()).flatten();
             return Fitted {
                 text: body,
