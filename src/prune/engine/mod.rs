@@ -268,12 +268,12 @@ fn held_for_names(draft: &Draft, lines: &[&str], source: SourceType, bytes: usiz
     if source != SourceType::Logs {
         return names::reserve(bytes, &draft.names);
     }
-    let runs: Vec<std::ops::Range<usize>> = draft
-        .removed_runs()
-        .iter()
-        .map(|r| r.start_line - 1..r.end_line)
-        .collect();
-    names::reserve(bytes, &names::log_kinds(lines, &runs, &draft.reason))
+    names::reserve(bytes, &log_names(draft, lines))
+}
+
+/// What kinds of lines each removed run of a log's draft holds, one name a run.
+fn log_names(draft: &Draft, lines: &[&str]) -> Vec<names::Name> {
+    names::log_kinds(lines, &draft::runs(&draft.keep), &draft.reason)
 }
 
 /// The plan of a finished draft: its removed runs, each named within the names' share of the
@@ -292,13 +292,8 @@ fn finish(
         let slack = budget.map(|b| b.bytes.saturating_sub(rendered));
         let allowance = names::allowance(rendered, slack);
         if source == SourceType::Logs {
-            let runs: Vec<std::ops::Range<usize>> = removed
-                .iter()
-                .map(|r| r.start_line - 1..r.end_line)
-                .collect();
-            let kinds = names::log_kinds(lines, &runs, &draft.reason);
             // One description a run: a marker shows it or not, with nothing more to count.
-            names::attach(&mut removed, &kinds, allowance);
+            names::attach(&mut removed, &log_names(&draft, lines), allowance);
         } else {
             names::attach(&mut removed, &draft.names, allowance);
         }
