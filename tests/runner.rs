@@ -612,8 +612,11 @@ fn a_server_still_busy_at_shutdown_is_killed_and_nothing_escapes() {
     let ws = Workspace::new();
     // The server is still serving a call whose command ignores SIGTERM (its kill grace is 5 s),
     // for a client the agent moved to a session of its own: SIGTERM does not stop the server
-    // within the runner's 300 ms, so it gets SIGKILL; the command's tree and the client were
-    // re-parented to the runner and are swept.
+    // within the runner's 300 ms, so it gets SIGKILL. The command's tree and the client are then
+    // re-parented to the runner. Two things race to end them, and either may win: the runner's
+    // sweep (`orphans_reaped`), and on the other side the command's shepherd, which learns the
+    // server died and kills the tree itself, while the client exits once its connection drops.
+    // So the test holds the outcome (nothing survives), not which of them got there first.
     let r = run(
         &ws,
         &[
@@ -634,7 +637,6 @@ fn a_server_still_busy_at_shutdown_is_killed_and_nothing_escapes() {
         "mcp_pruner.agent_exited",
         "mcp_pruner.kill_escalated",
         "mcp_pruner.stopped",
-        "mcp_pruner.orphans_reaped",
     ] {
         assert!(names.iter().any(|n| n == name), "no {name} in {names:?}");
     }
