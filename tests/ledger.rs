@@ -151,6 +151,70 @@ fn a_scripted_session_is_counted_and_reported() {
     }
 }
 
+/// An output cut to its budget without being pruned (here because the pruner cannot be reached)
+/// saved what was cut: the ledger's row counts what `health` counts.
+#[test]
+fn an_output_cut_without_pruning_saves_what_health_says() {
+    let root = project();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger.sqlite3");
+    let env = ledger_env(&ledger);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    // Nothing listens on port 9 (discard) here: the call fails at once and falls back.
+    let args = [
+        "--pruner",
+        "http",
+        "--pruner-endpoint",
+        "http://127.0.0.1:9/prune",
+    ];
+    let mut c = StdioClient::spawn_env(root.path(), &args, &env);
+    c.request(
+        "initialize",
+        json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cut","version":"1"}}),
+    );
+    let r = c.call(
+        "bash",
+        json!({"cmd": "seq 1 20000", "context_focus_question": "which number is missing?"}),
+    );
+    let meta = structured(&r["result"]);
+    let pruning = &meta["pruning"];
+    assert_eq!(
+        (
+            &pruning["applied"],
+            &pruning["fallback"],
+            &meta["truncated"]
+        ),
+        (&json!(false), &json!(true), &json!(true)),
+        "{meta}"
+    );
+    let (before, after) = (
+        pruning["tokens_before"].as_u64().unwrap(),
+        pruning["tokens_after"].as_u64().unwrap(),
+    );
+    assert!(before > after * 5, "{meta}");
+    let h = structured(&c.call("health", json!({}))["result"]);
+    assert_eq!(h["tokens_saved"], before - after, "{h}");
+    assert!(c.close().success());
+    let report: Value = serde_json::from_str(&stats(&ledger, &["--json"])).unwrap();
+    let bash = report["by_tool"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "bash")
+        .cloned()
+        .unwrap_or_else(|| panic!("bash in {report}"));
+    assert_eq!(
+        (
+            &bash["tokens_raw"],
+            &bash["tokens_read"],
+            &bash["tokens_saved"]
+        ),
+        (&json!(before), &json!(after), &json!(before - after)),
+        "{report}"
+    );
+    assert_eq!(bash["pruned_calls"], 0, "{report}");
+}
+
 /// A recovery that gives no line back recovers nothing: of three pruned reads, the one whose
 /// recovery by question answers "nothing new" stays unrecovered; the one recovered by ranges and
 /// the one read back as a resource by question are marked.

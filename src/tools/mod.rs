@@ -318,9 +318,10 @@ fn pruning_reason(reason: &str) -> &'static str {
 }
 
 /// o200k tokens of a result's raw output, and whether pruning applied. Saved = raw - read on
-/// every row: a call pruning did not shorten saved nothing (its `tokens_before` counts the output
-/// alone, without the header and notes read with it). prune_text reports its own counts in
-/// `stats` and pruned when it kept fewer lines.
+/// every row, as `health`'s `tokens_saved` counts it: `tokens_before` is settled by then
+/// ([`crate::prune::pipeline::settled_before`]), so a call that neither pruned nor cut saved
+/// nothing, and a `bash` output cut to its budget without pruning saved what was cut.
+/// prune_text reports its own counts in `stats` and pruned when it kept fewer lines.
 fn raw_tokens(tool: &str, s: &Value, returned: u64) -> (u64, bool) {
     let u = |v: &Value| v.as_u64();
     let (raw, applied) = if tool == "prune_text" {
@@ -335,12 +336,7 @@ fn raw_tokens(tool: &str, s: &Value, returned: u64) -> (u64, bool) {
             pruning["applied"].as_bool().unwrap_or(false),
         )
     };
-    let raw = if applied {
-        raw.unwrap_or(returned).max(returned)
-    } else {
-        returned
-    };
-    (raw, applied)
+    (raw.unwrap_or(returned).max(returned), applied)
 }
 
 /// Counts one call in the `/metrics` counters (a few atomic adds).
