@@ -333,6 +333,12 @@ fn after_a_result_that_showed_everything_the_answer_is_nothing_new() {
     let (_root, mut c, first) = read_with_question("small.rs", src, "where is two?");
     let pruning = &structured(&first["result"])["pruning"];
     assert_eq!(pruning["reason"], "no_savings", "{first}");
+    // No pruned text went out, so none has a size (every path that gives way says so alike).
+    assert_eq!(
+        (&pruning["applied"], pruning.get("pruned_bytes")),
+        (&json!(false), None),
+        "{first}"
+    );
     let id = pruning["prune_id"].as_str().unwrap().to_string();
     let r = c.call(
         "recover_text",

@@ -275,14 +275,13 @@ impl Pruner {
                     duration_ms,
                     rendered.pruned_text.len() as u64,
                 );
-                metadata.pruned_bytes = Some(rendered.pruned_text.len() as u64);
                 if after >= raw_tokens {
                     // Markers cost more than the removed lines: the raw text is the better answer.
                     // It is shown whole when it fits the budget (else the caller cuts it, and
                     // nothing is recorded as shown).
                     let whole = job.budget.is_none_or(|b| job.text.len() <= b);
                     record_shown(ctx, &job, &prune_id, &vec![whole; lines.len()]).await;
-                    metadata.reason = Some(PruningMetadataReason::NoSavings);
+                    gave_way_to_raw(&mut metadata);
                     return Pruned {
                         text: None,
                         keep: None,
@@ -290,6 +289,7 @@ impl Pruner {
                     };
                 }
                 metadata.applied = true;
+                metadata.pruned_bytes = Some(rendered.pruned_text.len() as u64);
                 // A recovery by question returns what this result did not show.
                 record_shown(ctx, &job, &prune_id, &plan.keep).await;
                 Pruned {
