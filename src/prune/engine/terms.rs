@@ -449,26 +449,30 @@ fn pieces(block: &str, skip_frames: bool) -> Vec<(&str, bool)> {
 }
 
 /// Byte ranges of the clauses of `block` that frame a request ([`is_request_frame`]). A clause
-/// ends after `.`, `:`, `?`, `!` or `;` followed by a space or the end, and at a line break
+/// ends after `.`, `:`, `?`, `!` or `;` followed by a space or the end, after a full-width `？`,
+/// `！`, `。`, `：` or `；`, and at a line break
 /// (`xr.where` and `a::b` stay whole); one that quotes code in backticks is about that code.
 fn frame_ranges(block: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = block.as_bytes();
     let mut out = Vec::new();
     let (mut start, mut inside, mut quotes) = (0, false, false);
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'`' {
+    for (i, c) in block.char_indices() {
+        if c == '`' {
             (inside, quotes) = (!inside, true);
             continue;
         }
+        let after = i + c.len_utf8();
+        // Full-width marks end a clause as they are (no space follows them in CJK text).
         let end = !inside
-            && (b == b'\n'
-                || (matches!(b, b'.' | b':' | b'?' | b'!' | b';')
-                    && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace())));
+            && (c == '\n'
+                || matches!(c, '？' | '！' | '。' | '：' | '；')
+                || (matches!(c, '.' | ':' | '?' | '!' | ';')
+                    && bytes.get(after).is_none_or(|n| n.is_ascii_whitespace())));
         if end {
-            if !quotes && is_request_frame(&block[start..=i]) {
-                out.push(start..i + 1);
+            if !quotes && is_request_frame(&block[start..after]) {
+                out.push(start..after);
             }
-            (start, quotes) = (i + 1, false);
+            (start, quotes) = (after, false);
         }
     }
     if !quotes && start < bytes.len() && is_request_frame(&block[start..]) {
@@ -503,6 +507,15 @@ const ASKING_WORDS: &[&str] = &[
 fn is_request_frame(clause: &str) -> bool {
     // Code written as code is what the clause asks about (`Where is show()?`, `Point::new`).
     if clause.split_whitespace().any(written_as_code) {
+        return false;
+    }
+    // So is a name: a capitalised word past the clause's first (`Where is the Point class?`,
+    // `Which Handle leaks?`); `I` is no name.
+    let named = clause.split_whitespace().skip(1).any(|w| {
+        let w = w.trim_start_matches(|c: char| !c.is_alphanumeric());
+        w.chars().next().is_some_and(char::is_uppercase) && w != "I" && !w.starts_with("I'")
+    });
+    if named {
         return false;
     }
     let asks = clause
@@ -852,9 +865,16 @@ fn for_each_identifier<'t>(text: &'t str, emit: &mut dyn FnMut(&'t str)) {
             i += 1;
             continue;
         }
+        if let Some(len) = wide_punctuation(text, i) {
+            i += len;
+            continue;
+        }
         let start = i;
         loop {
             while i < n && is_word_byte(bytes[i]) {
+                if bytes[i] >= 0x80 && wide_punctuation(text, i).is_some() {
+                    break;
+                }
                 i += 1;
             }
             // A dash between word bytes is inside the identifier (`utf-8`, `max-age`).
@@ -866,6 +886,23 @@ fn for_each_identifier<'t>(text: &'t str, emit: &mut dyn FnMut(&'t str)) {
         }
         emit(&text[start..i]);
     }
+}
+
+/// The length of the CJK or full-width punctuation mark (`，`, `。`, `（`, `」`) that starts at byte
+/// `i` of `text`, if one does: a separator, as its ASCII form is, although its bytes are not ASCII
+/// (CJK text puts no space beside it, so `code？retry` is two words).
+fn wide_punctuation(text: &str, i: usize) -> Option<usize> {
+    let b = text.as_bytes()[i];
+    // Every such mark is three bytes in UTF-8, led by 0xE3 (U+3000..U+303F) or 0xEF (U+FF00..).
+    if b != 0xE3 && b != 0xEF {
+        return None;
+    }
+    let c = text.get(i..)?.chars().next()?;
+    let wide = matches!(c,
+        '\u{3000}'..='\u{3003}' | '\u{3008}'..='\u{3011}' | '\u{3014}'..='\u{301F}'
+        | '\u{FF01}'..='\u{FF0F}' | '\u{FF1A}'..='\u{FF20}' | '\u{FF3B}'..='\u{FF40}'
+        | '\u{FF5B}'..='\u{FF65}');
+    wide.then_some(c.len_utf8())
 }
 
 /// Which bytes are word bytes, looked up instead of tested: the identifier scan asks for every
@@ -1204,6 +1241,20 @@ mod tests {
         assert_eq!(
             goal_terms_of("Show the file handling."),
             ["show", "fil", "handl"]
+        );
+        // Full-width marks end a clause too.
+        assert_eq!(
+            goal_terms_of("Where is the code？retry the upload"),
+            ["retry", "upload"]
+        );
+        // A name capitalised in prose is what the clause asks about, request word or not.
+        assert_eq!(
+            goal_terms_of("Where is the Point class? It moves on resize"),
+            ["point", "class", "mov", "resiz"]
+        );
+        assert_eq!(
+            goal_terms_of("Where do I find the code that handles this: retry the upload"),
+            ["retry", "upload"]
         );
         // A dot inside a name (`retry.Show`) does not end a clause.
         assert_eq!(
