@@ -878,7 +878,11 @@ fn for_each_identifier<'t>(text: &'t str, emit: &mut dyn FnMut(&'t str)) {
                 i += 1;
             }
             // A dash between word bytes is inside the identifier (`utf-8`, `max-age`).
-            if i + 1 < n && bytes[i] == b'-' && is_word_byte(bytes[i + 1]) {
+            if i + 1 < n
+                && bytes[i] == b'-'
+                && is_word_byte(bytes[i + 1])
+                && wide_punctuation(text, i + 1).is_none()
+            {
                 i += 2;
                 continue;
             }
@@ -1241,6 +1245,11 @@ mod tests {
         assert_eq!(
             goal_terms_of("Show the file handling."),
             ["show", "fil", "handl"]
+        );
+        // Full-width punctuation separates words wherever it stands, after a dash too.
+        assert_eq!(
+            goal_terms_of("序列化（JSONType）无效，max-，retry。"),
+            ["序列化", "json", "typ", "json_type", "无效", "max", "retry"]
         );
         // Full-width marks end a clause too.
         assert_eq!(
