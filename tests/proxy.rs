@@ -450,6 +450,51 @@ fn proxy_prunes_a_long_log_and_recovers_the_raw_lines() {
     assert!(shown.contains("[truncated: showing lines 1-"), "{shown}");
 }
 
+/// A log wrapped in a JSON object (`{"command":…,"exit_code":2,"output":"…"}`) is pruned by the
+/// log's own lines: the object without it, its key, then the lines that answer the question.
+#[test]
+fn proxy_prunes_the_lines_of_a_string_that_holds_a_json_objects_weight() {
+    let Some(cmd) = upstream("issues") else {
+        return;
+    };
+    let mut up = direct(&cmd);
+    let raw = content_texts(&call(&mut up, "run_build", json!({})));
+    let sent: Value = serde_json::from_str(&raw).expect("the upstream sends JSON");
+    let log = sent["output"].as_str().unwrap();
+    let mut p = proxy(&cmd, &[], &[]);
+    let q = "why did the build fail to link?";
+    let r = call(&mut p, "run_build", json!({"context_focus_question": q}));
+    let shown = content_texts(&r);
+    let mut lines = shown.lines();
+    assert_eq!(
+        lines.next(),
+        Some(r#"{"command":"make all","exit_code":2}"#),
+        "{shown}"
+    );
+    assert_eq!(lines.next(), Some(r#""output":"#), "{shown}");
+    assert!(
+        shown.contains("ERROR linker: undefined reference to `ws_reconnect_backoff'"),
+        "{shown}"
+    );
+    eprintln!(
+        "issues/run_build: raw {} o200k tokens, proxied with the question {} tokens",
+        tokens(&raw),
+        tokens(&shown)
+    );
+    assert!(tokens(&shown) * 5 < tokens(&raw));
+    // The string alone is stored: line numbers are its own, and its lines come back unescaped.
+    let id = prune_id(&shown);
+    let rec = p.call(
+        "recover_text",
+        json!({"prune_id": id, "ranges": [{"start_line": 1, "end_line": 3}]}),
+    );
+    let want: String = log.lines().take(3).map(|l| format!("{l}\n")).collect();
+    assert_eq!(raw_lines(&rec["result"]).trim_end(), want.trim_end());
+    // Without a question and within the budget the upstream's bytes pass untouched.
+    let r = call(&mut p, "run_build", json!({"max_output_bytes": 1_000_000}));
+    assert_eq!(content_texts(&r), raw);
+}
+
 #[test]
 fn proxy_prunes_a_filesystem_read_with_a_question() {
     let Some(cmd) = upstream("filesystem") else {

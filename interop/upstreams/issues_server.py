@@ -1,5 +1,6 @@
 """A small MCP server written with the official Python SDK (`mcp`, PyPI), the upstream of the
-proxy tests (tests/proxy.rs): long JSON and log results (one as structured output), progress, a slow tool to cancel, a tool
+proxy tests (tests/proxy.rs): long JSON and log results (one as structured output, one a log
+wrapped in a JSON object), progress, a slow tool to cancel, a tool
 that fails, one that kills its own process, one that defines `context_focus_question` itself, one that tells its pid,
 a resource and a prompt. Deterministic: the same bytes on every run.
 
@@ -92,6 +93,12 @@ def wide_line() -> str:
 def build_log() -> str:
     """The log of the last CI build (3,000 lines)."""
     return build_log_text()
+
+
+@server.tool(structured_output=False)
+def run_build() -> str:
+    """Runs the CI build: its command, exit code and output (the build log) as one JSON object."""
+    return json.dumps({"command": "make all", "exit_code": 2, "output": build_log_text()})
 
 
 @server.tool(structured_output=False)

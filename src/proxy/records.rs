@@ -3,27 +3,81 @@
 //! half of one: the elements of a top-level array; or, in an object, the elements of its largest
 //! array member (the other members stay on the first and last lines, around it); or, failing
 //! both, the members of the object. The layout is the same JSON value (only whitespace differs):
-//! with nothing removed it parses to what the upstream sent. Owns the layout only; pruning is
-//! the shared pipeline's.
+//! with nothing removed it parses to what the upstream sent. The one exception is an object whose
+//! weight is one multi-line string ([`string_member_lines`]). Owns the layout only; pruning is the
+//! shared pipeline's.
 
 use serde_json::{Map, Value};
 
-/// `text` laid out one record per line, or `None` when it is not JSON with at least two records.
-pub fn record_lines(text: &str) -> Option<String> {
+/// How a JSON text is shown for line-level pruning.
+#[derive(Debug, PartialEq)]
+pub enum Layout {
+    /// The same JSON value, one record a line.
+    Records(String),
+    /// An object whose weight is one multi-line string member ([`string_lines`]): the rest of the
+    /// object and the member's key (`head`, two lines), shown above the string's own lines
+    /// (`body`), which alone are pruned and stored.
+    Member {
+        /// `{…the other members…}` and `"key":`, each on its line.
+        head: String,
+        /// The string, unescaped.
+        body: String,
+    },
+}
+
+/// `text` laid out for line-level pruning, or `None` when it is better left as it came (not JSON,
+/// fewer than two records, or a one-line string holding its weight). Records go one a line: the
+/// elements of a top-level array; else, in an object, those of its largest array member; else its
+/// members. An object whose weight is one string member is shown by that string's own lines.
+pub fn layout(text: &str) -> Option<Layout> {
     let trimmed = text.trim();
     if !(trimmed.starts_with('[') || trimmed.starts_with('{')) {
         return None;
     }
     let value: Value = serde_json::from_str(trimmed).ok()?;
-    match &value {
-        Value::Array(items) if items.len() >= 2 => Some(wrap("[", items.iter(), "]")),
-        Value::Object(map) => match largest_array(map) {
-            Some(key) => Some(around_array(map, key)),
-            None if map.len() >= 2 => Some(members(map)),
-            None => None,
-        },
+    match value {
+        Value::Array(items) if items.len() >= 2 => {
+            Some(Layout::Records(wrap("[", items.iter(), "]")))
+        }
+        Value::Object(map) => {
+            if let Some(key) = dominant_string(&map, text.len()) {
+                return string_lines(map, &key);
+            }
+            match largest_array(&map) {
+                Some(key) => Some(Layout::Records(around_array(&map, key))),
+                None if map.len() >= 2 => Some(Layout::Records(members(&map))),
+                None => None,
+            }
+        }
         _ => None,
     }
+}
+
+/// The key of the string member holding more than half of the object's `bytes` (a command's
+/// output wrapped as `{"path":…,"output":"…"}`). An array member or an object member that heavy
+/// keeps the record layout.
+fn dominant_string(map: &Map<String, Value>, bytes: usize) -> Option<String> {
+    map.iter()
+        .find(|(_, v)| v.as_str().is_some_and(|s| s.len() * 2 > bytes))
+        .map(|(k, _)| k.clone())
+}
+
+/// The object shown by its string member `key`'s own lines: the object without it on the first
+/// line, the member's key and a colon on the second, then the string, one of its lines a line,
+/// unescaped. Kept in JSON, that member would be one line, kept or removed whole, so its lines
+/// could never be pruned to a question. This layout is no longer JSON (a JSON string holds no raw
+/// line break): the model reads the key and the text under it. `None` when the string is one
+/// line: then the text is cut as it came.
+fn string_lines(mut map: Map<String, Value>, key: &str) -> Option<Layout> {
+    let Some(Value::String(body)) = map.remove(key) else {
+        return None;
+    };
+    if !body.trim_end_matches('\n').contains('\n') {
+        return None;
+    }
+    let label = compact(&Value::String(key.to_string()));
+    let head = format!("{}\n{label}:\n", compact(&Value::Object(map)));
+    Some(Layout::Member { head, body })
 }
 
 /// The key of the object's largest array member with at least two elements.
@@ -89,7 +143,9 @@ mod tests {
             r#"{"items":[1,2,3]}"#,
             r#"{"a":1,"b":{"c":[1]}}"#,
         ] {
-            let laid = record_lines(text).expect("records");
+            let Some(Layout::Records(laid)) = layout(text) else {
+                panic!("records of {text}")
+            };
             let a: Value = serde_json::from_str(text).unwrap();
             let b: Value = serde_json::from_str(&laid).unwrap();
             assert_eq!(a, b, "{laid}");
@@ -97,13 +153,59 @@ mod tests {
     }
 
     #[test]
+    fn a_string_that_holds_the_weight_is_shown_by_its_own_lines() {
+        let output: String = (1..=40).map(|i| format!("step {i} \"ok\"\n")).collect();
+        let text =
+            serde_json::json!({"command": "make", "output": output, "exit_code": 2}).to_string();
+        let Some(Layout::Member { head, body }) = layout(&text) else {
+            panic!("a dominant string in {text}")
+        };
+        assert_eq!(
+            head,
+            "{\"command\":\"make\",\"exit_code\":2}\n\"output\":\n"
+        );
+        assert_eq!(body, output);
+        // One line (base64, a long word), a light string, or no object: nothing to lay out.
+        let one_line = serde_json::json!({"blob": "y".repeat(500), "n": 1}).to_string();
+        assert_eq!(layout(&one_line), None);
+        let light = serde_json::json!({"a": "x\ny", "b": "zz", "c": "ww"}).to_string();
+        assert!(matches!(layout(&light), Some(Layout::Records(_))));
+        assert_eq!(layout("not json"), None);
+    }
+
+    #[test]
+    fn only_a_string_member_holding_most_of_an_object_dominates() {
+        let x = "x".repeat(500);
+        let map = |t: &str| match serde_json::from_str(t).unwrap() {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        };
+        let t = format!(r#"{{"path":"a","output":"{x}"}}"#);
+        assert_eq!(
+            dominant_string(&map(&t), t.len()).as_deref(),
+            Some("output")
+        );
+        // A big array member, or strings that share the weight: the records stay.
+        let t = format!(r#"{{"total":2,"items":["{x}","y"]}}"#);
+        assert_eq!(dominant_string(&map(&t), t.len()), None);
+        let t = format!(r#"{{"a":"{x}","b":"{x}"}}"#);
+        assert_eq!(dominant_string(&map(&t), t.len()), None);
+        // One big record in an array keeps the array's layout.
+        let t = format!(r#"[{{"id":1,"body":"{x}\\ny"}},{{"id":2}}]"#);
+        assert!(matches!(layout(&t), Some(Layout::Records(r)) if r.starts_with("[\n{\"id\":1")));
+    }
+
+    #[test]
     fn one_record_a_line() {
-        let laid = record_lines(r#"{"total":2,"items":[{"id":1},{"id":2}]}"#).unwrap();
+        let Some(Layout::Records(laid)) = layout(r#"{"total":2,"items":[{"id":1},{"id":2}]}"#)
+        else {
+            panic!("records")
+        };
         assert_eq!(
             laid,
             "{\"total\":2,\"items\":[\n{\"id\":1},\n{\"id\":2}\n]}"
         );
-        assert_eq!(record_lines("plain text"), None);
-        assert_eq!(record_lines("[1]"), None);
+        assert_eq!(layout("plain text"), None);
+        assert_eq!(layout("[1]"), None);
     }
 }

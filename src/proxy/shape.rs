@@ -12,7 +12,7 @@
 //! With no question and everything within the budget, the result is returned exactly as the
 //! upstream sent it. Owns this walk over a result; never talks to the upstream.
 
-use super::records;
+use super::records::{self, Layout};
 use crate::contract::types::{PruningMetadata, PruningMetadataReason};
 use crate::prune::not_attempted;
 use crate::tools::RESULT_META_KEY;
@@ -65,12 +65,22 @@ async fn shape_items(
     for (item, share) in items.iter_mut().filter(|v| is_text(v)).zip(shares) {
         let raw = item["text"].as_str().unwrap_or_default().to_string();
         let laid = (question.is_some() || raw.len() > share)
-            .then(|| records::record_lines(&raw))
-            .flatten()
-            .filter(|_| !string_member_dominates(&raw));
-        let text = laid.as_deref().unwrap_or(&raw);
+            .then(|| records::layout(&raw))
+            .flatten();
+        // A string that holds an object's weight is pruned alone, under the rest of the object
+        // (which must leave it most of the share: else the text is cut as it came).
+        let (head, text) = match &laid {
+            Some(Layout::Records(records)) => ("", records.as_str()),
+            Some(Layout::Member { head, body }) if head.len() * 2 < share => {
+                (head.as_str(), body.as_str())
+            }
+            _ => ("", raw.as_str()),
+        };
         let source = prune::detect_unnamed(text);
-        let mut fitted = p.fit_text(text, question, source, label, share).await;
+        let mut fitted = p
+            .fit_text(text, question, source, label, share - head.len())
+            .await;
+        fitted.text.insert_str(0, head);
         if fitted.text.len() >= raw.len() && fitted.pruning.applied || fitted.text.len() > raw.len()
         {
             // Its share is smaller than a cut's note (many small texts): the text stays whole,
@@ -145,19 +155,6 @@ fn shares(sizes: &[usize], room: usize) -> Vec<usize> {
         break;
     }
     shares
-}
-
-/// Whether `json` is an object one string member of which holds more than half of its bytes (a
-/// command's output wrapped as `{"path":…,"output":"…"}`). Laid out one member a line, that
-/// member is a single line, kept or removed whole: the text is better cut as it came. An array,
-/// or an object whose weight is an array or an object, keeps its record layout.
-fn string_member_dominates(json: &str) -> bool {
-    let Ok(Value::Object(members)) = serde_json::from_str::<Value>(json) else {
-        return false;
-    };
-    members
-        .values()
-        .any(|v| v.as_str().is_some_and(|s| s.len() * 2 > json.len()))
 }
 
 /// Bytes of the items that are not texts.
@@ -401,7 +398,7 @@ async fn finish(
 
 #[cfg(test)]
 mod tests {
-    use super::{repeats_a_text, shares, string_member_dominates};
+    use super::{repeats_a_text, shares};
     use serde_json::json;
 
     #[test]
@@ -448,21 +445,5 @@ mod tests {
             &json!({"content": "text"}),
             &texts(&["text"])
         ));
-    }
-
-    #[test]
-    fn only_a_string_member_holding_most_of_an_object_dominates() {
-        let x = "x".repeat(500);
-        assert!(string_member_dominates(&format!(
-            r#"{{"path":"a","output":"{x}"}}"#
-        )));
-        // One big record in an array, or a big array member: the records stay.
-        assert!(!string_member_dominates(&format!(
-            r#"[{{"id":1,"body":"{x}"}},{{"id":2}}]"#
-        )));
-        assert!(!string_member_dominates(&format!(
-            r#"{{"total":2,"items":["{x}","y"]}}"#
-        )));
-        assert!(!string_member_dominates("not json"));
     }
 }
