@@ -4,7 +4,7 @@
 //! array member (the other members stay on the first and last lines, around it); or, failing
 //! both, the members of the object. The layout is the same JSON value (only whitespace differs):
 //! with nothing removed it parses to what the upstream sent. The one exception is an object whose
-//! weight is one multi-line string ([`string_member_lines`]). Owns the layout only; pruning is the
+//! weight is one multi-line string ([`Layout::Member`]). Owns the layout only; pruning is the
 //! shared pipeline's.
 
 use serde_json::{Map, Value};
@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 pub enum Layout {
     /// The same JSON value, one record a line.
     Records(String),
-    /// An object whose weight is one multi-line string member ([`string_lines`]): the rest of the
+    /// An object whose weight is one multi-line string member (see [`layout`]): the rest of the
     /// object and the member's key (`head`, two lines), shown above the string's own lines
     /// (`body`), which alone are pruned and stored.
     Member {
