@@ -482,6 +482,10 @@ fn proxy_prunes_the_lines_of_a_string_that_holds_a_json_objects_weight() {
         tokens(&shown)
     );
     assert!(tokens(&shown) * 5 < tokens(&raw));
+    // What was saved is counted against the text the upstream sent, not the string alone.
+    let pruning = &r["_meta"]["mcp-pruner/result"]["pruning"];
+    assert_eq!(pruning["raw_bytes"], raw.len(), "{pruning}");
+    assert_eq!(pruning["tokens_before"], tokens(&raw), "{pruning}");
     // The string alone is stored: line numbers are its own, and its lines come back unescaped.
     let id = prune_id(&shown);
     let rec = p.call(
@@ -493,6 +497,14 @@ fn proxy_prunes_the_lines_of_a_string_that_holds_a_json_objects_weight() {
     // Without a question and within the budget the upstream's bytes pass untouched.
     let r = call(&mut p, "run_build", json!({"max_output_bytes": 1_000_000}));
     assert_eq!(content_texts(&r), raw);
+    // A short output that pruning leaves whole goes out as the upstream sent it, JSON and all.
+    let short = content_texts(&call(&mut up, "run_check", json!({})));
+    let r = call(&mut p, "run_check", json!({"context_focus_question": q}));
+    assert_eq!(content_texts(&r), short, "{r}");
+    assert_eq!(
+        r["_meta"]["mcp-pruner/result"]["pruning"]["applied"], false,
+        "{r}"
+    );
 }
 
 #[test]

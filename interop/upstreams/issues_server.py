@@ -102,6 +102,13 @@ def run_build() -> str:
 
 
 @server.tool(structured_output=False)
+def run_check() -> str:
+    """Runs the quick checks: a short output wrapped as `run_build`'s is."""
+    output = "checking format ... ok\nchecking lint ... ok\nchecking links ... ok\n"
+    return json.dumps({"command": "make check", "exit_code": 0, "output": output})
+
+
+@server.tool(structured_output=False)
 async def slow(seconds: float, ctx: Context, marker: str = "") -> str:
     """Reports progress every 100 ms for `seconds` seconds; writes `marker` if cancelled."""
     steps = max(1, int(seconds * 10))

@@ -69,7 +69,8 @@ fn dominant_string(map: &Map<String, Value>, bytes: usize) -> Option<String> {
 /// line break): the model reads the key and the text under it. `None` when the string is one
 /// line: then the text is cut as it came.
 fn string_lines(mut map: Map<String, Value>, key: &str) -> Option<Layout> {
-    let Some(Value::String(body)) = map.remove(key) else {
+    // `shift_remove`: the other members keep their order (`remove` would swap the last in).
+    let Some(Value::String(body)) = map.shift_remove(key) else {
         return None;
     };
     if !body.trim_end_matches('\n').contains('\n') {
@@ -155,14 +156,17 @@ mod tests {
     #[test]
     fn a_string_that_holds_the_weight_is_shown_by_its_own_lines() {
         let output: String = (1..=40).map(|i| format!("step {i} \"ok\"\n")).collect();
-        let text =
-            serde_json::json!({"command": "make", "output": output, "exit_code": 2}).to_string();
+        let text = serde_json::json!(
+            {"command": "make", "output": output, "exit_code": 2, "cwd": "/w", "ms": 9}
+        )
+        .to_string();
         let Some(Layout::Member { head, body }) = layout(&text) else {
             panic!("a dominant string in {text}")
         };
+        // The other members keep their order.
         assert_eq!(
             head,
-            "{\"command\":\"make\",\"exit_code\":2}\n\"output\":\n"
+            "{\"command\":\"make\",\"exit_code\":2,\"cwd\":\"/w\",\"ms\":9}\n\"output\":\n"
         );
         assert_eq!(body, output);
         // One line (base64, a long word), a light string, or no object: nothing to lay out.

@@ -80,7 +80,20 @@ async fn shape_items(
         let mut fitted = p
             .fit_text(text, question, source, label, share - head.len())
             .await;
-        fitted.text.insert_str(0, head);
+        if !head.is_empty() {
+            if !fitted.pruning.applied && fitted.text == text {
+                // Neither pruned nor cut: the upstream's text goes out as it came, JSON and all.
+                fitted.text = raw.clone();
+            } else {
+                fitted.text.insert_str(0, head);
+            }
+            // What the call saved is counted against the text the upstream sent.
+            fitted.pruning.raw_bytes = raw.len() as u64;
+            if fitted.pruning.tokens_before.is_some() {
+                fitted.pruning.tokens_before =
+                    Some(prune::pipeline::tokens_as_read(&raw, p.schemas()));
+            }
+        }
         if fitted.text.len() >= raw.len() && fitted.pruning.applied || fitted.text.len() > raw.len()
         {
             // Its share is smaller than a cut's note (many small texts): the text stays whole,

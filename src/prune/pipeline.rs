@@ -197,7 +197,7 @@ impl Pruner {
         // What the model would read for the raw output: the text, or its JSON string when
         // output schemas put it in structuredContent (Claude Code and Codex read that).
         let tokens_before = if ctx.output_schemas {
-            tokens::count(&serde_json::to_string(job.text).expect("a str serializes")) as u64
+            tokens_as_read(job.text, true)
         } else {
             raw_tokens
         };
@@ -538,6 +538,16 @@ pub fn gave_way_to_raw(meta: &mut PruningMetadata) {
     meta.applied = false;
     meta.pruned_bytes = None;
     meta.reason = Some(PruningMetadataReason::NoSavings);
+}
+
+/// The o200k tokens the model reads for `text` as a tool returns it raw: the text, or its JSON
+/// string when output schemas put it in `structuredContent` (Claude Code and Codex read that).
+pub fn tokens_as_read(text: &str, output_schemas: bool) -> u64 {
+    if output_schemas {
+        tokens::count(&serde_json::to_string(text).expect("a str serializes")) as u64
+    } else {
+        tokens::count(text) as u64
+    }
 }
 
 /// The `tokens_before` to report beside `read`, the tokens the model reads for the result.
