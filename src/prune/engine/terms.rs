@@ -511,10 +511,19 @@ fn is_request_frame(clause: &str) -> bool {
     }
     // So is a name: a capitalised word past the clause's first (`Where is the Point class?`,
     // `Which Handle leaks?`); `I` is no name.
-    let named = clause.split_whitespace().skip(1).any(|w| {
-        let w = w.trim_start_matches(|c: char| !c.is_alphanumeric());
-        w.chars().next().is_some_and(char::is_uppercase) && w != "I" && !w.starts_with("I'")
-    });
+    // A list item's bullet or number (`-`, `1)`) is no word: the first word is the first with a
+    // letter.
+    let named = clause
+        .split_whitespace()
+        .skip_while(|w| !w.chars().any(char::is_alphabetic))
+        .skip(1)
+        .any(|w| {
+            let w = w.trim_start_matches(|c: char| !c.is_alphanumeric());
+            w.chars().next().is_some_and(char::is_uppercase)
+                && w != "I"
+                && !w.starts_with("I'")
+                && !w.starts_with("I\u{2019}")
+        });
     if named {
         return false;
     }
@@ -892,21 +901,28 @@ fn for_each_identifier<'t>(text: &'t str, emit: &mut dyn FnMut(&'t str)) {
     }
 }
 
-/// The length of the CJK or full-width punctuation mark (`，`, `。`, `（`, `」`) that starts at byte
-/// `i` of `text`, if one does: a separator, as its ASCII form is, although its bytes are not ASCII
-/// (CJK text puts no space beside it, so `code？retry` is two words).
+/// The length of the punctuation mark outside ASCII that starts at byte `i` of `text`, if one
+/// does ([`is_wide_punctuation`]): a separator, although its bytes are not ASCII (CJK text puts no
+/// space beside it, so `code？retry` is two words).
 fn wide_punctuation(text: &str, i: usize) -> Option<usize> {
-    let b = text.as_bytes()[i];
-    // Every such mark is three bytes in UTF-8, led by 0xE3 (U+3000..U+303F) or 0xEF (U+FF00..).
-    if b != 0xE3 && b != 0xEF {
+    // Every such mark is three bytes in UTF-8, led by 0xE2 (U+2000..), 0xE3 (U+3000..) or 0xEF
+    // (U+FF00..): other bytes are let through without decoding.
+    if !matches!(text.as_bytes()[i], 0xE2 | 0xE3 | 0xEF) {
         return None;
     }
     let c = text.get(i..)?.chars().next()?;
-    let wide = matches!(c,
-        '\u{3000}'..='\u{3003}' | '\u{3008}'..='\u{3011}' | '\u{3014}'..='\u{301F}'
-        | '\u{FF01}'..='\u{FF0F}' | '\u{FF1A}'..='\u{FF20}' | '\u{FF3B}'..='\u{FF40}'
-        | '\u{FF5B}'..='\u{FF65}');
-    wide.then_some(c.len_utf8())
+    is_wide_punctuation(c).then_some(c.len_utf8())
+}
+
+/// CJK and full-width punctuation (`，`, `。`, `（`, `」`, `？`; not the full-width `＿`, a word
+/// character as `_` is), and the typographic quotes, dashes and ellipsis that CJK and English
+/// prose put against words (`“JSONType”`, `—`, `…`).
+fn is_wide_punctuation(c: char) -> bool {
+    matches!(c,
+        '\u{2014}' | '\u{2018}'..='\u{201D}' | '\u{2026}'
+        | '\u{3000}'..='\u{3003}' | '\u{3008}'..='\u{3011}' | '\u{3014}'..='\u{301F}'
+        | '\u{FF01}'..='\u{FF0F}' | '\u{FF1A}'..='\u{FF20}' | '\u{FF3B}'..='\u{FF3E}'
+        | '\u{FF40}' | '\u{FF5B}'..='\u{FF65}')
 }
 
 /// Which bytes are word bytes, looked up instead of tested: the identifier scan asks for every
@@ -1246,6 +1262,11 @@ mod tests {
             goal_terms_of("Show the file handling."),
             ["show", "fil", "handl"]
         );
+        // Typographic quotes separate words too; a full-width low line joins them as `_` does.
+        assert_eq!(
+            goal_terms_of("序列化“JSONType”无效…a＿b"),
+            ["序列化", "json", "typ", "json_type", "无效", "a＿b"]
+        );
         // Full-width punctuation separates words wherever it stands, after a dash too.
         assert_eq!(
             goal_terms_of("序列化（JSONType）无效，max-，retry。"),
@@ -1254,6 +1275,15 @@ mod tests {
         // Full-width marks end a clause too.
         assert_eq!(
             goal_terms_of("Where is the code？retry the upload"),
+            ["retry", "upload"]
+        );
+        // A list item's bullet or number is no word, and `I’m` no name.
+        assert_eq!(
+            goal_terms_of("- Where is the code? retry the upload"),
+            ["retry", "upload"]
+        );
+        assert_eq!(
+            goal_terms_of("1) Where’s the code I’m after? retry the upload"),
             ["retry", "upload"]
         );
         // A name capitalised in prose is what the clause asks about, request word or not.
@@ -1328,25 +1358,30 @@ mod tests {
         );
     }
 
-    /// The identifier scan as it was written first, byte by byte: the reference for the scan.
+    /// The identifier scan written a character at a time: the reference for the scan.
     fn identifiers_reference(text: &str) -> Vec<&str> {
-        let (bytes, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
-        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
-        while i < bytes.len() {
-            if !word(bytes[i]) {
-                i += 1;
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let word = |c: char| {
+            c.is_ascii_alphanumeric() || c == '_' || (!c.is_ascii() && !is_wide_punctuation(c))
+        };
+        let (mut out, mut k) = (Vec::new(), 0);
+        while k < chars.len() {
+            if !word(chars[k].1) {
+                k += 1;
                 continue;
             }
-            let start = i;
-            while i < bytes.len() {
-                let inner_dash =
-                    bytes[i] == b'-' && i > start && bytes.get(i + 1).is_some_and(|b| word(*b));
-                if !word(bytes[i]) && !inner_dash {
+            let start = k;
+            while k < chars.len() {
+                let inner_dash = chars[k].1 == '-'
+                    && k > start
+                    && chars.get(k + 1).is_some_and(|&(_, c)| word(c));
+                if !word(chars[k].1) && !inner_dash {
                     break;
                 }
-                i += 1;
+                k += 1;
             }
-            out.push(&text[start..i]);
+            let end = chars.get(k).map_or(text.len(), |&(at, _)| at);
+            out.push(&text[chars[start].0..end]);
         }
         out
     }
@@ -1354,7 +1389,7 @@ mod tests {
     proptest::proptest! {
         /// The table-driven identifier scan finds the reference's identifiers.
         #[test]
-        fn identifier_scan_matches_the_reference(text in "[aZ09_ \\-.é⟦(]{0,48}") {
+        fn identifier_scan_matches_the_reference(text in "[aZ09_ \\-.é⟦(，？（）。＿“”’—…中]{0,48}") {
             let mut found = Vec::new();
             for_each_identifier(&text, &mut |id| found.push(id));
             proptest::prop_assert_eq!(found, identifiers_reference(&text));
