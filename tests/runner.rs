@@ -655,6 +655,28 @@ fn a_server_still_busy_at_shutdown_is_killed_and_nothing_escapes() {
 }
 
 #[test]
+fn a_process_that_left_the_agents_session_is_swept_as_an_orphan() {
+    let ws = Workspace::new();
+    // The agent leaves a process in a session of its own, then exits: the agent-group cleanup
+    // cannot reach it, and it was re-parented to the runner, whose sweep must kill it.
+    let r = run(&ws, &["--root", &ws.root()], &[], 0, "escape");
+    assert_eq!(r.code(), Some(0), "{}", r.stderr);
+    let escaped = ws.pid("escaped.pid");
+    let reaped = r.event("mcp_pruner.orphans_reaped");
+    assert!(
+        reaped["data"]["pids"]
+            .as_array()
+            .is_some_and(|p| p.iter().any(|p| p.as_i64() == Some(escaped.into()))),
+        "{escaped} not in {reaped}"
+    );
+    assert!(
+        !alive(escaped, "sleep"),
+        "the escaped process {escaped} survived"
+    );
+    assert_nothing_left(&ws, &r);
+}
+
+#[test]
 fn an_interrupt_before_the_server_is_ready_ends_the_run_with_128_plus_2() {
     // The server is caught (and stopped) as soon as it runs, so it cannot get ready; then the
     // runner is interrupted. A server that got ready first makes a retry (counted below).
