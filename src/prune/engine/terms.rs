@@ -868,30 +868,24 @@ fn for_each_term_keeping(text: &str, keep_stop_words: bool, emit: &mut dyn FnMut
 fn for_each_identifier<'t>(text: &'t str, emit: &mut dyn FnMut(&'t str)) {
     let bytes = text.as_bytes();
     let n = bytes.len();
+    // A word byte, or the lead byte of a character that may be punctuation ([`WORD_BYTES`] says
+    // no to those) and is not: decoded only there, so ASCII text never pays for it.
+    let word_at = |i: usize| is_word_byte(bytes[i]) || wide_punctuation(text, i) == Some(0);
     let mut i = 0;
     while i < n {
-        if !is_word_byte(bytes[i]) {
-            i += 1;
-            continue;
-        }
-        if let Some(len) = wide_punctuation(text, i) {
-            i += len;
+        if !word_at(i) {
+            i += wide_punctuation(text, i)
+                .filter(|&len| len > 0)
+                .unwrap_or(1);
             continue;
         }
         let start = i;
         loop {
-            while i < n && is_word_byte(bytes[i]) {
-                if bytes[i] >= 0x80 && wide_punctuation(text, i).is_some() {
-                    break;
-                }
+            while i < n && word_at(i) {
                 i += 1;
             }
-            // A dash between word bytes is inside the identifier (`utf-8`, `max-age`).
-            if i + 1 < n
-                && bytes[i] == b'-'
-                && is_word_byte(bytes[i + 1])
-                && wide_punctuation(text, i + 1).is_none()
-            {
+            // A dash between word characters is inside the identifier (`utf-8`, `max-age`).
+            if i + 1 < n && bytes[i] == b'-' && word_at(i + 1) {
                 i += 2;
                 continue;
             }
@@ -901,17 +895,22 @@ fn for_each_identifier<'t>(text: &'t str, emit: &mut dyn FnMut(&'t str)) {
     }
 }
 
-/// The length of the punctuation mark outside ASCII that starts at byte `i` of `text`, if one
-/// does ([`is_wide_punctuation`]): a separator, although its bytes are not ASCII (CJK text puts no
-/// space beside it, so `code？retry` is two words).
+/// For a lead byte at `i` of a character that may be punctuation outside ASCII: the
+/// character's length when it is ([`is_wide_punctuation`]), a separator although its bytes are
+/// not ASCII (CJK text puts no space beside it, so `code？retry` is two words), else `Some(0)`,
+/// a word character. `None` for every other byte.
 fn wide_punctuation(text: &str, i: usize) -> Option<usize> {
     // Every such mark is three bytes in UTF-8, led by 0xE2 (U+2000..), 0xE3 (U+3000..) or 0xEF
-    // (U+FF00..): other bytes are let through without decoding.
+    // (U+FF00..).
     if !matches!(text.as_bytes()[i], 0xE2 | 0xE3 | 0xEF) {
         return None;
     }
     let c = text.get(i..)?.chars().next()?;
-    is_wide_punctuation(c).then_some(c.len_utf8())
+    Some(if is_wide_punctuation(c) {
+        c.len_utf8()
+    } else {
+        0
+    })
 }
 
 /// CJK and full-width punctuation (`，`, `。`, `（`, `」`, `？`; not the full-width `＿`, a word
@@ -926,18 +925,22 @@ fn is_wide_punctuation(c: char) -> bool {
 }
 
 /// Which bytes are word bytes, looked up instead of tested: the identifier scan asks for every
-/// byte of every line that may hold a goal term.
+/// byte of every line that may hold a goal term. The lead bytes of the characters that may be
+/// punctuation (0xE2, 0xE3, 0xEF) are not: the scan decodes those ([`wide_punctuation`]).
 static WORD_BYTES: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {
-        table[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize || b >= 0x80;
+        table[b] = (b as u8).is_ascii_alphanumeric()
+            || b == b'_' as usize
+            || (b >= 0x80 && b != 0xE2 && b != 0xE3 && b != 0xEF);
         b += 1;
     }
     table
 };
 
-/// Identifier characters: ASCII alphanumerics, `_`, and every byte of a non-ASCII character.
+/// Identifier bytes: ASCII alphanumerics, `_`, and every byte of a non-ASCII character but the
+/// three lead bytes [`wide_punctuation`] decides.
 fn is_word_byte(b: u8) -> bool {
     WORD_BYTES[b as usize]
 }
