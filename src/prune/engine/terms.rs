@@ -519,10 +519,8 @@ fn is_request_frame(clause: &str) -> bool {
         .skip(1)
         .any(|w| {
             let w = w.trim_start_matches(|c: char| !c.is_alphanumeric());
-            w.chars().next().is_some_and(char::is_uppercase)
-                && w != "I"
-                && !w.starts_with("I'")
-                && !w.starts_with("I\u{2019}")
+            // (The goal's typographic apostrophes are plain ones by now: `I’m` is `I'm`.)
+            w.chars().next().is_some_and(char::is_uppercase) && w != "I" && !w.starts_with("I'")
         });
     if named {
         return false;
@@ -874,9 +872,8 @@ fn for_each_identifier<'t>(text: &'t str, emit: &mut dyn FnMut(&'t str)) {
     let mut i = 0;
     while i < n {
         if !word_at(i) {
-            i += wide_punctuation(text, i)
-                .filter(|&len| len > 0)
-                .unwrap_or(1);
+            // Not a word character: a mark outside ASCII is skipped whole, any other byte alone.
+            i += wide_punctuation(text, i).unwrap_or(1);
             continue;
         }
         let start = i;
