@@ -16,9 +16,24 @@ fn ledger_env(path: &Path) -> Vec<(&'static str, String)> {
 }
 
 fn stdio_with_ledger(root: &Path, ledger: &Path) -> StdioClient {
+    stdio_with_ledger_args(root, ledger, &[])
+}
+
+fn stdio_with_ledger_args(root: &Path, ledger: &Path, args: &[&str]) -> StdioClient {
     let env = ledger_env(ledger);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    StdioClient::spawn_env(root, &[], &env)
+    StdioClient::spawn_env(root, args, &env)
+}
+
+/// The `by_tool` row of a `stats --json` report for `name`.
+fn tool_row(report: &Value, name: &str) -> Value {
+    report["by_tool"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("{name} in {report}"))
 }
 
 /// A root with a long source file, so that a focused read prunes.
@@ -83,16 +98,7 @@ fn a_scripted_session_is_counted_and_reported() {
 
     let report: Value = serde_json::from_str(&stats(&ledger, &["--json"])).unwrap();
     assert_eq!(report["total"]["calls"], 6, "{report}");
-    let tool = |name: &str| {
-        report["by_tool"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["key"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("{name} in {report}"))
-    };
-    let read = tool("read");
+    let read = tool_row(&report, "read");
     assert_eq!(
         (&read["pruned_calls"], &read["recovered_calls"]),
         (&json!(1), &json!(1))
@@ -158,8 +164,6 @@ fn an_output_cut_without_pruning_saves_what_health_says() {
     let root = project();
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger.sqlite3");
-    let env = ledger_env(&ledger);
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     // Nothing listens on port 9 (discard) here: the call fails at once and falls back.
     let args = [
         "--pruner",
@@ -167,7 +171,7 @@ fn an_output_cut_without_pruning_saves_what_health_says() {
         "--pruner-endpoint",
         "http://127.0.0.1:9/prune",
     ];
-    let mut c = StdioClient::spawn_env(root.path(), &args, &env);
+    let mut c = stdio_with_ledger_args(root.path(), &ledger, &args);
     c.request(
         "initialize",
         json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cut","version":"1"}}),
@@ -196,13 +200,7 @@ fn an_output_cut_without_pruning_saves_what_health_says() {
     assert_eq!(h["tokens_saved"], before - after, "{h}");
     assert!(c.close().success());
     let report: Value = serde_json::from_str(&stats(&ledger, &["--json"])).unwrap();
-    let bash = report["by_tool"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["key"] == "bash")
-        .cloned()
-        .unwrap_or_else(|| panic!("bash in {report}"));
+    let bash = tool_row(&report, "bash");
     assert_eq!(
         (
             &bash["tokens_raw"],
@@ -270,13 +268,7 @@ fn only_a_recovery_that_returns_lines_counts() {
     assert!(got.contains("pub fn step_7("), "{res}");
     assert!(c.close().success());
     let report: Value = serde_json::from_str(&stats(&ledger, &["--json"])).unwrap();
-    let read_row = report["by_tool"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["key"] == "read")
-        .cloned()
-        .unwrap_or_else(|| panic!("read in {report}"));
+    let read_row = tool_row(&report, "read");
     assert_eq!(
         (&read_row["pruned_calls"], &read_row["recovered_calls"]),
         (&json!(3), &json!(2)),

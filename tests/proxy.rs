@@ -87,6 +87,25 @@ fn call(c: &mut StdioClient, tool: &str, args: Value) -> Value {
     r["result"].clone()
 }
 
+/// Lines `a` to `b` (from 1) of the text stored under `id`, as `recover_text` by range returns
+/// them, without their line numbers.
+fn recover_range(p: &mut StdioClient, id: &str, a: usize, b: usize) -> String {
+    let rec = p.call(
+        "recover_text",
+        json!({"prune_id": id, "ranges": [{"start_line": a, "end_line": b}]}),
+    );
+    raw_lines(&rec["result"])
+}
+
+/// Lines `a` to `b` (from 1) of `text`, each ended by a newline.
+fn lines_of(text: &str, a: usize, b: usize) -> String {
+    text.lines()
+        .skip(a - 1)
+        .take(b - a + 1)
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// `recover_text`'s raw text without its `N│ ` line numbers.
 fn raw_lines(result: &Value) -> String {
     let text = common::structured(result)["raw_text"]
@@ -238,11 +257,7 @@ fn proxy_prunes_json_with_a_question_keeping_whole_records_and_recovers() {
     assert_eq!(meta["applied"], true, "{meta}");
     // Recovery by range: line 2 is the first record, whole.
     let id = prune_id(&shown);
-    let rec = p.call(
-        "recover_text",
-        json!({"prune_id": id, "ranges": [{"start_line": 2, "end_line": 3}]}),
-    );
-    let got = raw_lines(&rec["result"]);
+    let got = recover_range(&mut p, &id, 2, 3);
     let first: Value =
         serde_json::from_str(got.lines().next().unwrap().trim_end_matches(',')).unwrap();
     let raw_first = &serde_json::from_str::<Value>(&raw).unwrap()[0];
@@ -426,20 +441,9 @@ fn proxy_prunes_a_long_log_and_recovers_the_raw_lines() {
     assert!(tokens(&shown) * 5 < tokens(&raw));
     let id = prune_id(&shown);
     for (a, b) in [(1, 3), (2411, 2413), (2998, 3000)] {
-        let rec = p.call(
-            "recover_text",
-            json!({"prune_id": id, "ranges": [{"start_line": a, "end_line": b}]}),
-        );
-        let got = raw_lines(&rec["result"]);
-        let want: String = raw
-            .lines()
-            .skip(a - 1)
-            .take(b - a + 1)
-            .map(|l| format!("{l}\n"))
-            .collect();
         assert_eq!(
-            got.trim_end(),
-            want.trim_end(),
+            recover_range(&mut p, &id, a, b).trim_end(),
+            lines_of(&raw, a, b).trim_end(),
             "lines {a}-{b} recovered byte for byte"
         );
     }
@@ -488,12 +492,10 @@ fn proxy_prunes_the_lines_of_a_string_that_holds_a_json_objects_weight() {
     assert_eq!(pruning["tokens_before"], tokens(&raw), "{pruning}");
     // The string alone is stored: line numbers are its own, and its lines come back unescaped.
     let id = prune_id(&shown);
-    let rec = p.call(
-        "recover_text",
-        json!({"prune_id": id, "ranges": [{"start_line": 1, "end_line": 3}]}),
+    assert_eq!(
+        recover_range(&mut p, &id, 1, 3).trim_end(),
+        lines_of(log, 1, 3).trim_end()
     );
-    let want: String = log.lines().take(3).map(|l| format!("{l}\n")).collect();
-    assert_eq!(raw_lines(&rec["result"]).trim_end(), want.trim_end());
     // Without a question and within the budget the upstream's bytes pass untouched.
     let r = call(&mut p, "run_build", json!({"max_output_bytes": 1_000_000}));
     assert_eq!(content_texts(&r), raw);
