@@ -1049,10 +1049,45 @@ fn stem(word: &mut String) {
     } else if len >= 5 && word.ends_with("ed") {
         word.truncate(len - 2);
     }
+    if word.len() < len && short_cvc(word) {
+        // `hoped` and `hoping` are `hope`, which keeps its `e` below.
+        word.push('e');
+    }
     let len = word.len();
-    if len > 3 && word.ends_with('e') {
+    // A final `e` goes (`parse` meets `pars`ed), except after a short stem that ends
+    // consonant-vowel-consonant (Porter's rule): `pane` is not `pan`, `mode` not `mod`, `dire`
+    // not `dir`, and `timed` and `closing` are `time` and `close` as `-ed` and `-ing` left
+    // them `tim` and `clos`.
+    if len > 3 && word.ends_with('e') && !short_cvc(&word[..len - 1]) {
         word.truncate(len - 1);
     }
+}
+
+/// Whether an ASCII stem has one vowel run followed by consonants, ending consonant, vowel,
+/// consonant (not `w`, `x` or `y`): `pan`, `stat`, `typ`, `clos`; not `pars`, `creat`, `delet`.
+/// `y` after a consonant is a vowel.
+fn short_cvc(stem: &str) -> bool {
+    let b = stem.as_bytes();
+    let vowel = |i: usize| {
+        matches!(b[i], b'a' | b'e' | b'i' | b'o' | b'u')
+            || (b[i] == b'y' && i > 0 && !vowel_plain(b[i - 1]))
+    };
+    let n = b.len();
+    if n < 3
+        || vowel(n - 1)
+        || matches!(b[n - 1], b'w' | b'x' | b'y')
+        || !vowel(n - 2)
+        || vowel(n - 3)
+    {
+        return false;
+    }
+    // One vowel run (Porter's measure 1): no vowel before the consonants that precede it.
+    (0..n - 3).all(|i| !vowel(i))
+}
+
+/// A vowel letter other than `y`.
+fn vowel_plain(c: u8) -> bool {
+    matches!(c, b'a' | b'e' | b'i' | b'o' | b'u')
 }
 
 #[cfg(test)]
@@ -1094,6 +1129,21 @@ mod tests {
         assert_eq!(
             terms("returns returned returning")[..],
             ["return", "return", "return"]
+        );
+        // A short stem ending consonant-vowel-consonant keeps its `e`, and gets it back after
+        // `-ed` and `-ing`: `pane` is not `pan`, nor `mode` the `mod` keyword.
+        assert_eq!(terms("pane panes pan")[..], ["pane", "pane", "pan"]);
+        assert_eq!(terms("mode modes mod")[..], ["mode", "mode", "mod"]);
+        assert_eq!(
+            terms("hope hoped hoping closed closing close typed type")[..],
+            [
+                "hope", "hope", "hope", "close", "close", "close", "type", "type"
+            ]
+        );
+        // A longer stem still loses it: `create` meets `created`, `handle` meets `handling`.
+        assert_eq!(
+            terms("create created handle handling value")[..],
+            ["creat", "creat", "handl", "handl", "valu"]
         );
     }
 
@@ -1234,12 +1284,12 @@ mod tests {
         // A clause with a word of its own is the topic, request words and all.
         assert_eq!(
             goal_terms_of("Fix file handle leak"),
-            ["fil", "handl", "leak"]
+            ["file", "handl", "leak"]
         );
         // Code quoted in a clause is what it asks about.
         assert_eq!(
             goal_terms_of("Where is `handle_file` defined?"),
-            ["handl", "fil", "handle_file", "defin"]
+            ["handl", "file", "handle_file", "defin"]
         );
         // So is a name written as code without backticks.
         assert_eq!(
@@ -1249,7 +1299,7 @@ mod tests {
         // Non-ASCII text, `\r\n` and an unclosed backtick end or hold clauses safely.
         assert_eq!(
             goal_terms_of("Où est le code qui gère ça?\r\nWhere is the code? réessayer `l'envoi"),
-            ["cod", "gère", "ça", "réessayer", "envoi"]
+            ["code", "gère", "ça", "réessayer", "envoi"]
         );
         // A typographic apostrophe splits a word as an ASCII one does.
         assert_eq!(
@@ -1260,17 +1310,25 @@ mod tests {
         // A goal made only of request words keeps them: they are all it says.
         assert_eq!(
             goal_terms_of("Show the file handling."),
-            ["show", "fil", "handl"]
+            ["show", "file", "handl"]
         );
         // Typographic quotes separate words too; a full-width low line joins them as `_` does.
         assert_eq!(
             goal_terms_of("序列化“JSONType”无效…a＿b"),
-            ["序列化", "json", "typ", "json_type", "无效", "a＿b"]
+            ["序列化", "json", "type", "json_type", "无效", "a＿b"]
         );
         // Full-width punctuation separates words wherever it stands, after a dash too.
         assert_eq!(
             goal_terms_of("序列化（JSONType）无效，max-，retry。"),
-            ["序列化", "json", "typ", "json_type", "无效", "max", "retry"]
+            [
+                "序列化",
+                "json",
+                "type",
+                "json_type",
+                "无效",
+                "max",
+                "retry"
+            ]
         );
         // Full-width marks end a clause too.
         assert_eq!(
@@ -1289,7 +1347,7 @@ mod tests {
         // A name capitalised in prose is what the clause asks about, request word or not.
         assert_eq!(
             goal_terms_of("Where is the Point class? It moves on resize"),
-            ["point", "class", "mov", "resiz"]
+            ["point", "class", "move", "resiz"]
         );
         assert_eq!(
             goal_terms_of("Where do I find the code that handles this: retry the upload"),
