@@ -25,7 +25,7 @@ use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -476,6 +476,168 @@ struct Found {
     stopped: Option<ErrorReason>,
 }
 
+/// Why the call must stop now: cancelled, or past its deadline.
+fn stop_reason(
+    cancel: &tokio_util::sync::CancellationToken,
+    deadline: Instant,
+) -> Option<ErrorReason> {
+    if cancel.is_cancelled() {
+        Some(ErrorReason::Cancelled)
+    } else if Instant::now() > deadline {
+        Some(ErrorReason::Timeout)
+    } else {
+        None
+    }
+}
+
+/// What the walker threads share while they search.
+struct Walk<'a> {
+    /// The regex every file is searched with.
+    matcher: &'a grep_regex::RegexMatcher,
+    /// One handle on the root for every open of the walk.
+    beneath: beneath::Beneath,
+    /// The root, for the paths rows show.
+    root: &'a std::path::Path,
+    /// The call's deadline.
+    deadline: Instant,
+    /// The call's cancellation.
+    cancel: &'a tokio_util::sync::CancellationToken,
+    /// The temp file of rendered rows.
+    rows: Mutex<Rows>,
+    /// Files with matches, in the order their searches ended.
+    per_file: Mutex<Vec<FileRows>>,
+    /// Files searched.
+    files: AtomicUsize,
+    /// Matches found.
+    total: AtomicUsize,
+    /// Why the walk stopped early (timeout, cancellation), if it did.
+    stop: Mutex<Option<ErrorReason>>,
+    /// A failed write to the temp file: the search fails with it.
+    write_error: Mutex<Option<std::io::Error>>,
+    /// Set once the walk must end: every thread quits at its next entry.
+    halted: AtomicBool,
+}
+
+impl Walk<'_> {
+    /// Ends the walk early, for `why`.
+    fn halt(&self, why: ErrorReason) {
+        *self.stop.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+        self.halted.store(true, Ordering::Relaxed);
+    }
+
+    /// Appends a file's buffered rows to the temp file and notes where they went.
+    fn flush(&self, buf: &mut String, in_buf: &mut usize, this: &mut FileRows) {
+        let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        let at = rows.len;
+        if let Err(e) = rows.file.write_all(buf.as_bytes()) {
+            *self.write_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+            self.halted.store(true, Ordering::Relaxed);
+        }
+        rows.len += buf.len() as u64;
+        this.chunks.push((at, buf.len(), *in_buf));
+        buf.clear();
+        *in_buf = 0;
+    }
+
+    /// One entry of the walk: a file is searched and its rows kept; anything else is skipped.
+    fn visit(
+        &self,
+        searcher: &mut grep_searcher::Searcher,
+        buf: &mut String,
+        entry: Result<ignore::DirEntry, ignore::Error>,
+    ) -> ignore::WalkState {
+        if self.halted.load(Ordering::Relaxed) {
+            return ignore::WalkState::Quit;
+        }
+        if let Some(why) = stop_reason(self.cancel, self.deadline) {
+            self.halt(why);
+            return ignore::WalkState::Quit;
+        }
+        let Ok(entry) = entry else {
+            return ignore::WalkState::Continue;
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            return ignore::WalkState::Continue;
+        }
+        self.files.fetch_add(1, Ordering::Relaxed);
+        // Opened beneath the root and searched through the handle: a file swapped for a link
+        // (or a FIFO) after the walk saw it is skipped, never followed out.
+        let Ok(opened) = self.beneath.open_file(entry.path()) else {
+            return ignore::WalkState::Continue;
+        };
+        let mut this = FileRows {
+            path: paths::display(self.root, entry.path()),
+            chunks: Vec::new(),
+        };
+        let mut in_buf = 0;
+        let mut tripped = None;
+        let reader = Watched {
+            inner: opened.file,
+            deadline: self.deadline,
+            cancel: self.cancel,
+            tripped: &mut tripped,
+        };
+        let _ = searcher.search_reader(
+            self.matcher,
+            reader,
+            Lossy(|lnum, line| {
+                buf.push_str(&render_line(&self.row(&this.path, lnum, line)));
+                in_buf += 1;
+                if buf.len() >= FLUSH_BYTES {
+                    self.flush(buf, &mut in_buf, &mut this);
+                }
+                Ok(true)
+            }),
+        );
+        if in_buf > 0 {
+            self.flush(buf, &mut in_buf, &mut this);
+        }
+        if self
+            .write_error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+        {
+            return ignore::WalkState::Quit;
+        }
+        if !this.chunks.is_empty() {
+            let n: usize = this.chunks.iter().map(|c| c.2).sum();
+            self.total.fetch_add(n, Ordering::Relaxed);
+            self.per_file
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(this);
+        }
+        // The deadline or a cancel stopped this file mid-way: what it matched so far is kept,
+        // and the walk stops.
+        if let Some(why) = tripped {
+            self.halt(why);
+            return ignore::WalkState::Quit;
+        }
+        ignore::WalkState::Continue
+    }
+
+    /// The match on line `lnum` of the file shown as `path`: its first match's column, its text
+    /// clipped for storage.
+    fn row(&self, path: &str, lnum: u64, line: &str) -> GrepMatch {
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let column = self
+            .matcher
+            .find(line.as_bytes())
+            .ok()
+            .flatten()
+            .map(|m| std::num::NonZeroU64::new(m.start() as u64 + 1).expect("+1"));
+        GrepMatch {
+            path: path.to_owned(),
+            line: std::num::NonZeroU64::new(lnum.max(1)).expect("max(1)"),
+            column,
+            text: budget::clip_with_count(line, budget::MAX_STORED_LINE_BYTES)
+                .unwrap_or_else(|| line.to_string()),
+        }
+    }
+}
+
 /// Walks `paths` in parallel (ripgrep's rules: .gitignore, hidden files skipped, binary files
 /// skipped), writing every match's row to a temp file, and returns where each file's rows are,
 /// files sorted by path.
@@ -496,17 +658,6 @@ fn search(
             .unwrap_or(2)
             .min(8),
     );
-    let rows = Arc::new(Mutex::new(Rows {
-        file: anonymous_file()?,
-        len: 0,
-    }));
-    let per_file: Arc<Mutex<Vec<FileRows>>> = Arc::default();
-    let files = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let total = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let stop: Arc<Mutex<Option<ErrorReason>>> = Arc::default();
-    let write_error: Arc<Mutex<Option<std::io::Error>>> = Arc::default();
-    let halted = Arc::new(AtomicBool::new(false));
-    // One handle on the root for every open of the walk.
     let beneath = match beneath::Beneath::new(root) {
         Ok(b) => b,
         Err(beneath::OpenError::Io(e)) => return Err(e),
@@ -516,150 +667,55 @@ fn search(
             )));
         }
     };
-    let beneath = &beneath;
+    let walk = Walk {
+        matcher,
+        beneath,
+        root,
+        deadline,
+        cancel,
+        rows: Mutex::new(Rows {
+            file: anonymous_file()?,
+            len: 0,
+        }),
+        per_file: Mutex::default(),
+        files: AtomicUsize::new(0),
+        total: AtomicUsize::new(0),
+        stop: Mutex::default(),
+        write_error: Mutex::default(),
+        halted: AtomicBool::new(false),
+    };
     builder.build_parallel().run(|| {
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(0))
             .line_number(true)
             .build();
-        let (rows, per_file, files, total, stop, write_error, halted) = (
-            rows.clone(),
-            per_file.clone(),
-            files.clone(),
-            total.clone(),
-            stop.clone(),
-            write_error.clone(),
-            halted.clone(),
-        );
         let mut buf = String::new();
-        Box::new(move |entry| {
-            if halted.load(Ordering::Relaxed) {
-                return ignore::WalkState::Quit;
-            }
-            let why = if cancel.is_cancelled() {
-                Some(ErrorReason::Cancelled)
-            } else if Instant::now() > deadline {
-                Some(ErrorReason::Timeout)
-            } else {
-                None
-            };
-            if let Some(w) = why {
-                *stop.lock().unwrap_or_else(|e| e.into_inner()) = Some(w);
-                halted.store(true, Ordering::Relaxed);
-                return ignore::WalkState::Quit;
-            }
-            let Ok(entry) = entry else {
-                return ignore::WalkState::Continue;
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return ignore::WalkState::Continue;
-            }
-            files.fetch_add(1, Ordering::Relaxed);
-            let shown = paths::display(root, entry.path());
-            let mut this = FileRows {
-                path: shown,
-                chunks: Vec::new(),
-            };
-            let mut in_buf = 0;
-            let mut failed = None;
-            let mut flush = |buf: &mut String, in_buf: &mut usize, this: &mut FileRows| {
-                let mut rows = rows.lock().unwrap_or_else(|e| e.into_inner());
-                let at = rows.len;
-                if let Err(e) = rows.file.write_all(buf.as_bytes()) {
-                    failed = Some(e);
-                }
-                rows.len += buf.len() as u64;
-                this.chunks.push((at, buf.len(), *in_buf));
-                buf.clear();
-                *in_buf = 0;
-            };
-            // Opened beneath the root and searched through the handle: a file swapped for a
-            // link (or a FIFO) after the walk saw it is skipped, never followed out.
-            let Ok(opened) = beneath.open_file(entry.path()) else {
-                return ignore::WalkState::Continue;
-            };
-            let mut tripped = None;
-            let reader = Watched {
-                inner: opened.file,
-                deadline,
-                cancel,
-                tripped: &mut tripped,
-            };
-            let _ = searcher.search_reader(
-                matcher,
-                reader,
-                Lossy(|lnum, line| {
-                    let line = line.strip_suffix('\n').unwrap_or(line);
-                    let line = line.strip_suffix('\r').unwrap_or(line);
-                    let column = matcher
-                        .find(line.as_bytes())
-                        .ok()
-                        .flatten()
-                        .map(|m| std::num::NonZeroU64::new(m.start() as u64 + 1).expect("+1"));
-                    let m = GrepMatch {
-                        path: this.path.clone(),
-                        line: std::num::NonZeroU64::new(lnum.max(1)).expect("max(1)"),
-                        column,
-                        text: budget::clip_with_count(line, budget::MAX_STORED_LINE_BYTES)
-                            .unwrap_or_else(|| line.to_string()),
-                    };
-                    buf.push_str(&render_line(&m));
-                    in_buf += 1;
-                    if buf.len() >= FLUSH_BYTES {
-                        flush(&mut buf, &mut in_buf, &mut this);
-                    }
-                    Ok(true)
-                }),
-            );
-            if in_buf > 0 {
-                flush(&mut buf, &mut in_buf, &mut this);
-            }
-            // The deadline or a cancel stopped this file mid-way: keep what it matched so far,
-            // and stop the walk.
-            let quit = if let Some(w) = tripped {
-                *stop.lock().unwrap_or_else(|e| e.into_inner()) = Some(w);
-                halted.store(true, Ordering::Relaxed);
-                true
-            } else {
-                false
-            };
-            if let Some(e) = failed {
-                *write_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                halted.store(true, Ordering::Relaxed);
-                return ignore::WalkState::Quit;
-            }
-            if !this.chunks.is_empty() {
-                let n: usize = this.chunks.iter().map(|c| c.2).sum();
-                total.fetch_add(n, Ordering::Relaxed);
-                per_file
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(this);
-            }
-            if quit {
-                return ignore::WalkState::Quit;
-            }
-            ignore::WalkState::Continue
-        })
+        let walk = &walk;
+        Box::new(move |entry| walk.visit(&mut searcher, &mut buf, entry))
     });
-    if let Some(e) = write_error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    if let Some(e) = walk
+        .write_error
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+    {
         return Err(e);
     }
-    let mut per_file = std::mem::take(&mut *per_file.lock().unwrap_or_else(|e| e.into_inner()));
-    per_file.sort_by(|a, b| a.path.cmp(&b.path));
-    let files_matched = per_file.len();
-    let stopped = *stop.lock().unwrap_or_else(|e| e.into_inner());
-    let rows = Arc::try_unwrap(rows)
-        .map_err(|_| std::io::Error::other("walker threads still hold the rows file"))?
+    let mut per_file = walk
+        .per_file
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
+    per_file.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Found {
+        files_matched: per_file.len(),
         per_file,
-        rows: rows.file,
-        total: total.load(Ordering::Relaxed),
-        files: files.load(Ordering::Relaxed),
-        files_matched,
-        stopped,
+        rows: walk
+            .rows
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .file,
+        total: walk.total.into_inner(),
+        files: walk.files.into_inner(),
+        stopped: walk.stop.into_inner().unwrap_or_else(|e| e.into_inner()),
     })
 }
 
@@ -678,14 +734,7 @@ struct Watched<'a> {
 
 impl std::io::Read for Watched<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let why = if self.cancel.is_cancelled() {
-            Some(ErrorReason::Cancelled)
-        } else if Instant::now() > self.deadline {
-            Some(ErrorReason::Timeout)
-        } else {
-            None
-        };
-        if let Some(w) = why {
+        if let Some(w) = stop_reason(self.cancel, self.deadline) {
             *self.tripped = Some(w);
             return Err(std::io::Error::other("grep stopped: deadline or cancel"));
         }
