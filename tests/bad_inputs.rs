@@ -361,6 +361,73 @@ fn every_bad_input_over_stdio_gets_its_documented_error() {
     assert!(c.close().success());
 }
 
+/// An argument named as another tool names it (Claude Code's `file_path`, `command`; `path` for
+/// grep's `paths`) gets an error that lists what the tool takes and names the field it meant, so
+/// the model's next call is right.
+#[test]
+fn an_unknown_argument_is_answered_with_the_fields_the_tool_takes() {
+    let root = fixture_root();
+    let mut c = StdioClient::spawn(root.path(), &[]);
+    c.initialize();
+    for (tool, args, field, meant) in [
+        (
+            "read",
+            json!({"file_path": "hello.txt"}),
+            "file_path",
+            Some("path"),
+        ),
+        ("bash", json!({"command": "ls"}), "command", Some("cmd")),
+        (
+            "grep",
+            json!({"pattern": "x", "path": "."}),
+            "path",
+            Some("paths"),
+        ),
+        (
+            "read",
+            json!({"path": "hello.txt", "question": "why?"}),
+            "question",
+            Some("context_focus_question"),
+        ),
+        (
+            "bash",
+            json!({"cmd": "ls", "timout_ms": 5}),
+            "timout_ms",
+            Some("timeout_ms"),
+        ),
+        (
+            "read",
+            json!({"path": "hello.txt", "bogus": 1}),
+            "bogus",
+            None,
+        ),
+    ] {
+        let r = c.call(tool, args);
+        assert_eq!(r["error"]["code"], json!(-32602), "{r}");
+        let errors = r["error"]["data"]["field_errors"]
+            .as_array()
+            .expect("field_errors");
+        let e = errors
+            .iter()
+            .find(|e| e["field"] == json!(format!("/arguments/{field}")))
+            .unwrap_or_else(|| panic!("no error for {field}: {r}"));
+        let message = e["message"].as_str().expect("message");
+        assert!(
+            message.starts_with("unknown field: not in the tool's inputSchema, which takes "),
+            "{message}"
+        );
+        assert!(message.contains("context_focus_question"), "{message}");
+        match meant {
+            Some(m) => assert!(
+                message.ends_with(&format!("; did you mean `{m}`?")),
+                "{message}"
+            ),
+            None => assert!(!message.contains("did you mean"), "{message}"),
+        }
+    }
+    assert!(c.close().success());
+}
+
 #[test]
 fn every_bad_input_over_http_gets_its_documented_error() {
     let root = fixture_root();

@@ -55,12 +55,17 @@ pub struct ToolDef {
 impl ToolDef {
     /// Validates `arguments`; errors carry JSON pointers prefixed with `/arguments`.
     pub fn validate_arguments(&self, arguments: &Value) -> Result<(), Vec<FieldError>> {
-        validate::field_errors(&self.input_validator, arguments, "/arguments")
+        validate::field_errors(
+            &self.input_validator,
+            &self.input_schema,
+            arguments,
+            "/arguments",
+        )
     }
 
     /// Validates a success `structuredContent` against the output schema.
     pub fn validate_output(&self, structured: &Value) -> Result<(), Vec<FieldError>> {
-        validate::field_errors(&self.output_validator, structured, "")
+        validate::field_errors(&self.output_validator, &self.output_schema, structured, "")
     }
 }
 
@@ -133,7 +138,7 @@ impl Contract {
             .validators
             .get(schema)
             .unwrap_or_else(|| panic!("no schema named {schema}"));
-        validate::field_errors(v, value, "")
+        validate::field_errors(v, &self.schemas[schema], value, "")
     }
 }
 

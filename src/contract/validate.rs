@@ -14,10 +14,13 @@ pub fn compile(schema: &Value) -> jsonschema::Validator {
         .unwrap_or_else(|e| panic!("schema does not compile: {e}"))
 }
 
-/// Every error of `value` against `validator`, as field errors whose pointers start with `prefix`.
-/// Unknown and missing properties point at the property itself, not at the enclosing object.
+/// Every error of `value` against `validator` (compiled from `schema`), as field errors whose
+/// pointers start with `prefix`. Unknown and missing properties point at the property itself, not
+/// at the enclosing object; an unknown one's message says which the schema takes there, and the
+/// one it most likely meant (`path` for `paths`).
 pub fn field_errors(
     validator: &jsonschema::Validator,
+    schema: &Value,
     value: &Value,
     prefix: &str,
 ) -> Result<(), Vec<FieldError>> {
@@ -27,10 +30,11 @@ pub fn field_errors(
         let at = format!("{prefix}{}", err.instance_path().as_str());
         match err.kind() {
             K::AdditionalProperties { unexpected } => {
+                let known = known_properties(schema, err.schema_path().as_str());
                 for name in unexpected {
                     out.push(FieldError {
                         field: format!("{at}/{}", escape(name)),
-                        message: "unknown field: not in the tool's inputSchema".into(),
+                        message: unknown_field(name, &known, prefix == "/arguments"),
                     });
                 }
             }
@@ -85,7 +89,177 @@ fn without_long_instance(message: String, instance: &Value) -> String {
     message.replacen(&quoted, &cut, 1)
 }
 
+/// The properties the object schema holding the keyword at `keyword_path` (a JSON pointer into
+/// `schema`, ending `/additionalProperties`) declares, in its order.
+fn known_properties(schema: &Value, keyword_path: &str) -> Vec<String> {
+    let object = keyword_path
+        .rsplit_once('/')
+        .and_then(|(parent, _)| schema.pointer(parent));
+    object
+        .and_then(|o| o.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The message for an unknown property `name` where `known` are accepted (`arguments`: a tool
+/// call's arguments).
+fn unknown_field(name: &str, known: &[String], arguments: bool) -> String {
+    let mut message = String::from(if arguments {
+        "unknown field: not in the tool's inputSchema"
+    } else {
+        "unknown field: not in the schema"
+    });
+    if !known.is_empty() {
+        message.push_str(&format!(", which takes {}", known.join(", ")));
+    }
+    if let Some(meant) = likely_meant(name, known) {
+        message.push_str(&format!("; did you mean `{meant}`?"));
+    }
+    message
+}
+
+/// Names agents bring from other tools (Claude Code's `Read`, `Bash` and `Grep`, other servers'),
+/// and the property they stand for here when the schema has it.
+const OTHER_TOOLS_NAMES: &[(&str, &str)] = &[
+    ("file_path", "path"),
+    ("filepath", "path"),
+    ("file", "path"),
+    ("filename", "path"),
+    ("command", "cmd"),
+    ("path", "paths"),
+    ("dir", "paths"),
+    ("directory", "paths"),
+    ("regex", "pattern"),
+    ("query", "pattern"),
+    ("question", "context_focus_question"),
+    ("focus", "context_focus_question"),
+    ("goal", "context_focus_question"),
+    ("query", "context_focus_question"),
+    ("timeout", "timeout_ms"),
+    ("fixed_strings", "fixed_string"),
+    ("literal", "fixed_string"),
+    ("ignore_case", "case_sensitive"),
+    ("id", "prune_id"),
+    ("artifact_ref", "prune_id"),
+];
+
+/// The known property `name` most likely stands for: another tool's name for it, the same but
+/// for case, `-` for `_` or a plural's `s`, or within a third of its length in edits; `None`
+/// when none is that close.
+fn likely_meant<'k>(name: &str, known: &'k [String]) -> Option<&'k str> {
+    let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+    let n = norm(name);
+    if let Some(k) = OTHER_TOOLS_NAMES
+        .iter()
+        .filter(|(other, _)| *other == n)
+        .find_map(|(_, ours)| known.iter().find(|k| k.as_str() == *ours))
+    {
+        return Some(k);
+    }
+    let mut best: Option<(usize, &str)> = None;
+    for k in known {
+        let kn = norm(k);
+        let d = if kn == n
+            || kn.strip_suffix('s') == Some(n.as_str())
+            || n.strip_suffix('s') == Some(kn.as_str())
+        {
+            0
+        } else {
+            edits(&n, &kn)
+        };
+        if d <= (n.len().max(kn.len()) / 3).max(1) && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, k.as_str()));
+        }
+    }
+    best.map(|(_, k)| k)
+}
+
+/// Levenshtein distance between two short ASCII-ish strings, by characters.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diag + usize::from(ca != cb));
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
 /// Escapes a property name for use as a JSON pointer segment (RFC 6901).
 fn escape(name: &str) -> String {
     name.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_misnamed_field_is_matched_to_the_one_it_meant() {
+        let read = known(&["path", "offset", "limit", "context_focus_question"]);
+        let grep = known(&["pattern", "paths", "cwd", "fixed_string"]);
+        assert_eq!(likely_meant("file_path", &read), Some("path"));
+        assert_eq!(likely_meant("Path", &read), Some("path"));
+        assert_eq!(likely_meant("ofset", &read), Some("offset"));
+        assert_eq!(
+            likely_meant("question", &read),
+            Some("context_focus_question")
+        );
+        assert_eq!(likely_meant("path", &grep), Some("paths"));
+        assert_eq!(likely_meant("fixed-string", &grep), Some("fixed_string"));
+        assert_eq!(likely_meant("fixed_strings", &grep), Some("fixed_string"));
+        // Another tool's name for a field this schema does not have suggests nothing.
+        assert_eq!(likely_meant("command", &read), None);
+        assert_eq!(likely_meant("bogus", &read), None);
+        assert_eq!(likely_meant("x", &grep), None);
+    }
+
+    #[test]
+    fn an_unknown_field_is_named_with_what_its_object_takes() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "inner": {
+                "type": "object", "properties": {"depth": {"type": "integer"}},
+                "additionalProperties": false}},
+            "additionalProperties": false
+        });
+        let v = compile(&schema);
+        let e = field_errors(
+            &v,
+            &schema,
+            &serde_json::json!({"pth": 1, "inner": {"dept": 2}}),
+            "/arguments",
+        )
+        .unwrap_err();
+        let by_field = |f: &str| e.iter().find(|e| e.field == f).map(|e| e.message.clone());
+        assert_eq!(
+            by_field("/arguments/pth").as_deref(),
+            Some(
+                "unknown field: not in the tool's inputSchema, which takes path, inner; did you mean `path`?"
+            )
+        );
+        assert_eq!(
+            by_field("/arguments/inner/dept").as_deref(),
+            Some(
+                "unknown field: not in the tool's inputSchema, which takes depth; did you mean `depth`?"
+            )
+        );
+        let e = field_errors(&v, &schema, &serde_json::json!({"zzz": 1}), "").unwrap_err();
+        assert_eq!(
+            e[0].message,
+            "unknown field: not in the schema, which takes path, inner"
+        );
+    }
 }
