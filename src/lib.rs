@@ -31,6 +31,7 @@ pub mod runner;
 pub mod secret;
 pub mod stats;
 pub mod store;
+pub mod sync;
 pub mod tokens;
 pub mod tools;
 pub mod transport;

@@ -5,6 +5,7 @@
 //! It never decides what is logged: that is [`crate::events`].
 
 use crate::config::LogFormat;
+use crate::sync::Unpoisoned;
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::sync::Mutex;
@@ -173,7 +174,7 @@ impl<S: Subscriber> Layer<S> for SeedLayer {
                 s
             }
         };
-        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = self.lock.locked();
         self.sink.write_line(&line);
     }
 }

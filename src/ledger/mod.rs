@@ -14,6 +14,7 @@
 mod queue;
 pub mod stats;
 
+use crate::sync::Unpoisoned;
 use rusqlite::{Connection, OpenFlags, params};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
@@ -212,7 +213,7 @@ impl Ledger {
         if name.is_empty() && version.is_empty() {
             return 0;
         }
-        let mut clients = s.clients.lock().unwrap_or_else(|e| e.into_inner());
+        let mut clients = s.clients.locked();
         if let Some(i) = clients.iter().position(|(n, v)| n == name && v == version) {
             return i as u32;
         }
@@ -255,19 +256,11 @@ impl Ledger {
         let (Some(s), Some(t)) = (&self.shared, &self.thread) else {
             return;
         };
-        if self
-            .writer
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_none()
-        {
+        if self.writer.locked().is_none() {
             return;
         }
         let (done_tx, done_rx) = sync_channel(1);
-        s.flushes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(done_tx);
+        s.flushes.locked().push(done_tx);
         t.unpark();
         let _ = done_rx.recv_timeout(within);
     }
@@ -281,7 +274,7 @@ impl Ledger {
         if let Some(t) = &self.thread {
             t.unpark();
         }
-        if let Some(w) = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        if let Some(w) = self.writer.locked().take() {
             let _ = w.join();
         }
     }
@@ -392,7 +385,7 @@ fn write_loop(mut conn: Connection, s: &Shared, path: &Path) {
     let mut batch: Vec<Entry> = Vec::with_capacity(BATCH);
     let mut clients: Vec<(String, String)> = Vec::new();
     loop {
-        let flushes = std::mem::take(&mut *s.flushes.lock().unwrap_or_else(|e| e.into_inner()));
+        let flushes = std::mem::take(&mut *s.flushes.locked());
         let closing = s.closed.load(Ordering::SeqCst);
         let mut wrote = false;
         loop {
@@ -411,7 +404,7 @@ fn write_loop(mut conn: Connection, s: &Shared, path: &Path) {
                 .iter()
                 .any(|e| matches!(e, Entry::Row(r) if r.client as usize >= clients.len()))
             {
-                clients.clone_from(&s.clients.lock().unwrap_or_else(|e| e.into_inner()));
+                clients.clone_from(&s.clients.locked());
             }
             if let Err(e) = write_batch(&mut conn, &batch, &s.root, &clients) {
                 let rows = batch.len() as u64;
@@ -436,10 +429,7 @@ fn write_loop(mut conn: Connection, s: &Shared, path: &Path) {
             fence(Ordering::SeqCst);
             let idle = s.ring.is_empty()
                 && !s.closed.load(Ordering::SeqCst)
-                && s.flushes
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .is_empty();
+                && s.flushes.locked().is_empty();
             if idle {
                 std::thread::park();
             }

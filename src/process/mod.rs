@@ -12,6 +12,7 @@
 pub mod service;
 pub mod shepherd;
 
+use crate::sync::Unpoisoned;
 use std::io;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -320,7 +321,7 @@ pub async fn run(
     };
     guard.armed = false;
     let take = |c: &Arc<Mutex<Capture>>| {
-        let mut c = c.lock().unwrap_or_else(|e| e.into_inner());
+        let mut c = c.locked();
         (c.take(), c.total)
     };
     let (stdout, stdout_total) = take(&out);
@@ -387,7 +388,7 @@ async fn pump(
             Ok(n) => n,
         };
         {
-            let mut c = cap.lock().unwrap_or_else(|e| e.into_inner());
+            let mut c = cap.locked();
             c.total += n as u64;
             let room = (max as u64).saturating_sub(c.kept);
             let keep = room.min(n as u64) as usize;

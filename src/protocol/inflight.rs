@@ -4,6 +4,7 @@
 //! (messages are handled concurrently, so it can overtake the call) is remembered for a short
 //! while and applied at registration. Owns registration and lookup; it never answers a request.
 
+use crate::sync::Unpoisoned;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -42,8 +43,8 @@ impl InFlight {
     pub fn register(&self, session: &str, id: &str) -> Registration<'_> {
         let token = CancellationToken::new();
         let key = (session.to_string(), id.to_string());
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let mut early = self.early.lock().unwrap_or_else(|e| e.into_inner());
+        let mut entries = self.entries.locked();
+        let mut early = self.early.locked();
         if early
             .remove(&key)
             .is_some_and(|at| at.elapsed() < EARLY_CANCEL_WINDOW)
@@ -63,12 +64,12 @@ impl InFlight {
     /// running yet is cancelled as soon as it registers (within [`EARLY_CANCEL_WINDOW`]).
     pub fn cancel(&self, session: &str, id: &str) -> bool {
         let key = (session.to_string(), id.to_string());
-        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let entries = self.entries.locked();
         if let Some(token) = entries.get(&key) {
             token.cancel();
             return true;
         }
-        let mut early = self.early.lock().unwrap_or_else(|e| e.into_inner());
+        let mut early = self.early.locked();
         early.retain(|_, at| at.elapsed() < EARLY_CANCEL_WINDOW);
         if early.len() >= EARLY_CANCEL_MAX
             && let Some(oldest) = early
@@ -84,7 +85,7 @@ impl InFlight {
 
     /// Cancels every request of `session` (its connection or session ended).
     pub fn cancel_session(&self, session: &str) {
-        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let entries = self.entries.locked();
         for ((s, _), token) in entries.iter() {
             if s == session {
                 token.cancel();
@@ -94,7 +95,7 @@ impl InFlight {
 
     /// Number of running requests.
     pub fn len(&self) -> usize {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.entries.locked().len()
     }
 
     /// Whether nothing is running.
@@ -106,11 +107,7 @@ impl InFlight {
 impl Drop for Registration<'_> {
     fn drop(&mut self) {
         self.token.cancel();
-        self.table
-            .entries
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.key);
+        self.table.entries.locked().remove(&self.key);
     }
 }
 

@@ -4,6 +4,7 @@
 //! search) gets a `running for N s` message, so a client that asked for progress always sees the
 //! call is alive. Owns throttling, heartbeats and the closed flag; other messages are the caller's.
 
+use crate::sync::Unpoisoned;
 use serde_json::{Value, json};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -80,7 +81,7 @@ impl Progress {
         if self.token.is_none() {
             return;
         }
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = self.state.locked();
         if st.closed {
             return;
         }
@@ -94,7 +95,7 @@ impl Progress {
         if self.token.is_none() {
             return;
         }
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = self.state.locked();
         let quiet = st.last_sent.unwrap_or(st.started).elapsed() >= HEARTBEAT;
         if st.pending.is_none() && quiet {
             st.pending = Some(format!("running for {} s", st.started.elapsed().as_secs()));
@@ -123,7 +124,7 @@ impl Progress {
 
     /// Stops all further notifications; called before the terminal response is queued.
     pub fn close(&self) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = self.state.locked();
         st.closed = true;
         st.pending = None;
     }

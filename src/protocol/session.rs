@@ -1,6 +1,7 @@
 //! One MCP session: a stdio connection, or an HTTP `Mcp-Session-Id`. Owns what the client
 //! negotiated (protocol version, log level); never the transport.
 
+use crate::sync::Unpoisoned;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -63,16 +64,12 @@ impl Session {
 
     /// The client `(name, version)`, empty strings when unknown.
     pub fn client(&self) -> (String, String) {
-        self.client
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-            .unwrap_or_default()
+        self.client.locked().clone().unwrap_or_default()
     }
 
     /// Sets the client `(name, version)` (from `initialize`).
     pub fn set_client(&self, client: (String, String)) {
-        *self.client.lock().unwrap_or_else(|e| e.into_inner()) = Some(client);
+        *self.client.locked() = Some(client);
         self.ledger_client
             .store(NO_LEDGER_CLIENT, Ordering::Relaxed);
     }
@@ -91,10 +88,7 @@ impl Session {
 
     /// Whether a log notification at `level` (an index into [`LOG_LEVELS`]) should be sent.
     pub fn wants_log(&self, level: usize) -> bool {
-        self.log_level
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some_and(|min| level >= min)
+        self.log_level.locked().is_some_and(|min| level >= min)
     }
 }
 

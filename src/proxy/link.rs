@@ -8,6 +8,7 @@
 
 use super::upstream::Conn;
 use crate::process::service::{self, Service};
+use crate::sync::Unpoisoned;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -151,15 +152,12 @@ impl Link {
             Link::Http(h) => {
                 let id = msg.get("method").and(msg.get("id")).and_then(Value::as_u64);
                 // Held while the task is registered, so that its own removal comes after.
-                let mut posts = h.posts.lock().unwrap_or_else(|e| e.into_inner());
+                let mut posts = h.posts.locked();
                 let me = h.clone();
                 let task = tokio::spawn(async move {
                     me.post(msg).await;
                     if let Some(id) = id {
-                        me.posts
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .remove(&id);
+                        me.posts.locked().remove(&id);
                     }
                 });
                 if let Some(id) = id {
@@ -175,11 +173,7 @@ impl Link {
         if let Link::Http(h) = self
             && h.modern()
         {
-            let post = h
-                .posts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&id);
+            let post = h.posts.locked().remove(&id);
             if let Some(post) = post {
                 post.abort();
             }
@@ -197,7 +191,7 @@ impl Link {
         let s = match self {
             Link::Stdio(s) => s,
             Link::Http(h) => {
-                *h.conn.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn);
+                *h.conn.locked() = Some(conn);
                 return;
             }
         };
@@ -227,7 +221,7 @@ impl Link {
     /// Records the protocol version (sent on every later HTTP request; `None`: none yet).
     pub fn set_version(&self, version: Option<&str>) {
         if let Link::Http(h) = self {
-            *h.version.lock().unwrap_or_else(|e| e.into_inner()) = version.map(str::to_string);
+            *h.version.locked() = version.map(str::to_string);
         }
     }
 
@@ -253,28 +247,17 @@ impl HttpLink {
     /// Whether the link speaks the 2026-07-28 revision.
     fn modern(&self) -> bool {
         self.version
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .locked()
             .as_deref()
             .is_some_and(|v| crate::protocol::era::MODERN_VERSIONS.contains(&v))
     }
 
     fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
         let mut rb = self.client.request(method, self.url.clone());
-        if let Some(s) = self
-            .session
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-        {
+        if let Some(s) = self.session.locked().as_ref() {
             rb = rb.header("mcp-session-id", s);
         }
-        if let Some(v) = self
-            .version
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-        {
+        if let Some(v) = self.version.locked().as_ref() {
             rb = rb.header("mcp-protocol-version", v);
         }
         rb
@@ -319,14 +302,10 @@ impl HttpLink {
             .and_then(|v| v.to_str().ok())
             .filter(|_| !self.modern())
         {
-            *self.session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.to_string());
+            *self.session.locked() = Some(s.to_string());
         }
         let status = resp.status();
-        let had_session = self
-            .session
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some();
+        let had_session = self.session.locked().is_some();
         if !status.is_success() {
             let body = resp.text().await.unwrap_or_default();
             // The spec's answer to a forgotten session is 404; some servers (server-everything)
@@ -335,7 +314,7 @@ impl HttpLink {
                 || (status == reqwest::StatusCode::BAD_REQUEST
                     && body.to_ascii_lowercase().contains("session"));
             if had_session && forgotten {
-                let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let conn = self.conn.locked().clone();
                 if let Some(c) = conn.and_then(|c| c.upgrade()) {
                     c.mark_down(format!(
                         "the upstream no longer knows the session (HTTP {status})"
@@ -409,12 +388,7 @@ impl HttpLink {
     }
 
     async fn delete(&self) {
-        if self
-            .session
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some()
-        {
+        if self.session.locked().is_some() {
             let _ = self.request(reqwest::Method::DELETE).send().await;
         }
     }

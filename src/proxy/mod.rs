@@ -13,6 +13,7 @@ pub mod schema;
 pub mod shape;
 pub mod upstream;
 
+use crate::sync::Unpoisoned;
 use crate::tools::ToolCtx;
 use crate::tools::result::Pipeline;
 use options::ProxyOptions;
@@ -121,7 +122,7 @@ impl Proxy {
         let prefix = self.opts().prefix.clone();
         let mut listed: Vec<Value> = Vec::new();
         {
-            let mut owned = self.owned.lock().unwrap_or_else(|e| e.into_inner());
+            let mut owned = self.owned.locked();
             // A newer generation starts afresh; a listing that began before the latest change
             // teaches nothing (the generation only grows).
             if generation > owned.0 {
@@ -151,7 +152,7 @@ impl Proxy {
 
     /// The ledger name of an upstream tool.
     fn ledger_name(&self, tool: &str) -> &'static str {
-        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        let mut names = self.names.locked();
         if let Some(n) = names.get(tool) {
             return n;
         }
@@ -169,7 +170,7 @@ impl Proxy {
     async fn owned_by(&self, tool: &str) -> schema::Owned {
         let known = || {
             let generation = self.upstream.tools_generation.load(Ordering::Relaxed);
-            let owned = self.owned.lock().unwrap_or_else(|e| e.into_inner());
+            let owned = self.owned.locked();
             (owned.0 == generation)
                 .then(|| owned.1.get(tool).copied())
                 .flatten()
@@ -192,7 +193,7 @@ impl Proxy {
         }
         // Not listed: it owns neither, and is not looked for again until the tools change.
         let generation = self.upstream.tools_generation.load(Ordering::Relaxed);
-        let mut owned = self.owned.lock().unwrap_or_else(|e| e.into_inner());
+        let mut owned = self.owned.locked();
         if owned.0 == generation {
             owned.1.entry(tool.to_string()).or_default();
         }

@@ -9,6 +9,7 @@
 use super::link::{Link, Reply};
 use super::options::{ProxyOptions, Target, UpstreamEra};
 use crate::protocol::era;
+use crate::sync::Unpoisoned;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -77,20 +78,17 @@ impl Conn {
     /// Marks the connection dead and fails every waiting request.
     pub fn mark_down(&self, why: String) {
         {
-            let mut w = self.why.lock().unwrap_or_else(|e| e.into_inner());
+            let mut w = self.why.locked();
             if w.is_empty() {
                 *w = why;
             }
         }
         self.down.cancel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        self.pending.locked().clear();
     }
 
     fn why(&self) -> String {
-        self.why.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.why.locked().clone()
     }
 
     /// Whether the connection died.
@@ -246,10 +244,7 @@ impl Upstream {
 
     /// The upstream's latest `initialize` result (capabilities, serverInfo, instructions).
     pub fn init(&self) -> Value {
-        self.last_init
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.last_init.locked().clone()
     }
 
     /// The live connection: the current one, or a new one when the policy allows a restart.
@@ -313,8 +308,8 @@ impl Upstream {
             None => self.handshake(&conn).await?,
         };
         tracing::info!(event = "proxy.upstream_era", upstream = %self.opts.name, modern = conn.is_modern());
-        *self.last_init.lock().unwrap_or_else(|e| e.into_inner()) = init.clone();
-        *conn.init.lock().unwrap_or_else(|e| e.into_inner()) = init;
+        *self.last_init.locked() = init.clone();
+        *conn.init.locked() = init;
         Ok(conn)
     }
 
@@ -389,11 +384,7 @@ impl Upstream {
         match (method, id) {
             (None, Some(id)) => {
                 let Some(n) = id.as_u64() else { return };
-                let waiting = conn
-                    .pending
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&n);
+                let waiting = conn.pending.locked().remove(&n);
                 if let Some(tx) = waiting {
                     let reply = match (msg.get("result"), msg.get("error")) {
                         (_, Some(e)) => Reply::Error(e.clone()),
@@ -426,12 +417,7 @@ impl Upstream {
                 if m == "notifications/tools/list_changed" {
                     self.tools_generation.fetch_add(1, Ordering::Relaxed);
                 }
-                let newest = self
-                    .active
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .last()
-                    .map(|(_, tx)| tx.clone());
+                let newest = self.active.locked().last().map(|(_, tx)| tx.clone());
                 match newest {
                     Some(tx) if !tx.is_closed() => {
                         let _ = tx.send(msg);
@@ -448,12 +434,7 @@ impl Upstream {
     /// An upstream progress notification, sent to the downstream request with its own token.
     fn progress_back(&self, mut msg: Value) {
         let key = msg["params"]["progressToken"].to_string();
-        let route = self
-            .progress
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-            .cloned();
+        let route = self.progress.locked().get(&key).cloned();
         if let Some((token, out)) = route {
             msg["params"]["progressToken"] = token;
             let _ = out.send(msg);
@@ -471,10 +452,7 @@ impl Upstream {
     ) -> Result<Value, UpstreamError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        conn.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, tx);
+        conn.pending.locked().insert(id, tx);
         if conn.is_down() {
             return Err(UpstreamError::Down(conn.why()));
         }
@@ -487,10 +465,7 @@ impl Upstream {
         conn.link
             .send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
         let forget = || {
-            conn.pending
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&id);
+            conn.pending.locked().remove(&id);
         };
         let cancel_upstream = |reason: &str| conn.link.cancel(id, reason);
         tokio::select! {
@@ -535,35 +510,23 @@ impl Upstream {
         }
         let call = self.next_id.fetch_add(1, Ordering::Relaxed);
         if let Some(tx) = notify {
-            self.active
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((call, tx));
+            self.active.locked().push((call, tx));
         }
         let mut params = params;
         let key = progress.map(|route| {
             let token = format!("mcpp-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
             params["_meta"]["progressToken"] = Value::String(token.clone());
             let key = Value::String(token).to_string();
-            self.progress
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(key.clone(), route);
+            self.progress.locked().insert(key.clone(), route);
             key
         });
         let out = self
             .send(&conn, method, params, cancel, self.opts.timeout)
             .await;
         if let Some(key) = key {
-            self.progress
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&key);
+            self.progress.locked().remove(&key);
         }
-        self.active
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|(id, _)| *id != call);
+        self.active.locked().retain(|(id, _)| *id != call);
         if matches!(out, Err(UpstreamError::Timeout(_))) {
             self.check_hung(conn);
         }

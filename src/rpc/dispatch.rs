@@ -10,6 +10,7 @@ use crate::protocol::era::{self, Mirrored};
 use crate::protocol::message::{self, Incoming};
 use crate::protocol::progress::Progress;
 use crate::protocol::session::{LOG_LEVELS, PROTOCOL_VERSIONS, Session};
+use crate::sync::Unpoisoned;
 use crate::version::{SERVER_NAME, TOOLING_VERSION};
 use crate::{events, tools};
 use serde_json::{Map, Value, json};
@@ -244,10 +245,7 @@ fn initialize(server: &Server, session: &Session, params: &Value) -> RpcResult {
         .find(|v| **v == requested)
         .copied()
         .unwrap_or(PROTOCOL_VERSIONS[0]);
-    *session
-        .protocol_version
-        .lock()
-        .unwrap_or_else(|e| e.into_inner()) = Some(version.to_string());
+    *session.protocol_version.locked() = Some(version.to_string());
     if let Some(info) = params.get("clientInfo") {
         session.set_client(crate::protocol::session::client_of(info));
     }
@@ -264,7 +262,7 @@ fn set_level(session: &Session, params: &Value) -> RpcResult {
     let level = params.get("level").and_then(Value::as_str).unwrap_or("");
     match LOG_LEVELS.iter().position(|l| *l == level) {
         Some(i) => {
-            *session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(i);
+            *session.log_level.locked() = Some(i);
             Ok(json!({}))
         }
         None => Err(message::invalid_field(

@@ -8,6 +8,7 @@ use crate::app::App;
 use crate::protocol::message;
 use crate::protocol::session::{LOG_LEVELS, Session};
 use crate::proxy::{Proxy, ProxyError};
+use crate::sync::Unpoisoned;
 use crate::tools::ToolCtx;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -50,7 +51,7 @@ fn without_envelope(mut params: Value) -> Value {
 /// The session's log level as the 2026-07-28 `logLevel` envelope key, for a 2026-07-28 upstream
 /// (the upstream connection drops it for a handshake-era one, which got `logging/setLevel`).
 fn with_log_level(mut params: Value, session: &Session) -> Value {
-    let level = *session.log_level.lock().unwrap_or_else(|e| e.into_inner());
+    let level = *session.log_level.locked();
     if let Some(i) = level
         && params.is_object()
     {
@@ -85,7 +86,7 @@ pub async fn request(
                 format!("expected one of {}", LOG_LEVELS.join(", ")),
             )));
         };
-        *session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(i);
+        *session.log_level.locked() = Some(i);
     }
     let registration = app.inflight.register(&session.id, &message::id_key(id));
     let progress_to = params

@@ -27,6 +27,7 @@ mod resp;
 pub mod shared;
 pub mod target;
 
+use crate::sync::Unpoisoned;
 pub use disk::{
     DiskText, FileKey, INDEX_STEP, LineIndex, LossyDecoder, ReadError, SPILL_THRESHOLD,
     SpillWriter, Written, anonymous_file, find_newline,
@@ -97,7 +98,7 @@ impl Entry {
             }
             return;
         }
-        *self.shown.lock().unwrap_or_else(|e| e.into_inner()) = runs;
+        *self.shown.locked() = runs;
     }
 
     /// Adds the lines flagged in `seen` to those recorded as shown, keeping what is recorded
@@ -115,7 +116,7 @@ impl Entry {
             }
             return;
         }
-        let mut shown = self.shown.lock().unwrap_or_else(|e| e.into_inner());
+        let mut shown = self.shown.locked();
         let n = shown.iter().chain(&runs).map(|r| r.end).max().unwrap_or(0);
         let mut all = vec![false; n];
         for r in shown.iter().chain(&runs) {
@@ -129,7 +130,7 @@ impl Entry {
         let mut out = vec![false; self.line_count()];
         let runs = match &self.body {
             Body::Shared(s) => s.shown(),
-            _ => self.shown.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            _ => self.shown.locked().clone(),
         };
         for r in runs.iter() {
             let end = r.end.min(out.len());
@@ -627,7 +628,7 @@ impl Store {
             }
         };
         self.refused.fetch_add(1, Ordering::Relaxed);
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.inner.locked();
         remember_gone(&mut inner, &id, why);
         id
     }
@@ -673,7 +674,7 @@ impl Store {
         text.shrink_to_fit();
         let held = memory_cost(&text, &starts);
         let full = {
-            let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let inner = self.inner.locked();
             inner.memory + held > self.max_memory
         };
         if full && !text.is_empty() {
@@ -770,7 +771,7 @@ impl Store {
         same: impl Fn(&Entry) -> bool,
     ) -> Option<String> {
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.inner.locked();
         self.expire(&mut inner);
         let id = inner.by_content.get(&content).cloned()?;
         let slot = inner.slots.get_mut(&id)?;
@@ -810,7 +811,7 @@ impl Store {
         });
         let size = entry.cost();
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.inner.locked();
         self.expire(&mut inner);
         if size > self.max_bytes {
             // Dropping the entry frees its text (a spilled one's file is deleted with it).
@@ -883,13 +884,7 @@ impl Store {
 
     /// Why `id` is missing if this process already knows it is.
     fn not_gone(&self, id: &str) -> Result<(), Missing> {
-        match self
-            .inner
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .gone
-            .get(id)
-        {
+        match self.inner.locked().gone.get(id) {
             Some(why) => Err(*why),
             None => Ok(()),
         }
@@ -918,7 +913,7 @@ impl Store {
     /// The entry for `id` in this process's memory, refreshing its recency.
     fn get_memory(&self, id: &str) -> Result<Arc<Entry>, Missing> {
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.inner.locked();
         self.expire(&mut inner);
         inner.touch(id, tick);
         match inner.slots.get(id) {
@@ -967,7 +962,7 @@ impl Store {
                 .map(|(id, origin, label, text)| Store::shared_entry(&id, origin, label, text))
                 .collect();
         }
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.inner.locked();
         self.expire(&mut inner);
         let mut slots: Vec<_> = inner
             .slots
@@ -989,7 +984,7 @@ impl Store {
                 memory: 0,
             };
         }
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let inner = self.inner.locked();
         Stats {
             entries: inner.slots.len(),
             bytes: inner.bytes,
@@ -1040,7 +1035,7 @@ impl Store {
     /// Why `id` was issued without its output being stored (too large, or the shared store
     /// unreachable), if it was.
     pub fn not_stored(&self, id: &str) -> Option<Missing> {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let inner = self.inner.locked();
         inner
             .gone
             .get(id)

@@ -12,6 +12,7 @@
 
 use super::resp::{Cmd, Pool, Value};
 use super::shared::{Known, PREFIX, epoch_cmds, note_epoch};
+use crate::sync::Unpoisoned;
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -177,8 +178,7 @@ impl Near {
             .spawn(move || run(weak, &pool, &known));
         match spawned {
             Ok(handle) => {
-                *near.ticker.lock().unwrap_or_else(|e| e.into_inner()) =
-                    Some(handle.thread().clone());
+                *near.ticker.locked() = Some(handle.thread().clone());
             }
             // Without the thread no check ever succeeds: no copy is ever served.
             Err(e) => tracing::warn!(error = %e, "store.near_thread_failed"),
@@ -187,7 +187,7 @@ impl Near {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.locked()
     }
 
     /// `text` from `origin` and `label` as [`Near::reissue`] and [`Near::insert`] take it: hashed
@@ -314,7 +314,7 @@ impl Near {
         );
         let unchecked = st.checked.is_none();
         drop(st);
-        if unchecked && let Some(t) = &*self.ticker.lock().unwrap_or_else(|e| e.into_inner()) {
+        if unchecked && let Some(t) = &*self.ticker.locked() {
             t.unpark();
         }
     }

@@ -6,6 +6,7 @@
 //! closed by the server (after a restart), and any other failure goes to the caller.
 
 use super::target::Target;
+use crate::sync::Unpoisoned;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
@@ -72,7 +73,7 @@ impl Cmd {
     pub fn script(script: &'static str) -> Cmd {
         static SHAS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
         let at = script.as_ptr() as usize;
-        let mut shas = SHAS.lock().unwrap_or_else(|e| e.into_inner());
+        let mut shas = SHAS.locked();
         let sha = match shas.iter().find(|(p, _)| *p == at) {
             Some((_, s)) => s.clone(),
             None => {
@@ -421,18 +422,18 @@ fn read_value(r: &mut impl BufRead, depth: usize) -> io::Result<Value> {
 
 /// An idle connection of `idle`, if there is one.
 fn take<C>(idle: &Mutex<Vec<C>>) -> Option<C> {
-    idle.lock().unwrap_or_else(|e| e.into_inner()).pop()
+    idle.locked().pop()
 }
 
 /// Forgets every idle connection of `idle` (the server may have restarted).
 fn clear<C>(idle: &Mutex<Vec<C>>) {
-    idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    idle.locked().clear();
 }
 
 /// After a run that ended `ok`, `conn` goes back to `idle` (up to [`POOL_MAX`]); after a
 /// failure it is dropped and the pool emptied: a store restart closes every pooled connection.
 fn settle<C>(idle: &Mutex<Vec<C>>, conn: C, ok: bool) {
-    let mut idle = idle.lock().unwrap_or_else(|e| e.into_inner());
+    let mut idle = idle.locked();
     if !ok {
         idle.clear();
     } else if idle.len() < POOL_MAX {

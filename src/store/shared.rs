@@ -20,6 +20,7 @@
 use super::resp::{Cmd, Pool, Value};
 use super::target::Target;
 use super::{DiskText, find_newline};
+use crate::sync::Unpoisoned;
 use std::io::{self, BufRead, Read};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -250,8 +251,7 @@ impl SharedText {
             // the text from there.
             let prefetched = self
                 .prefetched
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .locked()
                 .take_if(|(at, _)| *at == line)
                 .map(|(_, v)| v);
             let r = match prefetched {
@@ -657,15 +657,11 @@ impl Known {
     }
 
     fn get(&self, id: &str) -> Option<(String, String, u64, usize)> {
-        self.entries
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(id)
-            .cloned()
+        self.entries.locked().get(id).cloned()
     }
 
     fn remember(&self, id: &str, what: (String, String, u64, usize)) {
-        let mut m = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut m = self.entries.locked();
         if m.len() >= KNOWN_MAX {
             m.clear();
         }
@@ -673,10 +669,7 @@ impl Known {
     }
 
     fn forget(&self, id: &str) {
-        self.entries
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id);
+        self.entries.locked().remove(id);
     }
 }
 
@@ -1103,7 +1096,7 @@ impl Shared {
                 self.known
                     .remember(id, (origin.clone(), label.clone(), bytes, lines));
                 let t = self.text(id, bytes, lines);
-                *t.prefetched.lock().unwrap_or_else(|e| e.into_inner()) = page;
+                *t.prefetched.locked() = page;
                 Ok((origin, label, t))
             }
             Some(Value::Array(_)) => Err(self.why_missing(id)),
@@ -1244,7 +1237,7 @@ pub(super) fn epoch_cmds() -> Vec<Cmd> {
 /// Records the epoch just read; whether it differs from the one seen before (the server lost
 /// its data since), remembering when.
 pub(super) fn note_epoch(known: &Known, now: Option<Vec<u8>>) -> bool {
-    let mut seen = known.epoch.lock().unwrap_or_else(|e| e.into_inner());
+    let mut seen = known.epoch.locked();
     let changed = seen.0.is_some() && seen.0 != now;
     if changed {
         seen.1 = Some(Instant::now());
@@ -1268,7 +1261,7 @@ fn why_missing(pool: &Pool, known: &Known, id: &str) -> SharedMiss {
     let Ok(changed) = epoch_changed(pool, known) else {
         return SharedMiss::Unavailable;
     };
-    let lost_at = known.epoch.lock().unwrap_or_else(|e| e.into_inner()).1;
+    let lost_at = known.epoch.locked().1;
     if changed || lost_at.is_some_and(|t| t.elapsed() < known.ttl) {
         SharedMiss::Lost
     } else {

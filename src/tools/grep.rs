@@ -18,6 +18,7 @@ use crate::contract::types::{
 };
 use crate::protocol::message;
 use crate::store::{SpillWriter, anonymous_file};
+use crate::sync::Unpoisoned;
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder, sinks::Lossy};
@@ -521,16 +522,16 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// Ends the walk early, for `why`.
     fn halt(&self, why: ErrorReason) {
-        *self.stop.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+        *self.stop.locked() = Some(why);
         self.halted.store(true, Ordering::Relaxed);
     }
 
     /// Appends a file's buffered rows to the temp file and notes where they went.
     fn flush(&self, buf: &mut String, in_buf: &mut usize, this: &mut FileRows) {
-        let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        let mut rows = self.rows.locked();
         let at = rows.len;
         if let Err(e) = rows.file.write_all(buf.as_bytes()) {
-            *self.write_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+            *self.write_error.locked() = Some(e);
             self.halted.store(true, Ordering::Relaxed);
         }
         rows.len += buf.len() as u64;
@@ -592,21 +593,13 @@ impl Walk<'_> {
         if in_buf > 0 {
             self.flush(buf, &mut in_buf, &mut this);
         }
-        if self
-            .write_error
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some()
-        {
+        if self.write_error.locked().is_some() {
             return ignore::WalkState::Quit;
         }
         if !this.chunks.is_empty() {
             let n: usize = this.chunks.iter().map(|c| c.2).sum();
             self.total.fetch_add(n, Ordering::Relaxed);
-            self.per_file
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(this);
+            self.per_file.locked().push(this);
         }
         // The deadline or a cancel stopped this file mid-way: what it matched so far is kept,
         // and the walk stops.
@@ -693,29 +686,18 @@ fn search(
         let walk = &walk;
         Box::new(move |entry| walk.visit(&mut searcher, &mut buf, entry))
     });
-    if let Some(e) = walk
-        .write_error
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-    {
+    if let Some(e) = walk.write_error.into_unpoisoned() {
         return Err(e);
     }
-    let mut per_file = walk
-        .per_file
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
+    let mut per_file = walk.per_file.into_unpoisoned();
     per_file.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Found {
         files_matched: per_file.len(),
         per_file,
-        rows: walk
-            .rows
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-            .file,
+        rows: walk.rows.into_unpoisoned().file,
         total: walk.total.into_inner(),
         files: walk.files.into_inner(),
-        stopped: walk.stop.into_inner().unwrap_or_else(|e| e.into_inner()),
+        stopped: walk.stop.into_unpoisoned(),
     })
 }
 
@@ -890,7 +872,7 @@ fn remember_index(id: &str, index: Arc<StoredIndex>) {
     if index.bytes() > STORED_INDEX_MAX_BYTES {
         return;
     }
-    let mut stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut stored = STORED.locked();
     stored.retain(|(k, _)| k != id);
     if stored.len() >= STORED_INDEXES {
         stored.remove(0);
@@ -906,7 +888,7 @@ fn stored_index(
     fingerprint: [u8; 32],
 ) -> Option<Arc<StoredIndex>> {
     let here = {
-        let stored = STORED.lock().unwrap_or_else(|e| e.into_inner());
+        let stored = STORED.locked();
         stored.iter().find(|(k, _)| k == id).map(|(_, i)| i.clone())
     };
     let index = match here {

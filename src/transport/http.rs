@@ -10,6 +10,7 @@ use crate::contract::types::HttpErrorBodyErrorCode as Code;
 use crate::protocol::session::PROTOCOL_VERSIONS;
 use crate::protocol::{Session, era, message};
 use crate::rpc::{self, Server};
+use crate::sync::Unpoisoned;
 use bytes::{Buf, Bytes};
 use futures_util::{Stream, StreamExt};
 use serde_json::{Value, json};
@@ -330,7 +331,7 @@ impl<T: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for StallLimit<T> {
 fn expire_sessions(sessions: &Sessions, app: &App) {
     let idle = app.config.session_idle;
     let expired: Vec<String> = {
-        let mut map = sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = sessions.locked();
         let gone: Vec<String> = map
             .iter()
             .filter(|(_, (_, last))| last.elapsed() > idle)
@@ -772,21 +773,15 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
         };
         let s = Arc::new(Session::new(id.clone()));
         ctx.sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .locked()
             .insert(id.clone(), (s.clone(), std::time::Instant::now()));
         (s, Some(id))
     } else if let Some(id) = header_id {
         expire_sessions(&ctx.sessions, &ctx.server.app);
-        let found = ctx
-            .sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get_mut(&id)
-            .map(|(s, last)| {
-                *last = std::time::Instant::now();
-                s.clone()
-            });
+        let found = ctx.sessions.locked().get_mut(&id).map(|(s, last)| {
+            *last = std::time::Instant::now();
+            s.clone()
+        });
         match found {
             Some(s) => (s, None),
             None => {
@@ -840,11 +835,7 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
                 && msg.get("method").and_then(Value::as_str) == Some("tools/call")
                 && accepts(headers, "text/event-stream")
                 && (msg.pointer("/params/_meta/progressToken").is_some()
-                    || session
-                        .log_level
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .is_some());
+                    || session.log_level.locked().is_some());
             if wants_stream {
                 sse(server, session.clone(), msg, None)
             } else {
@@ -1000,12 +991,7 @@ fn mcp_delete(ctx: &Ctx, headers: &HeaderMap) -> warp::reply::Response {
             "DELETE needs the Mcp-Session-Id header",
         );
     };
-    match ctx
-        .sessions
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(id)
-    {
+    match ctx.sessions.locked().remove(id) {
         Some(_) => {
             ctx.server.app.inflight.cancel_session(id);
             let mut r = Response::new(Vec::<u8>::new()).into_response();
