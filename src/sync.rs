@@ -1,7 +1,8 @@
 //! Mutexes that outlive a panic. A thread that panics while holding a `std::sync::Mutex` poisons
-//! it; every state this crate guards stays consistent between statements (counters, maps, a temp
-//! file), so a poisoned lock is taken as it is rather than failing every later call. Owns only
-//! that rule; it must never hold or decide anything about what a lock guards.
+//! it. What this crate's locks guard (counters, maps, a temp file) is at worst left with one
+//! update half made, which later calls tolerate; failing every later call instead would turn one
+//! bad request into a dead server. So a poisoned lock is taken as it is. Owns only that rule; it
+//! must never hold or decide anything about what a lock guards.
 
 use std::sync::{Mutex, MutexGuard};
 

@@ -419,12 +419,23 @@ fn an_unknown_argument_is_answered_with_the_fields_the_tool_takes() {
         assert!(message.contains("context_focus_question"), "{message}");
         match meant {
             Some(m) => assert!(
-                message.ends_with(&format!("; did you mean `{m}`?")),
+                message.ends_with(&format!(" (did you mean `{m}`?)")),
                 "{message}"
             ),
             None => assert!(!message.contains("did you mean"), "{message}"),
         }
     }
+    // The whole message: the fields `tools/list` publishes (not the fixed `encoding`), then the
+    // one meant.
+    let r = c.call("read", json!({"file_path": "hello.txt"}));
+    assert_eq!(
+        r["error"]["data"]["field_errors"][0]["message"],
+        json!(
+            "unknown field: not in the tool's inputSchema, which takes path, offset, limit, \
+             max_output_bytes, context_focus_question (did you mean `path`?)"
+        ),
+        "{r}"
+    );
     assert!(c.close().success());
 }
 

@@ -31,10 +31,22 @@ pub fn field_errors(
         match err.kind() {
             K::AdditionalProperties { unexpected } => {
                 let known = known_properties(schema, err.schema_path().as_str());
-                for name in unexpected {
+                // A field sent already is no suggestion for another one.
+                let unsent: Vec<String> = known
+                    .iter()
+                    .filter(|k| err.instance().get(k.as_str()).is_none())
+                    .cloned()
+                    .collect();
+                let place = match (prefix == "/arguments", at == prefix) {
+                    (true, true) => Place::Arguments,
+                    (true, false) => Place::Argument,
+                    (false, _) => Place::Schema,
+                };
+                for (k, name) in unexpected.iter().enumerate() {
                     out.push(FieldError {
                         field: format!("{at}/{}", escape(name)),
-                        message: unknown_field(name, &known, prefix == "/arguments"),
+                        // The fields taken are listed once an object.
+                        message: unknown_field(name, &known, &unsent, place, k == 0),
                     });
                 }
             }
@@ -90,31 +102,62 @@ fn without_long_instance(message: String, instance: &Value) -> String {
 }
 
 /// The properties the object schema holding the keyword at `keyword_path` (a JSON pointer into
-/// `schema`, ending `/additionalProperties`) declares, in its order.
+/// `schema`, ending `/additionalProperties`) declares, in its order, but those `tools/list` leaves
+/// out (a single-value enum, fixed: `encoding`).
 fn known_properties(schema: &Value, keyword_path: &str) -> Vec<String> {
     let object = keyword_path
         .rsplit_once('/')
         .and_then(|(parent, _)| schema.pointer(parent));
+    let fixed = |v: &Value| {
+        v.get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|e| e.len() == 1)
+    };
     object
         .and_then(|o| o.get("properties"))
         .and_then(Value::as_object)
-        .map(|p| p.keys().cloned().collect())
+        .map(|p| {
+            p.iter()
+                .filter(|(_, v)| !fixed(v))
+                .map(|(k, _)| k.clone())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
-/// The message for an unknown property `name` where `known` are accepted (`arguments`: a tool
-/// call's arguments).
-fn unknown_field(name: &str, known: &[String], arguments: bool) -> String {
-    let mut message = String::from(if arguments {
-        "unknown field: not in the tool's inputSchema"
-    } else {
-        "unknown field: not in the schema"
+/// Where an unknown property was found, for its message.
+#[derive(Clone, Copy)]
+enum Place {
+    /// Among a tool call's arguments.
+    Arguments,
+    /// In an object inside them (`options`).
+    Argument,
+    /// In any other value (an HTTP body).
+    Schema,
+}
+
+/// The message for an unknown property `name` where `known` are accepted and `unsent` of them
+/// were not sent; `list`: the fields taken are listed (the first unknown property of an object).
+fn unknown_field(
+    name: &str,
+    known: &[String],
+    unsent: &[String],
+    place: Place,
+    list: bool,
+) -> String {
+    let mut message = String::from(match place {
+        Place::Arguments | Place::Argument => "unknown field: not in the tool's inputSchema",
+        Place::Schema => "unknown field: not in the schema",
     });
-    if !known.is_empty() {
-        message.push_str(&format!(", which takes {}", known.join(", ")));
+    if list && !known.is_empty() {
+        let takes = match place {
+            Place::Arguments => ", which takes",
+            Place::Argument | Place::Schema => ", whose object here takes",
+        };
+        message.push_str(&format!("{takes} {}", known.join(", ")));
     }
-    if let Some(meant) = likely_meant(name, known) {
-        message.push_str(&format!("; did you mean `{meant}`?"));
+    if let Some(meant) = likely_meant(name, unsent) {
+        message.push_str(&format!(" (did you mean `{meant}`?)"));
     }
     message
 }
@@ -127,6 +170,8 @@ const OTHER_TOOLS_NAMES: &[(&str, &str)] = &[
     ("file", "path"),
     ("filename", "path"),
     ("command", "cmd"),
+    ("workdir", "cwd"),
+    ("working_directory", "cwd"),
     ("path", "paths"),
     ("dir", "paths"),
     ("directory", "paths"),
@@ -136,20 +181,35 @@ const OTHER_TOOLS_NAMES: &[(&str, &str)] = &[
     ("focus", "context_focus_question"),
     ("goal", "context_focus_question"),
     ("query", "context_focus_question"),
+    ("question", "goal_hint"),
+    ("goal", "goal_hint"),
     ("timeout", "timeout_ms"),
     ("fixed_strings", "fixed_string"),
     ("literal", "fixed_string"),
-    ("ignore_case", "case_sensitive"),
     ("id", "prune_id"),
     ("artifact_ref", "prune_id"),
 ];
 
-/// The known property `name` most likely stands for: another tool's name for it, the same but
-/// for case, `-` for `_` or a plural's `s`, or within a third of its length in edits; `None`
-/// when none is that close.
+/// Names longer than this get no suggestion (no field is that long, and comparing costs time).
+const MAX_SUGGESTED_NAME: usize = 64;
+
+/// The known property `name` most likely stands for: the same but for case, `-` for `_` or a
+/// plural's `s`; else another tool's name for it; else one within a third of its length in
+/// edits. `None` when none is that close.
 fn likely_meant<'k>(name: &str, known: &'k [String]) -> Option<&'k str> {
-    let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+    let norm = |s: &str| s.to_lowercase().replace('-', "_");
     let n = norm(name);
+    let len = n.chars().count();
+    if len > MAX_SUGGESTED_NAME {
+        return None;
+    }
+    let same = |k: &String| {
+        let kn = norm(k);
+        kn == n || kn.strip_suffix('s') == Some(n.as_str()) || n.strip_suffix('s') == Some(&kn)
+    };
+    if let Some(k) = known.iter().find(|k| same(k)) {
+        return Some(k);
+    }
     if let Some(k) = OTHER_TOOLS_NAMES
         .iter()
         .filter(|(other, _)| *other == n)
@@ -160,22 +220,21 @@ fn likely_meant<'k>(name: &str, known: &'k [String]) -> Option<&'k str> {
     let mut best: Option<(usize, &str)> = None;
     for k in known {
         let kn = norm(k);
-        let d = if kn == n
-            || kn.strip_suffix('s') == Some(n.as_str())
-            || n.strip_suffix('s') == Some(kn.as_str())
-        {
-            0
-        } else {
-            edits(&n, &kn)
-        };
-        if d <= (n.len().max(kn.len()) / 3).max(1) && best.is_none_or(|(bd, _)| d < bd) {
+        let klen = kn.chars().count();
+        let limit = (len.max(klen) / 3).max(1);
+        // The distance is at least the difference in length.
+        if len.abs_diff(klen) > limit {
+            continue;
+        }
+        let d = edits(&n, &kn);
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, k.as_str()));
         }
     }
     best.map(|(_, k)| k)
 }
 
-/// Levenshtein distance between two short ASCII-ish strings, by characters.
+/// Levenshtein distance between two strings, by characters.
 fn edits(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
@@ -224,42 +283,68 @@ mod tests {
         assert_eq!(likely_meant("command", &read), None);
         assert_eq!(likely_meant("bogus", &read), None);
         assert_eq!(likely_meant("x", &grep), None);
+        // Lengths are counted in characters: three CJK characters are no `cmd`.
+        assert_eq!(likely_meant("路径名", &known(&["cmd", "cwd"])), None);
+        assert_eq!(likely_meant(&"p".repeat(10_000), &grep), None);
+        // A field differing only in case is what was meant, before any other tool's name.
+        assert_eq!(likely_meant("PATHS", &grep), Some("paths"));
     }
 
     #[test]
     fn an_unknown_field_is_named_with_what_its_object_takes() {
         let schema = serde_json::json!({
             "type": "object",
-            "properties": {"path": {"type": "string"}, "inner": {
-                "type": "object", "properties": {"depth": {"type": "integer"}},
-                "additionalProperties": false}},
+            "properties": {
+                "path": {"type": "string"},
+                "encoding": {"enum": ["utf-8"]},
+                "inner": {
+                    "type": "object",
+                    "properties": {"depth": {"type": "integer"}},
+                    "additionalProperties": false
+                }
+            },
             "additionalProperties": false
         });
         let v = compile(&schema);
-        let e = field_errors(
-            &v,
-            &schema,
-            &serde_json::json!({"pth": 1, "inner": {"dept": 2}}),
+        let messages = |value: serde_json::Value, prefix: &str| -> Vec<(String, String)> {
+            field_errors(&v, &schema, &value, prefix)
+                .unwrap_err()
+                .into_iter()
+                .map(|e| (e.field, e.message))
+                .collect()
+        };
+        let e = messages(
+            serde_json::json!({"pth": 1, "inner": {"dept": 2}}),
             "/arguments",
-        )
-        .unwrap_err();
-        let by_field = |f: &str| e.iter().find(|e| e.field == f).map(|e| e.message.clone());
+        );
+        let of = |f: &str| e.iter().find(|e| e.0 == f).map(|e| e.1.as_str());
+        // A fixed field (a one-value enum, which tools/list leaves out) is not listed.
         assert_eq!(
-            by_field("/arguments/pth").as_deref(),
+            of("/arguments/pth"),
             Some(
-                "unknown field: not in the tool's inputSchema, which takes path, inner; did you mean `path`?"
+                "unknown field: not in the tool's inputSchema, which takes path, inner (did you mean `path`?)"
             )
         );
         assert_eq!(
-            by_field("/arguments/inner/dept").as_deref(),
+            of("/arguments/inner/dept"),
             Some(
-                "unknown field: not in the tool's inputSchema, which takes depth; did you mean `depth`?"
+                "unknown field: not in the tool's inputSchema, whose object here takes depth (did you mean `depth`?)"
             )
         );
-        let e = field_errors(&v, &schema, &serde_json::json!({"zzz": 1}), "").unwrap_err();
+        // Outside a tool's arguments, the schema is named; the fields are listed once.
+        let e = messages(serde_json::json!({"zzz": 1, "zz": 2}), "");
         assert_eq!(
-            e[0].message,
-            "unknown field: not in the schema, which takes path, inner"
+            e.iter().map(|e| e.1.as_str()).collect::<Vec<_>>(),
+            [
+                "unknown field: not in the schema, whose object here takes path, inner",
+                "unknown field: not in the schema",
+            ]
+        );
+        // A field already sent is not suggested for another one.
+        let e = messages(serde_json::json!({"path": "a", "pth": 1}), "/arguments");
+        assert_eq!(
+            e[0].1,
+            "unknown field: not in the tool's inputSchema, which takes path, inner"
         );
     }
 }

@@ -515,6 +515,8 @@ struct Walk<'a> {
     stop: Mutex<Option<ErrorReason>>,
     /// A failed write to the temp file: the search fails with it.
     write_error: Mutex<Option<std::io::Error>>,
+    /// Set with `write_error`, read by every file's search without taking its lock.
+    write_failed: AtomicBool,
     /// Set once the walk must end: every thread quits at its next entry.
     halted: AtomicBool,
 }
@@ -532,6 +534,7 @@ impl Walk<'_> {
         let at = rows.len;
         if let Err(e) = rows.file.write_all(buf.as_bytes()) {
             *self.write_error.locked() = Some(e);
+            self.write_failed.store(true, Ordering::Relaxed);
             self.halted.store(true, Ordering::Relaxed);
         }
         rows.len += buf.len() as u64;
@@ -593,7 +596,7 @@ impl Walk<'_> {
         if in_buf > 0 {
             self.flush(buf, &mut in_buf, &mut this);
         }
-        if self.write_error.locked().is_some() {
+        if self.write_failed.load(Ordering::Relaxed) {
             return ignore::WalkState::Quit;
         }
         if !this.chunks.is_empty() {
@@ -675,6 +678,7 @@ fn search(
         total: AtomicUsize::new(0),
         stop: Mutex::default(),
         write_error: Mutex::default(),
+        write_failed: AtomicBool::new(false),
         halted: AtomicBool::new(false),
     };
     builder.build_parallel().run(|| {

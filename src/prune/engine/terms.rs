@@ -1063,9 +1063,9 @@ fn stem(word: &mut String) {
     }
 }
 
-/// Whether an ASCII stem has one vowel run followed by consonants, ending consonant, vowel,
-/// consonant (not `w`, `x` or `y`): `pan`, `stat`, `typ`, `clos`; not `pars`, `creat`, `delet`.
-/// `y` after a consonant is a vowel.
+/// Whether an ASCII stem is consonants, then one vowel, then one consonant other than `w`, `x`
+/// or `y` (Porter's measure 1 ending consonant-vowel-consonant): `pan`, `stat`, `typ`, `clos`;
+/// not `pars`, `creat`, `delet`, `fix`. `y` after a consonant is a vowel.
 fn short_cvc(stem: &str) -> bool {
     let b = stem.as_bytes();
     let vowel = |i: usize| {
