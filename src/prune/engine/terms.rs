@@ -1210,6 +1210,29 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// A verb ending in `e` of four letters or more (`hope`, `store`, `create`, `style`) stems
+        /// the same in all its regular forms, whether its stem keeps the `e` or not.
+        #[test]
+        fn every_regular_form_of_a_word_ending_in_e_stems_alike(
+            head in "[bcdfghjklmnpqrstvz]{1,2}[aeiou]([bcdfghjklmnprstvz]{1,2}[aeiouy])?",
+            last in "[bcdfghjklmnprstvz]",
+        ) {
+            let base = format!("{head}{last}e");
+            proptest::prop_assume!(base.len() >= 4);
+            let stem_of = |w: &str| {
+                let mut w = w.to_owned();
+                stem(&mut w);
+                w
+            };
+            let root = &base[..base.len() - 1];
+            let want = stem_of(&base);
+            for form in [format!("{base}s"), format!("{base}d"), format!("{root}ing")] {
+                proptest::prop_assert_eq!(stem_of(&form), want.clone(), "{} / {}", base, form);
+            }
+        }
+    }
+
     #[test]
     fn quoted_stop_words_match_exactly_never_as_abbreviations() {
         let q = Query::new("`is_empty` wrong in formatter", true);
