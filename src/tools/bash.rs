@@ -27,11 +27,19 @@ pub const STREAM_MEMORY_MAX: usize = 2 * 1024 * 1024;
 /// Variables never passed to commands: our own secrets.
 const SCRUBBED_ENV: &[&str] = &["MCP_PRUNER_AUTH_TOKEN"];
 
-/// Runs `bash`.
-pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
-    let p = Pipeline::new(ctx, "bash", input.max_output_bytes.as_ref().map(|m| m.0));
-    let cfg = &ctx.app.config;
-    let root = &cfg.root;
+/// A call's arguments, checked.
+struct Checked {
+    /// The working directory asked for, resolved lexically under the root (not yet opened).
+    cwd_lex: std::path::PathBuf,
+    /// The variables set for the command, sorted by name.
+    env: Vec<(String, String)>,
+    /// How long the command may run.
+    timeout_ms: u64,
+}
+
+/// Checks what the schema cannot: no NUL byte in the command or a variable's value, a `cwd`
+/// under the root. Each refusal names its field.
+fn check(input: &BashInput, root: &std::path::Path) -> Result<Checked, RpcError> {
     if input.cmd.contains('\0') {
         // An argument cannot hold a NUL: the command could never be run as written.
         return Err(message::invalid_field(
@@ -42,7 +50,7 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     let cwd_lex = match &input.cwd {
         Some(c) => paths::lexical(root, root, c)
             .map_err(|m| message::invalid_field("/arguments/cwd", m))?,
-        None => root.clone(),
+        None => root.to_path_buf(),
     };
     let mut env: Vec<(String, String)> = input
         .env
@@ -61,6 +69,51 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
         .as_ref()
         .map(|t| t.0 as u64)
         .unwrap_or(DEFAULT_TIMEOUT_MS);
+    Ok(Checked {
+        cwd_lex,
+        env,
+        timeout_ms,
+    })
+}
+
+/// Logs how the command ended: a kill that had to escalate, processes left behind and killed,
+/// a timeout or a cancel, or (`ok`: it ran to its own end) its duration and output size.
+fn log_outcome(
+    ctx: &ToolCtx,
+    outcome: &process::Outcome,
+    ok: bool,
+    timeout_ms: u64,
+    duration_ms: u64,
+) {
+    let id = &ctx.request_id;
+    if outcome.kill_escalated {
+        let grace = ctx.app.config.kill_grace.as_millis() as u64;
+        crate::events::tool_kill_escalated(id, "bash", grace);
+    }
+    if outcome.leftovers_killed {
+        crate::events::tool_leftovers_killed(id, "bash");
+    }
+    match outcome.ending {
+        Ending::TimedOut => crate::events::exec_timeout(id, "bash", timeout_ms),
+        Ending::Cancelled => crate::events::cancelled(id, "bash"),
+        Ending::Exited(_) | Ending::Signaled(_) => {}
+    }
+    if ok {
+        let bytes = outcome.stdout_total + outcome.stderr_total;
+        crate::events::exec_ok(id, "bash", duration_ms, bytes);
+    }
+}
+
+/// Runs `bash`.
+pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError> {
+    let p = Pipeline::new(ctx, "bash", input.max_output_bytes.as_ref().map(|m| m.0));
+    let cfg = &ctx.app.config;
+    let root = &cfg.root;
+    let Checked {
+        cwd_lex,
+        mut env,
+        timeout_ms,
+    } = check(&input, root)?;
     let budget = p.budget;
 
     // Opened beneath the root, and entered by that handle (fchdir): a directory swapped for a
@@ -104,16 +157,14 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             ));
         }
     };
-    if outcome.kill_escalated {
-        crate::events::tool_kill_escalated(
-            &ctx.request_id,
-            "bash",
-            cfg.kill_grace.as_millis() as u64,
-        );
-    }
-    if outcome.leftovers_killed {
-        crate::events::tool_leftovers_killed(&ctx.request_id, "bash");
-    }
+    let (reason, message, exit_code) = ending(&outcome.ending, timeout_ms);
+    log_outcome(
+        ctx,
+        &outcome,
+        reason.is_none(),
+        timeout_ms,
+        ms_since(p.start),
+    );
     let capture_cut = outcome.capture_truncated();
     let (stdout, stderr) = (
         Stream::take(&p, "stdout", outcome.stdout, budget).await,
@@ -121,21 +172,6 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
     );
     let cwd_shown = paths::display(root, &cwd);
     let label = budget::summary(&input.cmd);
-
-    let (reason, message, exit_code) = ending(&outcome.ending, timeout_ms);
-    match outcome.ending {
-        Ending::TimedOut => crate::events::exec_timeout(&ctx.request_id, "bash", timeout_ms),
-        Ending::Cancelled => crate::events::cancelled(&ctx.request_id, "bash"),
-        Ending::Exited(_) | Ending::Signaled(_) => {}
-    }
-    if reason.is_none() {
-        crate::events::exec_ok(
-            &ctx.request_id,
-            "bash",
-            ms_since(p.start),
-            outcome.stdout_total + outcome.stderr_total,
-        );
-    }
 
     // Pruning: each non-empty stream, with the same question, unless the call was cut short.
     let question = input.context_focus_question.as_deref().map(String::as_str);
