@@ -232,7 +232,7 @@ impl Pruner {
         };
         let duration_ms = started.elapsed().as_millis() as u64;
         let plan = outcome;
-        let mut metadata = PruningMetadata {
+        let metadata = PruningMetadata {
             attempted: true,
             applied: false,
             fallback: false,
@@ -248,79 +248,85 @@ impl Pruner {
         };
         match plan {
             Ok(plan) => {
-                // Under a budget, a kept line longer than a quarter of it is shown clipped.
-                let shown = render::clip_long_lines(
-                    &lines,
+                let planned = Planned {
+                    plan,
+                    lines: &lines,
                     first_line,
-                    job.budget.unwrap_or(usize::MAX),
-                    &prune_id,
-                );
-                let shown: Vec<&str> = shown.iter().map(|l| l.as_ref()).collect();
-                let rendered = render::render_from(
-                    &shown,
-                    &plan,
-                    &prune_id,
-                    false,
-                    render::Markers::Compact,
-                    job.text.ends_with('\n'),
-                    first_line,
-                );
-                // The note naming the prune id goes out with the markers, on a line of its own:
-                // it is part of the cost.
-                let note = tokens::count(&render::compact_note(job.note, &prune_id)) as u64 + 1;
-                let after = tokens::count(&rendered.pruned_text) as u64 + note;
-                events::pruner_call_ok(
-                    ctx.request_id,
-                    job.tool,
+                    prune_id: &prune_id,
+                    raw_tokens,
                     duration_ms,
-                    rendered.pruned_text.len() as u64,
-                );
-                if after >= raw_tokens {
-                    // Markers cost more than the removed lines: the raw text is the better answer.
-                    // It is shown whole when it fits the budget (else the caller cuts it, and
-                    // nothing is recorded as shown).
-                    let whole = job.budget.is_none_or(|b| job.text.len() <= b);
-                    record_shown(ctx, &job, &prune_id, &vec![whole; lines.len()]).await;
-                    gave_way_to_raw(&mut metadata);
-                    return Pruned {
-                        text: None,
-                        keep: None,
-                        metadata,
-                    };
-                }
-                metadata.applied = true;
-                metadata.pruned_bytes = Some(rendered.pruned_text.len() as u64);
-                // A recovery by question returns what this result did not show.
-                record_shown(ctx, &job, &prune_id, &plan.keep).await;
-                Pruned {
-                    text: Some(rendered.pruned_text),
-                    keep: Some(plan.keep),
-                    metadata,
-                }
+                };
+                self.answer(ctx, &job, planned, metadata).await
             }
-            Err(f) => {
-                events::pruner_call_failed(
-                    ctx.request_id,
-                    job.tool,
-                    &f.code.to_string(),
-                    duration_ms,
-                    &f.message,
-                );
-                ctx.warn.warn(
-                    serde_json::json!({ "event": "pruner.call_failed", "reason": f.code.to_string(), "message": f.message }),
-                );
-                metadata.fallback = true;
-                metadata.reason = Some(PruningMetadataReason::PrunerError);
-                metadata.error = Some(PrunerError {
-                    code: f.code,
-                    message: f.message,
-                });
-                Pruned {
-                    text: None,
-                    keep: None,
-                    metadata,
-                }
-            }
+            Err(f) => fell_back(ctx, &job, f, metadata, duration_ms),
+        }
+    }
+
+    /// The result of a plan: the pruned text and what it showed, or, when its markers cost more
+    /// than the lines they remove, nothing (the raw text is the better answer).
+    async fn answer(
+        &self,
+        ctx: &Call<'_>,
+        job: &Job<'_>,
+        planned: Planned<'_>,
+        mut metadata: PruningMetadata,
+    ) -> Pruned {
+        let Planned {
+            plan,
+            lines,
+            first_line,
+            prune_id,
+            raw_tokens,
+            duration_ms,
+        } = planned;
+        // Under a budget, a kept line longer than a quarter of it is shown clipped.
+        let shown = render::clip_long_lines(
+            lines,
+            first_line,
+            job.budget.unwrap_or(usize::MAX),
+            prune_id,
+        );
+        let shown: Vec<&str> = shown.iter().map(|l| l.as_ref()).collect();
+        let rendered = render::render_from(
+            &shown,
+            &plan,
+            prune_id,
+            false,
+            render::Markers::Compact,
+            job.text.ends_with('\n'),
+            first_line,
+        );
+        // The note naming the prune id goes out with the markers, on a line of its own:
+        // it is part of the cost.
+        let note = tokens::count(&render::compact_note(job.note, prune_id)) as u64 + 1;
+        let after = tokens::count(&rendered.pruned_text) as u64 + note;
+        events::pruner_call_ok(
+            ctx.request_id,
+            job.tool,
+            duration_ms,
+            rendered.pruned_text.len() as u64,
+        );
+        if after >= raw_tokens {
+            // Markers cost more than the removed lines: the raw text is the better answer.
+            // It is shown whole when it fits the budget (else the caller cuts it, and
+            // nothing is recorded as shown).
+            let whole = job.budget.is_none_or(|b| job.text.len() <= b);
+            record_shown(ctx, job, prune_id, &vec![whole; lines.len()]).await;
+            gave_way_to_raw(&mut metadata);
+            return Pruned {
+                text: None,
+                keep: None,
+                metadata,
+            };
+        }
+        metadata.applied = true;
+        metadata.pruned_bytes = Some(rendered.pruned_text.len() as u64);
+        // A recovery by question returns what this result did not show.
+        record_shown(ctx, job, prune_id, &plan.keep).await;
+        Pruned {
+            text: Some(rendered.pruned_text),
+            keep: Some(plan.keep),
+            metadata,
         }
     }
 
@@ -639,6 +645,53 @@ pub async fn serve_pruner_request(
         output_bytes: out.len() as u64,
         output: out,
     })
+}
+
+/// A plan and what it was made from, for [`Pruner::answer`].
+struct Planned<'a> {
+    /// The backend's decision.
+    plan: engine::Plan,
+    /// The text's lines.
+    lines: &'a [&'a str],
+    /// The number of the first of them in the whole text (a window's own first line).
+    first_line: usize,
+    /// Where the raw text is stored.
+    prune_id: &'a str,
+    /// The raw text's o200k tokens: a pruned text costing as many gives way to it.
+    raw_tokens: u64,
+    /// How long the backend took.
+    duration_ms: u64,
+}
+
+/// The result when the backend failed: the raw text, the failure in the metadata and the logs.
+fn fell_back(
+    ctx: &Call<'_>,
+    job: &Job<'_>,
+    f: Failure,
+    mut metadata: PruningMetadata,
+    duration_ms: u64,
+) -> Pruned {
+    events::pruner_call_failed(
+        ctx.request_id,
+        job.tool,
+        &f.code.to_string(),
+        duration_ms,
+        &f.message,
+    );
+    ctx.warn.warn(
+        serde_json::json!({ "event": "pruner.call_failed", "reason": f.code.to_string(), "message": f.message }),
+    );
+    metadata.fallback = true;
+    metadata.reason = Some(PruningMetadataReason::PrunerError);
+    metadata.error = Some(PrunerError {
+        code: f.code,
+        message: f.message,
+    });
+    Pruned {
+        text: None,
+        keep: None,
+        metadata,
+    }
 }
 
 #[cfg(test)]
