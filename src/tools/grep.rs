@@ -89,32 +89,16 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
     };
 
     // A page after the first comes from the matches the first call stored, while they live.
-    if let Some(id) = cursor_artifact.as_deref() {
-        let stored = match (
-            ctx.app.store.get(id),
-            stored_index(&ctx.app.store, id, fingerprint),
-        ) {
-            (Ok(entry), Some(index)) => {
-                let i = index.clone();
-                tokio::task::spawn_blocking(move || stored_page(&entry, &i, skip, page_size))
-                    .await
-                    .ok()
-                    .and_then(Result::ok)
-                    .map(|page| (index, page))
-            }
-            _ => None,
-        };
-        if let Some((index, raw_page)) = stored {
-            crate::events::exec_ok(&ctx.request_id, "grep", ms_since(start), index.total as u64);
-            let searched = Searched {
-                total: index.total,
-                files: index.files,
-                files_matched: index.per_file.len(),
-                raw_page,
-                artifact: Artifact::Stored(id.to_string()),
-            };
-            return Ok(respond(&p, &input, searched, skip, fingerprint).await);
-        }
+    if let Some(id) = cursor_artifact.as_deref()
+        && let Some(searched) = stored_search(ctx, id, fingerprint, skip, page_size).await
+    {
+        crate::events::exec_ok(
+            &ctx.request_id,
+            "grep",
+            ms_since(start),
+            searched.total as u64,
+        );
+        return Ok(respond(&p, &input, searched, skip, fingerprint).await);
     }
 
     let cancel = ctx.cancel.clone();
@@ -143,27 +127,8 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
             )));
         }
     };
-    if found.stopped == Some(ErrorReason::Timeout) {
-        crate::events::exec_timeout(&ctx.request_id, "grep", timeout.as_millis() as u64);
-        let mut f = fail(
-            ErrorReason::Timeout,
-            format!(
-                "search timed out after {} ms ({} files searched, {} matches so far)",
-                timeout.as_millis(),
-                found.files,
-                found.total
-            ),
-        )
-        .hint("raise timeout_ms or search fewer paths");
-        f.body.error.timeout_ms = Some(timeout.as_millis() as u64);
+    if let Some(f) = stopped(ctx, &found, timeout) {
         return Ok(p.fail(f));
-    }
-    if found.stopped == Some(ErrorReason::Cancelled) {
-        crate::events::cancelled(&ctx.request_id, "grep");
-        return Ok(p.fail(fail(
-            ErrorReason::Cancelled,
-            "cancelled by the client".into(),
-        )));
     }
     let (raw_page, all) = sorted.expect("assembled when not stopped");
     crate::events::exec_ok(&ctx.request_id, "grep", ms_since(start), found.total as u64);
@@ -182,6 +147,59 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
         ),
     };
     Ok(respond(&p, &input, searched, skip, fingerprint).await)
+}
+
+/// The page `skip..skip + page_size` of the matches an earlier call stored under `id`, when they
+/// are still stored and were found with the same pattern, paths and flags (`fingerprint`).
+async fn stored_search(
+    ctx: &ToolCtx,
+    id: &str,
+    fingerprint: [u8; 32],
+    skip: usize,
+    page_size: usize,
+) -> Option<Searched> {
+    let entry = ctx.app.store.get(id).ok()?;
+    let index = stored_index(&ctx.app.store, id, fingerprint)?;
+    let i = index.clone();
+    let raw_page = tokio::task::spawn_blocking(move || stored_page(&entry, &i, skip, page_size))
+        .await
+        .ok()?
+        .ok()?;
+    Some(Searched {
+        total: index.total,
+        files: index.files,
+        files_matched: index.per_file.len(),
+        raw_page,
+        artifact: Artifact::Stored(id.to_string()),
+    })
+}
+
+/// The failure of a search the deadline or a cancel stopped (logged), if one did.
+fn stopped(ctx: &ToolCtx, found: &Found, timeout: Duration) -> Option<Failure> {
+    match found.stopped? {
+        ErrorReason::Timeout => {
+            let ms = timeout.as_millis() as u64;
+            crate::events::exec_timeout(&ctx.request_id, "grep", ms);
+            let mut f = fail(
+                ErrorReason::Timeout,
+                format!(
+                    "search timed out after {ms} ms ({} files searched, {} matches so far)",
+                    found.files, found.total
+                ),
+            )
+            .hint("raise timeout_ms or search fewer paths");
+            f.body.error.timeout_ms = Some(ms);
+            Some(f)
+        }
+        ErrorReason::Cancelled => {
+            crate::events::cancelled(&ctx.request_id, "grep");
+            Some(fail(
+                ErrorReason::Cancelled,
+                "cancelled by the client".into(),
+            ))
+        }
+        _ => None,
+    }
 }
 
 /// The search's targets (`targets`, lexically under the root) resolved on disk, or the failure
