@@ -262,8 +262,8 @@ impl Pruner {
         }
     }
 
-    /// The result of a plan: the pruned text and what it showed, or, when its markers cost more
-    /// than the lines they remove, nothing (the raw text is the better answer).
+    /// The result of a plan: the pruned text and what it showed, or, when it costs as many tokens
+    /// as the raw text or more, nothing (the raw text is the better answer).
     async fn answer(
         &self,
         ctx: &Call<'_>,
@@ -650,10 +650,10 @@ pub async fn serve_pruner_request(
 /// A plan and what it was made from, for [`Pruner::answer`].
 struct Planned<'a> {
     /// The backend's decision.
-    plan: engine::Plan,
+    plan: Plan,
     /// The text's lines.
     lines: &'a [&'a str],
-    /// The number of the first of them in the whole text (a window's own first line).
+    /// The number of the first of them in the stored text: 1, or a window's first line.
     first_line: usize,
     /// Where the raw text is stored.
     prune_id: &'a str,

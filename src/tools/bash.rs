@@ -76,31 +76,37 @@ fn check(input: &BashInput, root: &std::path::Path) -> Result<Checked, RpcError>
     })
 }
 
-/// Logs how the command ended: a kill that had to escalate, processes left behind and killed,
-/// a timeout or a cancel, or (`ok`: it ran to its own end) its duration and output size.
-fn log_outcome(
-    ctx: &ToolCtx,
-    outcome: &process::Outcome,
-    ok: bool,
-    timeout_ms: u64,
-    duration_ms: u64,
-) {
+/// How a command ended, as [`log_outcome`] reports it (its streams gone to the store by then).
+struct Ran {
+    /// Its tree had to be killed with SIGKILL after the grace period.
+    kill_escalated: bool,
+    /// Processes it left behind were killed.
+    leftovers_killed: bool,
+    /// Exit, signal, timeout or cancel.
+    ending: Ending,
+    /// Bytes it wrote to stdout and stderr.
+    bytes: u64,
+}
+
+/// Logs how the command ended: a kill that had to escalate, processes left behind and killed, a
+/// timeout or a cancel, and, when it exited with status 0 (`ok`), its duration and output size (a
+/// failed ending's `exec_failed` is logged by [`run`], with the result).
+fn log_outcome(ctx: &ToolCtx, ran: &Ran, ok: bool, timeout_ms: u64, duration_ms: u64) {
     let id = &ctx.request_id;
-    if outcome.kill_escalated {
+    if ran.kill_escalated {
         let grace = ctx.app.config.kill_grace.as_millis() as u64;
         crate::events::tool_kill_escalated(id, "bash", grace);
     }
-    if outcome.leftovers_killed {
+    if ran.leftovers_killed {
         crate::events::tool_leftovers_killed(id, "bash");
     }
-    match outcome.ending {
+    match ran.ending {
         Ending::TimedOut => crate::events::exec_timeout(id, "bash", timeout_ms),
         Ending::Cancelled => crate::events::cancelled(id, "bash"),
         Ending::Exited(_) | Ending::Signaled(_) => {}
     }
     if ok {
-        let bytes = outcome.stdout_total + outcome.stderr_total;
-        crate::events::exec_ok(id, "bash", duration_ms, bytes);
+        crate::events::exec_ok(id, "bash", duration_ms, ran.bytes);
     }
 }
 
@@ -157,25 +163,26 @@ pub async fn run(input: BashInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcError
             ));
         }
     };
-    let (reason, message, exit_code) = ending(&outcome.ending, timeout_ms);
-    log_outcome(
-        ctx,
-        &outcome,
-        reason.is_none(),
-        timeout_ms,
-        ms_since(p.start),
-    );
     let capture_cut = outcome.capture_truncated();
+    let ran = Ran {
+        kill_escalated: outcome.kill_escalated,
+        leftovers_killed: outcome.leftovers_killed,
+        ending: outcome.ending,
+        bytes: outcome.stdout_total + outcome.stderr_total,
+    };
     let (stdout, stderr) = (
         Stream::take(&p, "stdout", outcome.stdout, budget).await,
         Stream::take(&p, "stderr", outcome.stderr, budget).await,
     );
+    // Logged once the raw output is stored (`exec_ok`: raw output ready).
+    let (reason, message, exit_code) = ending(&ran.ending, timeout_ms);
+    log_outcome(ctx, &ran, reason.is_none(), timeout_ms, ms_since(p.start));
     let cwd_shown = paths::display(root, &cwd);
     let label = budget::summary(&input.cmd);
 
     // Pruning: each non-empty stream, with the same question, unless the call was cut short.
     let question = input.context_focus_question.as_deref().map(String::as_str);
-    let prunable = matches!(outcome.ending, Ending::Exited(_) | Ending::Signaled(_));
+    let prunable = matches!(ran.ending, Ending::Exited(_) | Ending::Signaled(_));
     let (out_view, err_view, pruning) = prune_streams(
         &p,
         stdout,

@@ -149,8 +149,9 @@ pub async fn run(mut input: GrepInput, ctx: &ToolCtx) -> Result<ToolOutput, RpcE
     Ok(respond(&p, &input, searched, skip, fingerprint).await)
 }
 
-/// The page `skip..skip + page_size` of the matches an earlier call stored under `id`, when they
-/// are still stored and were found with the same pattern, paths and flags (`fingerprint`).
+/// The page `skip..skip + page_size` of the matches an earlier call stored under `id`, found with
+/// the same pattern, paths and flags (`fingerprint`). `None`, and the caller searches again, when
+/// the entry or its index is gone or the page cannot be read back.
 async fn stored_search(
     ctx: &ToolCtx,
     id: &str,
@@ -198,7 +199,11 @@ fn stopped(ctx: &ToolCtx, found: &Found, timeout: Duration) -> Option<Failure> {
                 "cancelled by the client".into(),
             ))
         }
-        _ => None,
+        // The walk stops for nothing else; were it to, the result would have no page.
+        other => Some(fail(
+            ErrorReason::Internal,
+            format!("search stopped: {other}"),
+        )),
     }
 }
 
