@@ -538,8 +538,6 @@ struct Walk<'a> {
     stop: Mutex<Option<ErrorReason>>,
     /// A failed write to the temp file: the search fails with it.
     write_error: Mutex<Option<std::io::Error>>,
-    /// Set with `write_error`, read by every file's search without taking its lock.
-    write_failed: AtomicBool,
     /// Set once the walk must end: every thread quits at its next entry.
     halted: AtomicBool,
 }
@@ -551,19 +549,24 @@ impl Walk<'_> {
         self.halted.store(true, Ordering::Relaxed);
     }
 
-    /// Appends a file's buffered rows to the temp file and notes where they went.
-    fn flush(&self, buf: &mut String, in_buf: &mut usize, this: &mut FileRows) {
+    /// Appends a file's buffered rows to the temp file and notes where they went; `false` when
+    /// the write failed (kept as the search's error, and the walk ends).
+    fn flush(&self, buf: &mut String, in_buf: &mut usize, this: &mut FileRows) -> bool {
         let mut rows = self.rows.locked();
         let at = rows.len;
-        if let Err(e) = rows.file.write_all(buf.as_bytes()) {
-            *self.write_error.locked() = Some(e);
-            self.write_failed.store(true, Ordering::Relaxed);
-            self.halted.store(true, Ordering::Relaxed);
-        }
+        let written = match rows.file.write_all(buf.as_bytes()) {
+            Ok(()) => true,
+            Err(e) => {
+                *self.write_error.locked() = Some(e);
+                self.halted.store(true, Ordering::Relaxed);
+                false
+            }
+        };
         rows.len += buf.len() as u64;
         this.chunks.push((at, buf.len(), *in_buf));
         buf.clear();
         *in_buf = 0;
+        written
     }
 
     /// One entry of the walk: a file is searched and its rows kept; anything else is skipped.
@@ -597,6 +600,7 @@ impl Walk<'_> {
             chunks: Vec::new(),
         };
         let mut in_buf = 0;
+        let mut written = true;
         let mut tripped = None;
         let reader = Watched {
             inner: opened.file,
@@ -611,15 +615,15 @@ impl Walk<'_> {
                 buf.push_str(&render_line(&self.row(&this.path, lnum, line)));
                 in_buf += 1;
                 if buf.len() >= FLUSH_BYTES {
-                    self.flush(buf, &mut in_buf, &mut this);
+                    written &= self.flush(buf, &mut in_buf, &mut this);
                 }
                 Ok(true)
             }),
         );
         if in_buf > 0 {
-            self.flush(buf, &mut in_buf, &mut this);
+            written &= self.flush(buf, &mut in_buf, &mut this);
         }
-        if self.write_failed.load(Ordering::Relaxed) {
+        if !written {
             return ignore::WalkState::Quit;
         }
         if !this.chunks.is_empty() {
@@ -701,7 +705,6 @@ fn search(
         total: AtomicUsize::new(0),
         stop: Mutex::default(),
         write_error: Mutex::default(),
-        write_failed: AtomicBool::new(false),
         halted: AtomicBool::new(false),
     };
     builder.build_parallel().run(|| {
