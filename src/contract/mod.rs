@@ -53,11 +53,12 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
-    /// Validates `arguments`; errors carry JSON pointers prefixed with `/arguments`.
+    /// Validates `arguments`; errors carry JSON pointers prefixed with `/arguments`, and an
+    /// unknown argument's message lists the fields `tools/list` publishes.
     pub fn validate_arguments(&self, arguments: &Value) -> Result<(), Vec<FieldError>> {
         validate::field_errors(
             &self.input_validator,
-            &self.input_schema,
+            &self.listed_input_schema,
             arguments,
             "/arguments",
         )

@@ -14,13 +14,14 @@ pub fn compile(schema: &Value) -> jsonschema::Validator {
         .unwrap_or_else(|e| panic!("schema does not compile: {e}"))
 }
 
-/// Every error of `value` against `validator` (compiled from `schema`), as field errors whose
-/// pointers start with `prefix`. Unknown and missing properties point at the property itself, not
-/// at the enclosing object; an unknown one's message says which the schema takes there, and the
-/// one it most likely meant (`path` for `paths`).
+/// Every error of `value` against `validator`, as field errors whose pointers start with
+/// `prefix`. Unknown and missing properties point at the property itself, not at the enclosing
+/// object; an unknown one's message says which properties `shown` (the validated schema, or for
+/// a tool the schema `tools/list` publishes, laid out alike) has there, and the one it most
+/// likely meant (`path` for `paths`).
 pub fn field_errors(
     validator: &jsonschema::Validator,
-    schema: &Value,
+    shown: &Value,
     value: &Value,
     prefix: &str,
 ) -> Result<(), Vec<FieldError>> {
@@ -30,7 +31,7 @@ pub fn field_errors(
         let at = format!("{prefix}{}", err.instance_path().as_str());
         match err.kind() {
             K::AdditionalProperties { unexpected } => {
-                let known = known_properties(schema, err.schema_path().as_str());
+                let known = known_properties(shown, err.schema_path().as_str());
                 // A field sent already is no suggestion for another one.
                 let unsent: Vec<String> = known
                     .iter()
@@ -101,27 +102,14 @@ fn without_long_instance(message: String, instance: &Value) -> String {
     message.replacen(&quoted, &cut, 1)
 }
 
-/// The properties the object schema holding the keyword at `keyword_path` (a JSON pointer into
-/// `schema`, ending `/additionalProperties`) declares, in its order, but those `tools/list` leaves
-/// out (a single-value enum, fixed: `encoding`).
+/// The properties, in order, of the object schema in `schema` that holds the keyword at
+/// `keyword_path` (a JSON pointer ending `/additionalProperties`, into the validated schema or
+/// one laid out alike).
 fn known_properties(schema: &Value, keyword_path: &str) -> Vec<String> {
-    let object = keyword_path
+    keyword_path
         .rsplit_once('/')
-        .and_then(|(parent, _)| schema.pointer(parent));
-    let fixed = |v: &Value| {
-        v.get("enum")
-            .and_then(Value::as_array)
-            .is_some_and(|e| e.len() == 1)
-    };
-    object
-        .and_then(|o| o.get("properties"))
-        .and_then(Value::as_object)
-        .map(|p| {
-            p.iter()
-                .filter(|(_, v)| !fixed(v))
-                .map(|(k, _)| k.clone())
-                .collect()
-        })
+        .and_then(|(parent, _)| schema.pointer(parent)?.get("properties")?.as_object())
+        .map(|p| p.keys().cloned().collect())
         .unwrap_or_default()
 }
 
@@ -306,8 +294,15 @@ mod tests {
             "additionalProperties": false
         });
         let v = compile(&schema);
+        // The fields are named from the schema shown (here as tools/list publishes it: without
+        // the fixed `encoding`), at the place the validated one reports.
+        let mut shown = schema.clone();
+        shown["properties"]
+            .as_object_mut()
+            .unwrap()
+            .shift_remove("encoding");
         let messages = |value: serde_json::Value, prefix: &str| -> Vec<(String, String)> {
-            field_errors(&v, &schema, &value, prefix)
+            field_errors(&v, &shown, &value, prefix)
                 .unwrap_err()
                 .into_iter()
                 .map(|e| (e.field, e.message))
