@@ -226,12 +226,11 @@ impl Pruner {
             .unwrap_or_else(|| "builtin".into());
         events::pruner_call_start(ctx.request_id, &endpoint, job.tool, raw_bytes);
         let started = Instant::now();
-        let outcome = tokio::select! {
+        let plan = tokio::select! {
             r = self.plan(ctx, &job, question, &lines) => r,
             _ = ctx.cancel.cancelled() => Err(Failure { code: PrunerErrorCode::Timeout, message: "request cancelled while pruning".into() }),
         };
         let duration_ms = started.elapsed().as_millis() as u64;
-        let plan = outcome;
         let metadata = PruningMetadata {
             attempted: true,
             applied: false,
@@ -256,77 +255,9 @@ impl Pruner {
                     raw_tokens,
                     duration_ms,
                 };
-                self.answer(ctx, &job, planned, metadata).await
+                answer(ctx, &job, planned, metadata).await
             }
             Err(f) => fell_back(ctx, &job, f, metadata, duration_ms),
-        }
-    }
-
-    /// The result of a plan: the pruned text and what it showed, or, when it costs as many tokens
-    /// as the raw text or more, nothing (the raw text is the better answer).
-    async fn answer(
-        &self,
-        ctx: &Call<'_>,
-        job: &Job<'_>,
-        planned: Planned<'_>,
-        mut metadata: PruningMetadata,
-    ) -> Pruned {
-        let Planned {
-            plan,
-            lines,
-            first_line,
-            prune_id,
-            raw_tokens,
-            duration_ms,
-        } = planned;
-        // Under a budget, a kept line longer than a quarter of it is shown clipped.
-        let shown = render::clip_long_lines(
-            lines,
-            first_line,
-            job.budget.unwrap_or(usize::MAX),
-            prune_id,
-        );
-        let shown: Vec<&str> = shown.iter().map(|l| l.as_ref()).collect();
-        let rendered = render::render_from(
-            &shown,
-            &plan,
-            prune_id,
-            false,
-            render::Markers::Compact,
-            job.text.ends_with('\n'),
-            first_line,
-        );
-        // The note naming the prune id goes out with the markers, on a line of its own:
-        // it is part of the cost.
-        let note = tokens::count(&render::compact_note(job.note, prune_id)) as u64 + 1;
-        let after = tokens::count(&rendered.pruned_text) as u64 + note;
-        events::pruner_call_ok(
-            ctx.request_id,
-            job.tool,
-            duration_ms,
-            rendered.pruned_text.len() as u64,
-        );
-        if after >= raw_tokens {
-            // Markers cost more than the removed lines: the raw text is the better answer.
-            // It is shown whole when it fits the budget (else the caller cuts it, and
-            // nothing is recorded as shown).
-            let whole = job.budget.is_none_or(|b| job.text.len() <= b);
-            record_shown(ctx, job, prune_id, &vec![whole; lines.len()]).await;
-            gave_way_to_raw(&mut metadata);
-            return Pruned {
-                text: None,
-                keep: None,
-                metadata,
-            };
-        }
-        metadata.applied = true;
-        metadata.pruned_bytes = Some(rendered.pruned_text.len() as u64);
-        // A recovery by question returns what this result did not show.
-        record_shown(ctx, job, prune_id, &plan.keep).await;
-        Pruned {
-            text: Some(rendered.pruned_text),
-            keep: Some(plan.keep),
-            metadata,
         }
     }
 
@@ -647,7 +578,7 @@ pub async fn serve_pruner_request(
     })
 }
 
-/// A plan and what it was made from, for [`Pruner::answer`].
+/// A plan and what it was made from, for [`answer`].
 struct Planned<'a> {
     /// The backend's decision.
     plan: Plan,
@@ -661,6 +592,73 @@ struct Planned<'a> {
     raw_tokens: u64,
     /// How long the backend took.
     duration_ms: u64,
+}
+
+/// The result of a plan: the pruned text and what it showed, or, when it costs as many tokens
+/// as the raw text or more, nothing (the raw text is the better answer).
+async fn answer(
+    ctx: &Call<'_>,
+    job: &Job<'_>,
+    planned: Planned<'_>,
+    mut metadata: PruningMetadata,
+) -> Pruned {
+    let Planned {
+        plan,
+        lines,
+        first_line,
+        prune_id,
+        raw_tokens,
+        duration_ms,
+    } = planned;
+    // Under a budget, a kept line longer than a quarter of it is shown clipped.
+    let shown = render::clip_long_lines(
+        lines,
+        first_line,
+        job.budget.unwrap_or(usize::MAX),
+        prune_id,
+    );
+    let shown: Vec<&str> = shown.iter().map(|l| l.as_ref()).collect();
+    let rendered = render::render_from(
+        &shown,
+        &plan,
+        prune_id,
+        false,
+        render::Markers::Compact,
+        job.text.ends_with('\n'),
+        first_line,
+    );
+    // The note naming the prune id goes out with the markers, on a line of its own:
+    // it is part of the cost.
+    let note = tokens::count(&render::compact_note(job.note, prune_id)) as u64 + 1;
+    let after = tokens::count(&rendered.pruned_text) as u64 + note;
+    events::pruner_call_ok(
+        ctx.request_id,
+        job.tool,
+        duration_ms,
+        rendered.pruned_text.len() as u64,
+    );
+    if after >= raw_tokens {
+        // Markers cost more than the removed lines: the raw text is the better answer.
+        // It is shown whole when it fits the budget (else the caller cuts it, and
+        // nothing is recorded as shown).
+        let whole = job.budget.is_none_or(|b| job.text.len() <= b);
+        record_shown(ctx, job, prune_id, &vec![whole; lines.len()]).await;
+        gave_way_to_raw(&mut metadata);
+        return Pruned {
+            text: None,
+            keep: None,
+            metadata,
+        };
+    }
+    metadata.applied = true;
+    metadata.pruned_bytes = Some(rendered.pruned_text.len() as u64);
+    // A recovery by question returns what this result did not show.
+    record_shown(ctx, job, prune_id, &plan.keep).await;
+    Pruned {
+        text: Some(rendered.pruned_text),
+        keep: Some(plan.keep),
+        metadata,
+    }
 }
 
 /// The result when the backend failed: the raw text, the failure in the metadata and the logs.

@@ -1068,10 +1068,7 @@ fn stem(word: &mut String) {
 /// not `pars`, `creat`, `delet`, `fix`. `y` after a consonant is a vowel.
 fn short_cvc(stem: &str) -> bool {
     let b = stem.as_bytes();
-    let vowel = |i: usize| {
-        matches!(b[i], b'a' | b'e' | b'i' | b'o' | b'u')
-            || (b[i] == b'y' && i > 0 && !vowel_plain(b[i - 1]))
-    };
+    let vowel = |i: usize| vowel_plain(b[i]) || (b[i] == b'y' && i > 0 && !vowel_plain(b[i - 1]));
     let n = b.len();
     if n < 3
         || vowel(n - 1)
