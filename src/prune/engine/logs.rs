@@ -115,146 +115,226 @@ const TRACE_OPENERS: &[&str] = &[
 /// neighbours) and the others keep only their alert lines, less the warnings set aside (see the
 /// module doc). Otherwise error incidents are kept whole and warnings keep their own lines.
 pub(crate) fn plan(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft) {
-    let n = lines.len();
     // A question with no term (`fix it`, `why?`) still asks what went wrong: the failures are
     // found as for any question. Only no question at all keeps everything but repeats.
-    let goal_empty = !query.asked();
-    let repeated = repeated(lines);
-    let mut keep = vec![goal_empty; n];
-    if !goal_empty {
-        keep.iter_mut().take(HEAD).for_each(|k| *k = true);
-        keep.iter_mut().rev().take(TAIL).for_each(|k| *k = true);
-        let levels: Vec<Level> = lines
-            .iter()
-            .map(|l| {
-                if is_trace_opener(l) {
-                    Level::Error
-                } else {
-                    level(l)
-                }
-            })
-            .collect();
-        let alert: Vec<bool> = levels.iter().map(|l| *l != Level::None).collect();
-        let incidents = incidents(lines, &alert);
-        let generic = query.bits_of(GENERIC) | m.common_bits();
-        let specific = m.without_terms(generic);
-        let scores: Vec<f32> = incidents.iter().map(|r| specific.span(r.clone())).collect();
-        let best = scores.iter().copied().fold(0.0, f32::max);
-        let cover = incidents
-            .iter()
-            .map(|r| specific.coverage(r.clone()))
-            .fold(0.0, f32::max);
-        let focus = best > 0.0 && cover >= FOCUS_COVER * m.goal_mass(generic);
-        // Lines of an incident kept whole outrank every other line when a budget is fitted: the
-        // failure the goal is about goes last.
-        let mut incident_rank = vec![0.0f32; n];
-        // A warning the goal does not touch, beside the failure it singles out (a deprecation in
-        // another module, the compiler's unused variables), is not why the test fails: it goes,
-        // one marker away, unless the goal is about warnings.
-        // The goal's weight in the header of the failure section holding each line (0 outside
-        // one): a warning inside the section of the test the goal names (its captured log) is
-        // part of that failure and stays.
-        let mut inherited: Vec<f32> = section_headers(lines)
-            .iter()
-            .map(|h| h.map_or(0.0, |h| specific.line(h)))
-            .collect();
-        let in_named_section: Vec<bool> = inherited.iter().map(|&w| w > 0.0).collect();
-        let drop_warnings = focus && query.bits_of(WARNING_WORDS) == 0;
-        let aside = |i: usize| {
+    let keep = if query.asked() {
+        judge(lines, query, m, draft)
+    } else {
+        vec![true; lines.len()]
+    };
+    for (i, r) in repeated(lines).into_iter().enumerate() {
+        if r {
+            draft.remove(i, Reason::Repeated);
+        } else if !keep[i] {
+            draft.remove(i, Reason::Log);
+        }
+    }
+}
+
+/// The alert lines of a log, as a goal sees them.
+struct Alerts {
+    /// Each line's level (a trace's opening line is an error).
+    levels: Vec<Level>,
+    /// Lines with a level: errors, warnings, failures.
+    alert: Vec<bool>,
+    /// Warnings set aside: the goal singles out a failure, is not about warnings, and neither
+    /// the warning nor the failure section holding it touches the goal. They go, one marker
+    /// away (a deprecation in another module, the compiler's unused variables, is not why the
+    /// test fails); one inside the section of the test the goal names (its captured log) stays.
+    aside: Vec<bool>,
+}
+
+/// Which lines of a log a question keeps, and every line's score for the budget (`draft`).
+fn judge(lines: &[&str], query: &Query, m: &Matches, draft: &mut Draft) -> Vec<bool> {
+    let n = lines.len();
+    let mut keep = vec![false; n];
+    keep.iter_mut().take(HEAD).for_each(|k| *k = true);
+    keep.iter_mut().rev().take(TAIL).for_each(|k| *k = true);
+    let levels: Vec<Level> = lines
+        .iter()
+        .map(|l| {
+            if is_trace_opener(l) {
+                Level::Error
+            } else {
+                level(l)
+            }
+        })
+        .collect();
+    let alert: Vec<bool> = levels.iter().map(|l| *l != Level::None).collect();
+    let incidents = incidents(lines, &alert);
+    let generic = query.bits_of(GENERIC) | m.common_bits();
+    let specific = m.without_terms(generic);
+    let scores: Vec<f32> = incidents.iter().map(|r| specific.span(r.clone())).collect();
+    let best = scores.iter().copied().fold(0.0, f32::max);
+    let cover = incidents
+        .iter()
+        .map(|r| specific.coverage(r.clone()))
+        .fold(0.0, f32::max);
+    let focus = best > 0.0 && cover >= FOCUS_COVER * m.goal_mass(generic);
+    // The goal's weight in the header of the failure section holding each line (0 outside one).
+    let inherited: Vec<f32> = section_headers(lines)
+        .iter()
+        .map(|h| h.map_or(0.0, |h| specific.line(h)))
+        .collect();
+    let drop_warnings = focus && query.bits_of(WARNING_WORDS) == 0;
+    let aside = (0..n)
+        .map(|i| {
             drop_warnings
                 && levels[i] == Level::Warning
                 && specific.line(i) == 0.0
-                && !in_named_section[i]
-        };
-        for (range, &score) in incidents.iter().zip(&scores) {
-            let whole = if focus {
-                score >= FOCUS * best
-            } else {
-                levels[range.clone()].contains(&Level::Error)
-            };
-            // A status line (`tests/t.py::test_x FAILED [ 40%]`) says only that the test failed,
-            // which the summary says too: its neighbours are other tests' statuses, so such an
-            // incident keeps its status lines alone, and under a budget it goes before the
-            // detail of the failures.
-            let only_status = range
-                .clone()
-                .filter(|&i| alert[i])
-                .all(|i| is_status_line(lines[i]));
-            for i in range.clone() {
-                keep[i] |= whole && !only_status || alert[i] && !aside(i);
-            }
-            if whole && !only_status {
-                for i in range.clone() {
-                    if !is_status_line(lines[i]) {
-                        incident_rank[i] = incident_rank[i].max(1.0 + score);
-                    }
-                }
-            }
-        }
-        // A failure section whose header is about the goal (`____ test_parse[utf8] ____` names
-        // the test, its assertion lines do not) lends the header's weight to its lines: its alert
-        // lines rank with the incidents the goal singles out, its other lines (the test's source,
-        // captured output) come before unrelated lines when a budget or a limit decides.
-        let best_header = inherited.iter().copied().fold(0.0, f32::max);
-        for (i, named) in inherited.iter_mut().enumerate() {
-            if *named > 0.0 && *named >= FOCUS * best_header && !is_status_line(lines[i]) {
-                if alert[i] {
-                    incident_rank[i] = incident_rank[i].max(1.0 + *named);
-                }
-            } else {
-                *named = 0.0;
-            }
-        }
-        let telling = m.without_terms(m.common_bits());
-        let best_line = telling.best_line(0..n);
-        let threshold = (REL_OF_BEST * best_line).max(REL_OF_TOTAL * m.total);
-        for (i, &is_alert) in alert.iter().enumerate() {
-            let score = telling.line(i);
-            // Tiers for the budget: the incidents the goal singles out, then alert lines, then
-            // the rest (the warnings set aside among them, so that a limit bringing lines back
-            // brings the failure's surroundings first), each ordered by the goal terms they hold.
-            let tier = if incident_rank[i] > 0.0 {
-                2.0
-            } else if is_alert && !aside(i) {
-                1.0
-            } else {
-                0.0
-            };
-            // `score` and `inherited` are each at most `best_line`: the tiers stay apart.
-            draft.score[i] =
-                tier * (2.0 * best_line + best + 1.0) + score + inherited[i] + incident_rank[i];
-            if score > 0.0 && score >= threshold {
-                // A status line's neighbours are other tests' statuses.
-                let context = if is_status_line(lines[i]) {
-                    0
-                } else {
-                    GOAL_CONTEXT
-                };
-                mark(&mut keep, i.saturating_sub(context), i + context + 1);
-            }
-        }
-        // Lines that hold nothing about the goal are ordered by how close they are to the
-        // failure (the incidents the goal singles out, else the kept alert lines): when a limit
-        // brings lines back, they are the failure's surroundings, not the head of the log; under
-        // a budget, the farthest go first.
-        let anchor: Vec<bool> = if incident_rank.iter().any(|&r| r > 0.0) {
-            incident_rank.iter().map(|&r| r > 0.0).collect()
+                && inherited[i] == 0.0
+        })
+        .collect();
+    let alerts = Alerts {
+        levels,
+        alert,
+        aside,
+    };
+    let whole = Whole {
+        incidents: &incidents,
+        scores: &scores,
+        best,
+        focus,
+    };
+    let mut ranks = Ranks {
+        incident: keep_incidents(lines, &alerts, &whole, &mut keep),
+        inherited,
+    };
+    lend_headers(lines, &alerts, &mut ranks);
+    score_lines(lines, &alerts, m, best, &ranks, &mut keep, draft);
+    score_by_proximity(&alerts, &keep, &ranks.incident, draft);
+    keep
+}
+
+/// What lifts a line above its own words when a budget is fitted.
+struct Ranks {
+    /// Each line's rank as part of an incident kept whole (0 for none).
+    incident: Vec<f32>,
+    /// The goal's weight in the header of the failure section holding the line, when that
+    /// header is about the goal (0 otherwise).
+    inherited: Vec<f32>,
+}
+
+/// The incidents of a log and how much each is about the goal.
+struct Whole<'a> {
+    /// Each alert line with its context and trace.
+    incidents: &'a [std::ops::Range<usize>],
+    /// The goal's specific weight in each incident.
+    scores: &'a [f32],
+    /// The best of `scores`.
+    best: f32,
+    /// The goal singles out some incidents: those within [`FOCUS`] of the best are kept whole.
+    /// Otherwise every incident holding an error is.
+    focus: bool,
+}
+
+/// Keeps the incidents the goal singles out whole, and the alert lines of the others (less
+/// those set aside). Returns each line's rank as part of an incident kept whole (0 for none):
+/// those lines outrank every other line when a budget is fitted, so the failure the goal is
+/// about goes last.
+fn keep_incidents(lines: &[&str], a: &Alerts, w: &Whole, keep: &mut [bool]) -> Vec<f32> {
+    let mut incident_rank = vec![0.0f32; lines.len()];
+    for (range, &score) in w.incidents.iter().zip(w.scores) {
+        let whole = if w.focus {
+            score >= FOCUS * w.best
         } else {
-            alert.iter().zip(&keep).map(|(a, k)| *a && *k).collect()
+            a.levels[range.clone()].contains(&Level::Error)
         };
-        for (i, d) in distances(&anchor).into_iter().enumerate() {
-            if draft.score[i] == 0.0 {
-                if let Some(d) = d {
-                    draft.score[i] = PROXIMITY / (1 + d) as f32;
+        // A status line (`tests/t.py::test_x FAILED [ 40%]`) says only that the test failed,
+        // which the summary says too: its neighbours are other tests' statuses, so such an
+        // incident keeps its status lines alone, and under a budget it goes before the
+        // detail of the failures.
+        let only_status = range
+            .clone()
+            .filter(|&i| a.alert[i])
+            .all(|i| is_status_line(lines[i]));
+        for i in range.clone() {
+            keep[i] |= whole && !only_status || a.alert[i] && !a.aside[i];
+        }
+        if whole && !only_status {
+            for i in range.clone() {
+                if !is_status_line(lines[i]) {
+                    incident_rank[i] = incident_rank[i].max(1.0 + score);
                 }
             }
         }
     }
-    for i in 0..n {
-        if repeated[i] {
-            draft.remove(i, Reason::Repeated);
-        } else if !keep[i] {
-            draft.remove(i, Reason::Log);
+    incident_rank
+}
+
+/// A failure section whose header is about the goal (`____ test_parse[utf8] ____` names the
+/// test, its assertion lines do not) lends the header's weight to its lines: its alert lines rank
+/// with the incidents the goal singles out, its other lines (the test's source, captured output)
+/// come before unrelated lines when a budget or a limit decides. Sections whose header weighs
+/// less than [`FOCUS`] of the best header lend nothing (their `inherited` is cleared).
+fn lend_headers(lines: &[&str], a: &Alerts, ranks: &mut Ranks) {
+    let best_header = ranks.inherited.iter().copied().fold(0.0, f32::max);
+    for (i, named) in ranks.inherited.iter_mut().enumerate() {
+        if *named > 0.0 && *named >= FOCUS * best_header && !is_status_line(lines[i]) {
+            if a.alert[i] {
+                ranks.incident[i] = ranks.incident[i].max(1.0 + *named);
+            }
+        } else {
+            *named = 0.0;
+        }
+    }
+}
+
+/// Scores every line for the budget, by tier (the incidents the goal singles out, then alert
+/// lines, then the rest, the warnings set aside among them, so that a limit bringing lines back
+/// brings the failure's surroundings first), each tier ordered by the goal terms its lines hold;
+/// and keeps the lines about the goal with [`GOAL_CONTEXT`] neighbours.
+fn score_lines(
+    lines: &[&str],
+    a: &Alerts,
+    m: &Matches,
+    best: f32,
+    ranks: &Ranks,
+    keep: &mut [bool],
+    draft: &mut Draft,
+) {
+    let telling = m.without_terms(m.common_bits());
+    let best_line = telling.best_line(0..lines.len());
+    let threshold = (REL_OF_BEST * best_line).max(REL_OF_TOTAL * m.total);
+    for (i, &is_alert) in a.alert.iter().enumerate() {
+        let score = telling.line(i);
+        let tier = if ranks.incident[i] > 0.0 {
+            2.0
+        } else if is_alert && !a.aside[i] {
+            1.0
+        } else {
+            0.0
+        };
+        // `score` and `inherited` are each at most `best_line`: the tiers stay apart.
+        draft.score[i] =
+            tier * (2.0 * best_line + best + 1.0) + score + ranks.inherited[i] + ranks.incident[i];
+        if score > 0.0 && score >= threshold {
+            // A status line's neighbours are other tests' statuses.
+            let context = if is_status_line(lines[i]) {
+                0
+            } else {
+                GOAL_CONTEXT
+            };
+            mark(keep, i.saturating_sub(context), i + context + 1);
+        }
+    }
+}
+
+/// Lines that hold nothing about the goal are ordered by how close they are to the failure (the
+/// incidents the goal singles out, else the kept alert lines): when a limit brings lines back,
+/// they are the failure's surroundings, not the head of the log; under a budget, the farthest go
+/// first.
+fn score_by_proximity(a: &Alerts, keep: &[bool], incident_rank: &[f32], draft: &mut Draft) {
+    let anchor: Vec<bool> = if incident_rank.iter().any(|&r| r > 0.0) {
+        incident_rank.iter().map(|&r| r > 0.0).collect()
+    } else {
+        a.alert.iter().zip(keep).map(|(a, k)| *a && *k).collect()
+    };
+    for (i, d) in distances(&anchor).into_iter().enumerate() {
+        if draft.score[i] == 0.0
+            && let Some(d) = d
+        {
+            draft.score[i] = PROXIMITY / (1 + d) as f32;
         }
     }
 }
