@@ -107,156 +107,134 @@ pub struct StoreFigures {
     pub near: Option<(u64, usize)>,
 }
 
-fn help(out: &mut String, name: &str, kind: &str, text: &str) {
+/// Writes one metric family: its HELP and TYPE lines, then one sample per `(labels, value)`
+/// (`labels` is what goes between the braces, empty for a sample without any).
+fn family(
+    out: &mut String,
+    name: &str,
+    kind: &str,
+    text: &str,
+    samples: impl IntoIterator<Item = (String, u64)>,
+) {
     let _ = writeln!(out, "# HELP {name} {text}\n# TYPE {name} {kind}");
+    for (labels, value) in samples {
+        if labels.is_empty() {
+            let _ = writeln!(out, "{name} {value}");
+        } else {
+            let _ = writeln!(out, "{name}{{{labels}}} {value}");
+        }
+    }
 }
 
-/// The exposition text: every counter of this process, and the store's figures.
-pub fn render(store: &StoreFigures) -> String {
-    let mut out = String::with_capacity(8 * 1024);
-    help(
-        &mut out,
-        "mcp_pruner_tool_calls_total",
-        "counter",
-        "Tool calls answered, by tool.",
-    );
-    for (name, t) in TOOLS.iter().zip(&TOOL) {
-        let _ = writeln!(
-            out,
-            "mcp_pruner_tool_calls_total{{tool=\"{name}\"}} {}",
-            t.calls.load(Relaxed)
-        );
-    }
-    help(
-        &mut out,
-        "mcp_pruner_tool_errors_total",
-        "counter",
-        "Tool calls that ended in an error (protocol error or isError result), by tool.",
-    );
-    for (name, t) in TOOLS.iter().zip(&TOOL) {
-        let _ = writeln!(
-            out,
-            "mcp_pruner_tool_errors_total{{tool=\"{name}\"}} {}",
-            t.errors.load(Relaxed)
-        );
-    }
-    help(
-        &mut out,
-        "mcp_pruner_tool_duration_seconds",
-        "histogram",
-        "Tool call latency, by tool.",
-    );
-    for (name, t) in TOOLS.iter().zip(&TOOL) {
+/// One sample a tool, labelled with its name, of what `count` reads from its counters.
+fn per_tool(count: fn(&Tool) -> u64) -> impl Iterator<Item = (String, u64)> {
+    TOOLS
+        .iter()
+        .zip(&TOOL)
+        .map(move |(name, t)| (format!("tool=\"{name}\""), count(t)))
+}
+
+/// The latency histogram: cumulative buckets, sum and count, by tool.
+fn durations(out: &mut String) {
+    let name = "mcp_pruner_tool_duration_seconds";
+    family(out, name, "histogram", "Tool call latency, by tool.", []);
+    for (tool, t) in TOOLS.iter().zip(&TOOL) {
         let mut cumulative = 0;
         for (i, b) in t.buckets.iter().enumerate() {
             cumulative += b.load(Relaxed);
             let le = BUCKETS.get(i).map_or("+Inf".to_string(), |v| v.to_string());
             let _ = writeln!(
                 out,
-                "mcp_pruner_tool_duration_seconds_bucket{{tool=\"{name}\",le=\"{le}\"}} {cumulative}"
+                "{name}_bucket{{tool=\"{tool}\",le=\"{le}\"}} {cumulative}"
             );
         }
         let sum = t.micros.load(Relaxed) as f64 / 1e6;
-        let _ = writeln!(
-            out,
-            "mcp_pruner_tool_duration_seconds_sum{{tool=\"{name}\"}} {sum}"
-        );
-        let _ = writeln!(
-            out,
-            "mcp_pruner_tool_duration_seconds_count{{tool=\"{name}\"}} {cumulative}"
-        );
+        let _ = writeln!(out, "{name}_sum{{tool=\"{tool}\"}} {sum}");
+        let _ = writeln!(out, "{name}_count{{tool=\"{tool}\"}} {cumulative}");
     }
+}
+
+/// The exposition text: every counter of this process, and the store's figures.
+pub fn render(store: &StoreFigures) -> String {
+    let mut out = String::with_capacity(8 * 1024);
+    family(
+        &mut out,
+        "mcp_pruner_tool_calls_total",
+        "counter",
+        "Tool calls answered, by tool.",
+        per_tool(|t| t.calls.load(Relaxed)),
+    );
+    family(
+        &mut out,
+        "mcp_pruner_tool_errors_total",
+        "counter",
+        "Tool calls that ended in an error (protocol error or isError result), by tool.",
+        per_tool(|t| t.errors.load(Relaxed)),
+    );
+    durations(&mut out);
     let (raw, read) = (TOKENS_RAW.load(Relaxed), TOKENS_READ.load(Relaxed));
-    help(
+    family(
         &mut out,
         "mcp_pruner_tokens_total",
         "counter",
         "o200k tokens of tool outputs: raw (before pruning), read (what the model read), saved (raw - read).",
+        [
+            ("raw", raw),
+            ("read", read),
+            ("saved", raw.saturating_sub(read)),
+        ]
+        .map(|(kind, n)| (format!("kind=\"{kind}\""), n)),
     );
-    for (kind, n) in [
-        ("raw", raw),
-        ("read", read),
-        ("saved", raw.saturating_sub(read)),
-    ] {
-        let _ = writeln!(out, "mcp_pruner_tokens_total{{kind=\"{kind}\"}} {n}");
-    }
-    help(
+    family(
         &mut out,
         "mcp_pruner_pruner_fallbacks_total",
         "counter",
         "Outputs returned raw because pruning failed (pruner error, timeout, or the output could not be stored).",
+        [(String::new(), FALLBACKS.load(Relaxed))],
     );
-    let _ = writeln!(
-        out,
-        "mcp_pruner_pruner_fallbacks_total {}",
-        FALLBACKS.load(Relaxed)
-    );
-    let b = store.backend;
-    help(
-        &mut out,
-        "mcp_pruner_store_entries",
-        "gauge",
-        "Live recovery store entries (a shared store: the whole fleet's).",
-    );
-    let _ = writeln!(
-        out,
-        "mcp_pruner_store_entries{{backend=\"{b}\"}} {}",
-        store.entries
-    );
-    help(
-        &mut out,
-        "mcp_pruner_store_bytes",
-        "gauge",
-        "Bytes counted against the recovery store's cap.",
-    );
-    let _ = writeln!(
-        out,
-        "mcp_pruner_store_bytes{{backend=\"{b}\"}} {}",
-        store.bytes
-    );
-    help(
-        &mut out,
-        "mcp_pruner_store_evictions_total",
-        "counter",
-        "Entries this process evicted to keep the store within its caps.",
-    );
-    let _ = writeln!(
-        out,
-        "mcp_pruner_store_evictions_total{{backend=\"{b}\"}} {}",
-        store.evictions
-    );
-    help(
-        &mut out,
-        "mcp_pruner_store_refused_total",
-        "counter",
-        "Outputs this process could not store (larger than the cap, or the shared store unreachable).",
-    );
-    let _ = writeln!(
-        out,
-        "mcp_pruner_store_refused_total{{backend=\"{b}\"}} {}",
-        store.refused
-    );
+    let mut gauges = vec![
+        (
+            "mcp_pruner_store_entries",
+            "gauge",
+            "Live recovery store entries (a shared store: the whole fleet's).",
+            store.entries as u64,
+        ),
+        (
+            "mcp_pruner_store_bytes",
+            "gauge",
+            "Bytes counted against the recovery store's cap.",
+            store.bytes as u64,
+        ),
+        (
+            "mcp_pruner_store_evictions_total",
+            "counter",
+            "Entries this process evicted to keep the store within its caps.",
+            store.evictions,
+        ),
+        (
+            "mcp_pruner_store_refused_total",
+            "counter",
+            "Outputs this process could not store (larger than the cap, or the shared store unreachable).",
+            store.refused,
+        ),
+    ];
     if let Some((hits, bytes)) = store.near {
-        help(
-            &mut out,
+        gauges.push((
             "mcp_pruner_store_near_hits_total",
             "counter",
             "Re-issues and pages this replica answered from its own copy of a shared text (no round trip).",
-        );
-        let _ = writeln!(
-            out,
-            "mcp_pruner_store_near_hits_total{{backend=\"{b}\"}} {hits}"
-        );
-        help(
-            &mut out,
+            hits,
+        ));
+        gauges.push((
             "mcp_pruner_store_near_bytes",
             "gauge",
             "Bytes of the shared texts this replica keeps copies of.",
-        );
-        let _ = writeln!(
-            out,
-            "mcp_pruner_store_near_bytes{{backend=\"{b}\"}} {bytes}"
-        );
+            bytes as u64,
+        ));
+    }
+    let backend = format!("backend=\"{}\"", store.backend);
+    for (name, kind, text, value) in gauges {
+        family(&mut out, name, kind, text, [(backend.clone(), value)]);
     }
     out
 }
