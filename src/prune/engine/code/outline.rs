@@ -576,137 +576,10 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
         return Some(name);
     }
     let keyword = first_keyword(t);
-    let ident = |s: &str| -> Option<usize> {
-        let end = s
-            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-            .unwrap_or(s.len());
-        (end > 0).then_some(end)
-    };
-    if matches!(
-        keyword,
-        "fn" | "def"
-            | "func"
-            | "fun"
-            | "function"
-            | "class"
-            | "struct"
-            | "enum"
-            | "union"
-            | "trait"
-            | "type"
-            | "interface"
-            | "typedef"
-            | "const"
-            | "let"
-            | "var"
-            | "val"
-            | "static"
-            | "sub"
-            | "defp"
-            | "defmacro"
-            | "defmacrop"
-            | "defmodule"
-            | "defimpl"
-            | "defprotocol"
-            | "module"
-    ) || nim_definition(keyword, t)
-    {
+    if DEFINING_KEYWORDS.contains(&keyword) || nim_definition(keyword, t) {
         let at = t.find(keyword).map_or(0, |k| k + keyword.len());
-        let mut rest = t[at..].trim_start();
-        if keyword == "typedef" {
-            return typedef_name(rest);
-        }
-        if keyword == "func" && rest.starts_with('(') {
-            rest = rest.split_once(')').map_or("", |(_, r)| r).trim_start();
-        }
-        if keyword == "func" {
-            // Swift's operator functions: `static func == (lhs:`, `func <=(lhs:` (not type
-            // parameters, which Swift writes after the name).
-            let end = rest
-                .find(|c: char| !"=+-*/<>!~%&|^?.".contains(c))
-                .unwrap_or(rest.len());
-            if end > 0 && rest[end..].trim_start().starts_with('(') {
-                return Some(&rest[..end]);
-            }
-        }
-        if rest.starts_with('<') {
-            // Kotlin's type parameters before the name: `fun <T> parse(`.
-            rest = skip_generics(rest).trim_start();
-        }
-        if keyword == "fun" {
-            // An extension function is named after its receiver: `fun String.trimEnd(`.
-            let cut = rest.find(['(', '=', ':', '{']).unwrap_or(rest.len());
-            return trailing_ident(&rest[..cut]);
-        }
-        if keyword == "def" {
-            // Ruby's operator methods: `def [](key)`, `def []=(k, v)`, `def <=>(other)`; Scala's
-            // before their type parameters: `def ~~[V](p: P[V])` is `~~`.
-            let end = if let Some(after) = rest.strip_prefix("[]") {
-                2 + usize::from(after.starts_with('='))
-            } else {
-                rest.find(|c: char| !"=+-*/<>!~%&|^@".contains(c))
-                    .unwrap_or(rest.len())
-            };
-            if end > 0 {
-                return Some(&rest[..end]);
-            }
-        }
-        rest = rest.trim_start_matches(['*', '&']);
-        if matches!(keyword, "let" | "val") {
-            // ML's bindings put their modifiers after the keyword: `let rec helper x =`, `let
-            // private parse`, `let inline (|>)`, `let mutable count` (OCaml, F#).
-            while let Some((word, after)) = rest.split_once(' ')
-                && ML_BINDING_MODIFIERS.contains(&word)
-            {
-                rest = after.trim_start();
-            }
-        }
-        if matches!(keyword, "defmodule" | "defimpl" | "defprotocol" | "module") {
-            // A module's path: `defmodule Phoenix.CodeReloader.Server do`, Elm's `module
-            // VirtualDom.Styled exposing`, Ruby's `module Rack::Utils`.
-            let end = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':'))
-                .unwrap_or(rest.len());
-            return (end > 0).then(|| rest[..end].trim_end_matches(['.', ':']));
-        }
-        if keyword == "type"
-            && let Some(after) = rest.strip_prefix("alias ")
-        {
-            // Elm's `type alias Model =`.
-            rest = after.trim_start();
-        }
-        if keyword == "function"
-            && let Some(open) = rest.find('(')
-            && rest[..open].contains(['.', ':'])
-        {
-            // Lua's `function M.parse(` and `function Parser:next(`: the last name.
-            return trailing_ident(&rest[..open]);
-        }
-        if keyword == "function" {
-            // SystemVerilog's lifetime and return type before the name: `function void
-            // flush();`, `function automatic logic [31:0] decode(`.
-            while let Some(after) = SV_FUNCTION_WORDS
-                .iter()
-                .find_map(|w| rest.strip_prefix(w).filter(|a| a.starts_with([' ', '['])))
-            {
-                rest = after.trim_start();
-                if rest.starts_with('[') {
-                    rest = skip_balanced(rest, '[', ']').unwrap_or("").trim_start();
-                }
-            }
-        }
-        if let Some(mut end) = ident(rest) {
-            // PowerShell's verb-noun names: `function Get-ChildItemSize {`.
-            while keyword == "function"
-                && rest[end..].starts_with('-')
-                && let Some(more) = ident(&rest[end + 1..])
-            {
-                end += 1 + more;
-            }
-            return Some(&rest[..end]);
-        }
-        if keyword != "function" {
-            return None;
+        if let Some(decided) = after_keyword(keyword, t[at..].trim_start()) {
+            return decided;
         }
     }
     if let Some((head, _)) = t.split_once("<-")
@@ -721,6 +594,155 @@ pub(crate) fn defined_name(sig: &str) -> Option<&str> {
     }
     let cut = t.find(['(', '<', '=', ':', '{']).unwrap_or(t.len());
     trailing_ident(&t[..cut]).filter(|&name| name != "function")
+}
+
+/// Keywords a definition's name follows ([`defined_name`]).
+const DEFINING_KEYWORDS: &[&str] = &[
+    "fn",
+    "def",
+    "func",
+    "fun",
+    "function",
+    "class",
+    "struct",
+    "enum",
+    "union",
+    "trait",
+    "type",
+    "interface",
+    "typedef",
+    "const",
+    "let",
+    "var",
+    "val",
+    "static",
+    "sub",
+    "defp",
+    "defmacro",
+    "defmacrop",
+    "defmodule",
+    "defimpl",
+    "defprotocol",
+    "module",
+];
+
+/// The name after a defining `keyword`, `rest` being the signature past it: `Some` when the
+/// keyword settles it (a name, or `None` for none), `None` when it does not (a `function`
+/// keyword followed by no name: `function (x) {`, read like any other line).
+fn after_keyword<'a>(keyword: &str, mut rest: &'a str) -> Option<Option<&'a str>> {
+    if keyword == "typedef" {
+        return Some(typedef_name(rest));
+    }
+    if keyword == "func" {
+        if rest.starts_with('(') {
+            // Go's receiver: `func (s *Server) Serve(`.
+            rest = rest.split_once(')').map_or("", |(_, r)| r).trim_start();
+        }
+        if let Some(op) = swift_operator(rest) {
+            return Some(Some(op));
+        }
+    }
+    if rest.starts_with('<') {
+        // Kotlin's type parameters before the name: `fun <T> parse(`.
+        rest = skip_generics(rest).trim_start();
+    }
+    if keyword == "fun" {
+        // An extension function is named after its receiver: `fun String.trimEnd(`.
+        let cut = rest.find(['(', '=', ':', '{']).unwrap_or(rest.len());
+        return Some(trailing_ident(&rest[..cut]));
+    }
+    if keyword == "def"
+        && let Some(op) = operator_method(rest)
+    {
+        return Some(Some(op));
+    }
+    rest = rest.trim_start_matches(['*', '&']);
+    match keyword {
+        "let" | "val" => {
+            // ML's bindings put their modifiers after the keyword: `let rec helper x =`, `let
+            // private parse`, `let inline (|>)`, `let mutable count` (OCaml, F#).
+            while let Some((word, after)) = rest.split_once(' ')
+                && ML_BINDING_MODIFIERS.contains(&word)
+            {
+                rest = after.trim_start();
+            }
+        }
+        "defmodule" | "defimpl" | "defprotocol" | "module" => {
+            // A module's path: `defmodule Phoenix.CodeReloader.Server do`, Elm's `module
+            // VirtualDom.Styled exposing`, Ruby's `module Rack::Utils`.
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':'))
+                .unwrap_or(rest.len());
+            return Some((end > 0).then(|| rest[..end].trim_end_matches(['.', ':'])));
+        }
+        // Elm's `type alias Model =`.
+        "type" => rest = rest.strip_prefix("alias ").map_or(rest, str::trim_start),
+        "function" => {
+            if let Some(open) = rest.find('(')
+                && rest[..open].contains(['.', ':'])
+            {
+                // Lua's `function M.parse(` and `function Parser:next(`: the last name.
+                return Some(trailing_ident(&rest[..open]));
+            }
+            rest = skip_sv_function_words(rest);
+        }
+        _ => {}
+    }
+    if let Some(mut end) = ident_end(rest) {
+        // PowerShell's verb-noun names: `function Get-ChildItemSize {`.
+        while keyword == "function"
+            && rest[end..].starts_with('-')
+            && let Some(more) = ident_end(&rest[end + 1..])
+        {
+            end += 1 + more;
+        }
+        return Some(Some(&rest[..end]));
+    }
+    (keyword != "function").then_some(None)
+}
+
+/// Where the identifier that starts `s` ends (letters, digits, `_`, `$`), if it is not empty.
+fn ident_end(s: &str) -> Option<usize> {
+    let end = s
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .unwrap_or(s.len());
+    (end > 0).then_some(end)
+}
+
+/// Swift's operator functions: `static func == (lhs:`, `func <=(lhs:` (not type parameters,
+/// which Swift writes after the name). `rest` is what follows `func`.
+fn swift_operator(rest: &str) -> Option<&str> {
+    let end = rest
+        .find(|c: char| !"=+-*/<>!~%&|^?.".contains(c))
+        .unwrap_or(rest.len());
+    (end > 0 && rest[end..].trim_start().starts_with('(')).then(|| &rest[..end])
+}
+
+/// Ruby's operator methods: `def [](key)`, `def []=(k, v)`, `def <=>(other)`; Scala's before
+/// their type parameters: `def ~~[V](p: P[V])` is `~~`. `rest` is what follows `def`.
+fn operator_method(rest: &str) -> Option<&str> {
+    let end = if let Some(after) = rest.strip_prefix("[]") {
+        2 + usize::from(after.starts_with('='))
+    } else {
+        rest.find(|c: char| !"=+-*/<>!~%&|^@".contains(c))
+            .unwrap_or(rest.len())
+    };
+    (end > 0).then(|| &rest[..end])
+}
+
+/// SystemVerilog's lifetime and return type before a function's name: `function void flush();`,
+/// `function automatic logic [31:0] decode(` ([`SV_FUNCTION_WORDS`], each with its range).
+fn skip_sv_function_words(mut rest: &str) -> &str {
+    while let Some(after) = SV_FUNCTION_WORDS
+        .iter()
+        .find_map(|w| rest.strip_prefix(w).filter(|a| a.starts_with([' ', '['])))
+    {
+        rest = after.trim_start();
+        if rest.starts_with('[') {
+            rest = skip_balanced(rest, '[', ']').unwrap_or("").trim_start();
+        }
+    }
+    rest
 }
 
 /// SystemVerilog's words between `function` and the name: a lifetime and a return type
