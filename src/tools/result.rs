@@ -206,24 +206,7 @@ impl Pipeline<'_> {
             )
             .await;
         let mut pruning = pruned.metadata;
-        // Whether the pruned text is worth its markers and note was decided by the pruner, which
-        // priced this note (the job's); when it was not, the raw text comes back.
-        let (body, applied) = match (pruned.text, pruning.prune_id.as_deref()) {
-            (Some(t), Some(id)) if pruning.applied => {
-                let sep = if t.ends_with('\n') { "" } else { "\n" };
-                let note = crate::prune::render::compact_note("", id);
-                (format!("{t}{sep}{note}"), true)
-            }
-            _ => (raw.to_string(), false),
-        };
-        let (body, applied) = if applied && body.len() > budget && raw.len() <= budget {
-            // The pruned text would be cut while the raw one fits (markers and note outweigh a
-            // few removed lines): the raw text, whole, says more in the same room.
-            crate::prune::pipeline::gave_way_to_raw(&mut pruning);
-            (raw.to_string(), false)
-        } else {
-            (body, applied)
-        };
+        let (body, applied) = chosen_body(raw, pruned.text, &mut pruning, budget);
         if body.len() <= budget {
             if let Some(id) = pruning.prune_id.as_deref().filter(|_| !applied) {
                 // The raw text, stored, goes out whole: a recovery by question has nothing of it
@@ -249,65 +232,22 @@ impl Pipeline<'_> {
             None => self.store(label, raw.to_string()).await,
         };
         let not_stored = self.ctx.app.store.not_stored(&id);
-        let starts = line_starts(&body);
-        let total = line_starts(raw).len();
-        let end = |k: usize| starts.get(k).copied().unwrap_or(body.len());
-        // The note after the first `k` lines, `shown` bytes of them (less than the lines' bytes
-        // when the first line is clipped).
-        let note = |k: usize, shown: usize| -> String {
-            let where_ = match not_stored {
+        let cut = Cut {
+            body: &body,
+            starts: line_starts(&body),
+            pruned: applied,
+            raw_lines: line_starts(raw).len(),
+            raw_bytes: raw.len(),
+            recover: match not_stored {
                 None => format!("recover_text prune_id={id}"),
                 Some(why) => format!(
                     "not stored: {}",
                     why.not_stored(self.ctx.app.store.limits().0)
                 ),
-            };
-            let clipped = shown < end(k);
-            let first = format!("the first {} of line 1", budget::human_bytes(shown as u64));
-            if applied {
-                let cut = if clipped {
-                    format!("to {first}")
-                } else {
-                    format!("after {k} lines")
-                };
-                format!(
-                    "[truncated: pruned output cut {cut} to fit {}; raw lines: {where_}]",
-                    budget::human_bytes(budget as u64)
-                )
-            } else {
-                let lines = if clipped {
-                    first
-                } else {
-                    format!("lines 1-{k}")
-                };
-                format!(
-                    "[truncated: showing {lines} of {total} ({} of {}); every byte: {where_}]",
-                    budget::human_bytes(shown as u64),
-                    budget::human_bytes(raw.len() as u64)
-                )
-            }
+            },
+            budget,
         };
-        let with_note = |shown: &str, k: usize| {
-            let sep = if shown.is_empty() || shown.ends_with('\n') {
-                ""
-            } else {
-                "\n"
-            };
-            format!("{shown}{sep}{}", note(k, shown.len()))
-        };
-        let k = budget::largest_fitting(starts.len(), |k| {
-            with_note(&body[..end(k)], k).len() <= budget
-        });
-        let text = if k > 0 {
-            with_note(&body[..end(k)], k)
-        } else {
-            // Not even one line fits: its first bytes, as many as fit beside the note that says
-            // so (whose size depends on how many are shown).
-            let clipped = |n: usize| with_note(budget::clip_utf8(&body, n), 1);
-            clipped(budget::largest_fitting(end(1), |n| {
-                clipped(n).len() <= budget
-            }))
-        };
+        let text = cut.text();
         if applied {
             pruning.pruned_bytes = Some(text.len() as u64);
         }
@@ -316,6 +256,112 @@ impl Pipeline<'_> {
             pruning,
             artifact: not_stored.is_none().then_some(id),
         }
+    }
+}
+
+/// The text a fitted result starts from, and whether it is the pruned one: the pruned text with
+/// the note naming its `prune_id` when pruning applied, else `raw`. Whether the pruned text is
+/// worth its markers and note was decided by the pruner, which priced this note (the job's); a
+/// pruned text that would be cut while the raw one fits (markers and note outweighing a few
+/// removed lines) gives way to the raw text, which says more in the same room.
+fn chosen_body(
+    raw: &str,
+    pruned: Option<String>,
+    pruning: &mut PruningMetadata,
+    budget: usize,
+) -> (String, bool) {
+    let body = match (pruned, pruning.prune_id.as_deref()) {
+        (Some(t), Some(id)) if pruning.applied => {
+            let sep = if t.ends_with('\n') { "" } else { "\n" };
+            let note = crate::prune::render::compact_note("", id);
+            format!("{t}{sep}{note}")
+        }
+        _ => return (raw.to_string(), false),
+    };
+    if body.len() > budget && raw.len() <= budget {
+        crate::prune::pipeline::gave_way_to_raw(pruning);
+        return (raw.to_string(), false);
+    }
+    (body, true)
+}
+
+/// A text over its budget, to be cut to its first lines with a note saying what was cut and where
+/// every byte is.
+struct Cut<'a> {
+    /// The text to cut: the pruned text with its note, or the raw text.
+    body: &'a str,
+    /// Where each line of `body` starts.
+    starts: Vec<usize>,
+    /// Whether `body` is the pruned text (the note then says the pruned output was cut).
+    pruned: bool,
+    /// Lines of the raw text, for the note on a raw text.
+    raw_lines: usize,
+    /// Bytes of the raw text, for the note on a raw text.
+    raw_bytes: usize,
+    /// Where every byte is: `recover_text prune_id=…`, or why it was not stored.
+    recover: String,
+    /// The budget in bytes, note included.
+    budget: usize,
+}
+
+impl Cut<'_> {
+    /// Where the first `k` lines of the body end.
+    fn end(&self, k: usize) -> usize {
+        self.starts.get(k).copied().unwrap_or(self.body.len())
+    }
+
+    /// The note after the first `k` lines, `shown` bytes of them (less than the lines' bytes
+    /// when the first line is clipped).
+    fn note(&self, k: usize, shown: usize) -> String {
+        let (budget, recover) = (budget::human_bytes(self.budget as u64), &self.recover);
+        let clipped = shown < self.end(k);
+        let first = format!("the first {} of line 1", budget::human_bytes(shown as u64));
+        if self.pruned {
+            let cut = if clipped {
+                format!("to {first}")
+            } else {
+                format!("after {k} lines")
+            };
+            format!("[truncated: pruned output cut {cut} to fit {budget}; raw lines: {recover}]")
+        } else {
+            let lines = if clipped {
+                first
+            } else {
+                format!("lines 1-{k}")
+            };
+            format!(
+                "[truncated: showing {lines} of {} ({} of {}); every byte: {recover}]",
+                self.raw_lines,
+                budget::human_bytes(shown as u64),
+                budget::human_bytes(self.raw_bytes as u64)
+            )
+        }
+    }
+
+    /// `shown` (the first `k` lines, or the first line clipped) followed by its note.
+    fn with_note(&self, shown: &str, k: usize) -> String {
+        let sep = if shown.is_empty() || shown.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        };
+        format!("{shown}{sep}{}", self.note(k, shown.len()))
+    }
+
+    /// The most lines that fit with their note; when not even one does, the first line's first
+    /// bytes, as many as fit beside the note that says so (whose size depends on how many are
+    /// shown).
+    fn text(&self) -> String {
+        let k = budget::largest_fitting(self.starts.len(), |k| {
+            self.with_note(&self.body[..self.end(k)], k).len() <= self.budget
+        });
+        if k > 0 {
+            return self.with_note(&self.body[..self.end(k)], k);
+        }
+        let clipped = |n: usize| self.with_note(budget::clip_utf8(self.body, n), 1);
+        clipped(budget::largest_fitting(self.end(1), |n| {
+            clipped(n).len() <= self.budget
+        }))
     }
 }
 
