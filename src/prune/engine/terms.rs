@@ -146,6 +146,13 @@ pub(crate) struct Query {
 /// word quoted as code. With `skip_frames`, the clauses of prose that only frame a request
 /// ([`is_request_frame`]) give none.
 fn goal_terms(goal: &str, skip_frames: bool) -> (HashMap<String, usize>, bool) {
+    let reported;
+    let goal = if skip_frames {
+        reported = without_environment(goal);
+        reported.as_ref()
+    } else {
+        goal
+    };
     let mut index = HashMap::default();
     let mut quoted_stop_words = false;
     // Inside backticks the goal quotes code: `Fixed`, `is_empty` are names, not stop words.
@@ -420,6 +427,55 @@ static REQUEST_TERMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
     }
     set
 });
+
+/// Words of a heading that introduce an issue report's environment: the versions, platform and
+/// settings the reporter ran (`### Environment information`, `**Your Environment**`, `环境信息`).
+/// Not a `Version` section: a reporter may paste there the setup the bug is about (a renamed
+/// crate in `Cargo.toml`).
+const ENVIRONMENT_HEADINGS: &[&str] = &["environment", "system info", "环境"];
+
+/// `goal` without the sections of an issue report that describe the reporter's environment: from
+/// a heading naming it ([`ENVIRONMENT_HEADINGS`]) to the next heading outside a fence. What a tool
+/// prints there (`Version: 2.4.2`, `OS: linux`, `BIOME_LOG_PATH: unset`) names no code, and in a
+/// report cut to its first few hundred characters it fills the term slots the report's own words
+/// need. Headings are Markdown's (`#` to `######`) and lines made only of bold text.
+fn without_environment(goal: &str) -> std::borrow::Cow<'_, str> {
+    let heading = |line: &str| -> Option<String> {
+        let t = line.trim();
+        let text = if let Some(rest) = t.strip_prefix('#') {
+            let rest = rest.trim_start_matches('#');
+            (t.len() - rest.len() <= 6 && rest.starts_with(' ')).then_some(rest)?
+        } else {
+            t.strip_prefix("**")?
+                .trim_end_matches(':')
+                .strip_suffix("**")
+                .filter(|inner| !inner.contains("**"))?
+        };
+        Some(text.trim().to_lowercase())
+    };
+    let mut out = String::new();
+    let (mut fence, mut skipping, mut skipped) = (false, false, false);
+    for line in goal.split_inclusive('\n') {
+        let t = line.trim_start();
+        if !fence && let Some(h) = heading(line) {
+            skipping = ENVIRONMENT_HEADINGS.iter().any(|w| h.contains(w));
+        }
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+        }
+        if skipping {
+            skipped = true;
+            out.push('\n');
+        } else {
+            out.push_str(line);
+        }
+    }
+    if skipped {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(goal)
+    }
+}
 
 /// The pieces of a block of the goal outside fences, in order: prose (`false`) and inline code in
 /// backticks (`true`); with `skip_frames`, without the clauses of prose that only frame a request.
@@ -1283,6 +1339,39 @@ mod tests {
         let mut terms: Vec<(&String, &usize)> = q.index.iter().collect();
         terms.sort_by_key(|(_, t)| **t);
         terms.into_iter().map(|(t, _)| t.clone()).collect()
+    }
+
+    #[test]
+    fn an_issue_reports_environment_section_gives_no_terms() {
+        let report = "Formatter drops comments in blocks\n\n### Environment information\n\n\
+                      <details>\n\n```bash\nCLI:\n  Version: 2.4.2\nPlatform:\n  OS: linux\n\
+                      ## not a heading inside the fence\n```\n</details>\n\n\
+                      ### What happened?\n\nThe `lone_block` rule removes it.";
+        let terms = goal_terms_of(report);
+        for kept in [
+            "formatter",
+            "comment",
+            "block",
+            "lone_block",
+            "rule",
+            "remov",
+        ] {
+            assert!(terms.iter().any(|t| t == kept), "{kept}: {terms:?}");
+        }
+        for dropped in ["cli", "platform", "linux", "heading", "fenc"] {
+            assert!(!terms.iter().any(|t| t == dropped), "{dropped}: {terms:?}");
+        }
+        // Bold headings too, to the next one; a `Version` section may be the topic and stays.
+        let terms = goal_terms_of(
+            "Base image for Java 21\n**Environment**:\n- Build tool: Maven\n\
+             **Description**:\nselects Java 17\n## Version\ntokio02 = { package = \"tokio\" }",
+        );
+        assert!(!terms.iter().any(|t| t == "maven"), "{terms:?}");
+        for kept in ["base", "imag", "java", "select", "tokio02", "packag"] {
+            assert!(terms.iter().any(|t| t == kept), "{kept}: {terms:?}");
+        }
+        // A goal made only of an environment section still has its terms.
+        assert!(!goal_terms_of("## Environment\nOS: linux").is_empty());
     }
 
     #[test]
