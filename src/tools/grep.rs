@@ -14,7 +14,8 @@ use super::result::Pipeline;
 use super::{Failure, ToolCtx, ToolOutput, beneath, ms_since, paths};
 use crate::budget;
 use crate::contract::types::{
-    ErrorReason, GrepInput, GrepMatch, GrepResult, GrepResultTool, RpcError, SourceType, ToolName,
+    ErrorReason, GrepInput, GrepMatch, GrepResult, GrepResultTool, PruningMetadata, RpcError,
+    SourceType, ToolName,
 };
 use crate::protocol::message;
 use crate::store::{SpillWriter, anonymous_file};
@@ -337,77 +338,30 @@ async fn respond(
     let artifact = match artifact {
         Artifact::Stored(id) => Some(id),
         Artifact::New(all, per_file) => needs_artifact.then(|| {
-            let id = p.store_written(&input.pattern, all);
             let index = StoredIndex {
                 fingerprint,
                 total,
                 files,
                 per_file,
             };
-            if let Some(json) = index.to_json() {
-                // For the replicas of a shared store: they page it without searching again.
-                p.ctx.app.store.attach(&id, &json);
-            }
-            remember_index(&id, Arc::new(index));
-            id
+            store_matches(p, &input.pattern, all, index)
         }),
     };
-
-    let duration_ms = ms_since(p.start);
-    let build = |k: usize| -> ToolOutput {
-        let visible = &shown[..k];
-        // Next page starts after the last match of the page that was considered.
-        let consumed = if k == shown.len() {
-            page.len()
-        } else {
-            index_in_page(&page, &shown, k)
-        };
-        let next = skip + consumed;
-        let has_more = next < total;
-        let mut text: String = visible.iter().map(render_line).collect();
-        let mut notes = Vec::new();
-        if pruned.metadata.applied {
-            notes.push(format!("{pruned_away} matches pruned as off-focus"));
-        }
-        if has_more {
-            notes.push(format!(
-                "showing {}-{} of {total} matches; next page: grep with cursor={}",
-                skip + 1,
-                skip + consumed,
-                encode_cursor(next, fingerprint, artifact.as_deref())
-            ));
-        }
-        if let Some(a) = &artifact {
-            notes.push(format!("all matches: recover_text prune_id={a}"));
-        }
-        if total == 0 {
-            text.push_str(&format!("no matches ({files} files searched)"));
-        } else if !notes.is_empty() {
-            text.push_str(&format!("[{}]", notes.join("; ")));
-        }
-        let r = GrepResult {
-            tool: GrepResultTool::Grep,
-            summary: budget::summary(&format!(
-                "{total} matches in {files_matched} files for {:?}{}",
-                input.pattern,
-                if has_more { ", more pages" } else { "" }
-            )),
-            pattern: budget::clip_long_line(&input.pattern)
-                .unwrap_or_else(|| input.pattern.clone()),
-            paths: input.paths.clone(),
-            matches: visible.to_vec(),
-            match_count: total as u64,
-            files_searched: Some(files as u64),
-            truncated: has_more || k < shown.len(),
-            has_more,
-            next_cursor: has_more.then(|| encode_cursor(next, fingerprint, artifact.as_deref())),
-            artifact_ref: artifact.clone(),
-            duration_ms: Some(duration_ms),
-            pruning: Some(pruned.metadata.clone()),
-        };
-        ToolOutput::ok(text, &r)
+    let view = PageView {
+        input,
+        page: &page,
+        shown: &shown,
+        pruned_away,
+        pruning: &pruned.metadata,
+        skip,
+        total,
+        files,
+        files_matched,
+        fingerprint,
+        artifact,
+        duration_ms: ms_since(p.start),
     };
-    let k = p.largest(shown.len(), build);
+    let k = p.largest(shown.len(), |k| view.output(k));
     if let (Some(keep), Some(id), true) = (
         &pruned.keep,
         pruned.metadata.prune_id.as_deref(),
@@ -417,8 +371,113 @@ async fn respond(
         // so a recovery by question can still return them.
         p.ctx.app.store.record_shown(id, &first_kept(keep, k)).await;
     }
-    let out = build(k);
-    p.respond(out, pruned.metadata.applied)
+    p.respond(view.output(k), pruned.metadata.applied)
+}
+
+/// Stores every match of a search under a new id, with its index (for the replicas of a shared
+/// store, which page it without searching again, and for this process's next pages); the id.
+fn store_matches(
+    p: &Pipeline<'_>,
+    pattern: &str,
+    all: crate::store::Written,
+    index: StoredIndex,
+) -> String {
+    let id = p.store_written(pattern, all);
+    if let Some(json) = index.to_json() {
+        p.ctx.app.store.attach(&id, &json);
+    }
+    remember_index(&id, Arc::new(index));
+    id
+}
+
+/// One page of a search, pruned, ready to be rendered with its first `k` shown matches.
+struct PageView<'a> {
+    /// The call's input (pattern, paths).
+    input: &'a GrepInput,
+    /// The page's matches, clipped for display.
+    page: &'a [GrepMatch],
+    /// The matches of `page` pruning kept, in order.
+    shown: &'a [GrepMatch],
+    /// Matches of `page` pruning removed.
+    pruned_away: usize,
+    /// What pruning did.
+    pruning: &'a PruningMetadata,
+    /// Matches before this page.
+    skip: usize,
+    /// Matches of the whole search.
+    total: usize,
+    /// Files searched.
+    files: usize,
+    /// Files with a match.
+    files_matched: usize,
+    /// The search's fingerprint, which cursors carry.
+    fingerprint: [u8; 32],
+    /// The id holding every match, when stored.
+    artifact: Option<String>,
+    /// Time of the call so far.
+    duration_ms: u64,
+}
+
+impl PageView<'_> {
+    /// The result showing the first `k` kept matches, its notes (pruned matches, the next
+    /// page's cursor, where all matches are) after them.
+    fn output(&self, k: usize) -> ToolOutput {
+        let (total, skip) = (self.total, self.skip);
+        let visible = &self.shown[..k];
+        // Next page starts after the last match of the page that was considered.
+        let consumed = if k == self.shown.len() {
+            self.page.len()
+        } else {
+            index_in_page(self.page, self.shown, k)
+        };
+        let next = skip + consumed;
+        let has_more = next < total;
+        let cursor = || encode_cursor(next, self.fingerprint, self.artifact.as_deref());
+        let mut text: String = visible.iter().map(render_line).collect();
+        let mut notes = Vec::new();
+        if self.pruning.applied {
+            notes.push(format!("{} matches pruned as off-focus", self.pruned_away));
+        }
+        if has_more {
+            notes.push(format!(
+                "showing {}-{} of {total} matches; next page: grep with cursor={}",
+                skip + 1,
+                skip + consumed,
+                cursor()
+            ));
+        }
+        if let Some(a) = &self.artifact {
+            notes.push(format!("all matches: recover_text prune_id={a}"));
+        }
+        if total == 0 {
+            text.push_str(&format!("no matches ({} files searched)", self.files));
+        } else if !notes.is_empty() {
+            text.push_str(&format!("[{}]", notes.join("; ")));
+        }
+        let input = self.input;
+        let r = GrepResult {
+            tool: GrepResultTool::Grep,
+            summary: budget::summary(&format!(
+                "{total} matches in {} files for {:?}{}",
+                self.files_matched,
+                input.pattern,
+                if has_more { ", more pages" } else { "" }
+            )),
+            pattern: budget::clip_long_line(&input.pattern)
+                .unwrap_or_else(|| input.pattern.clone()),
+            paths: input.paths.clone(),
+            matches: visible.to_vec(),
+            match_count: total as u64,
+            files_searched: Some(self.files as u64),
+            truncated: has_more || k < self.shown.len(),
+            has_more,
+            next_cursor: has_more.then(cursor),
+            artifact_ref: self.artifact.clone(),
+            duration_ms: Some(self.duration_ms),
+            pruning: Some(self.pruning.clone()),
+        };
+        ToolOutput::ok(text, &r)
+    }
 }
 
 /// `keep` with only its first `k` kept lines left kept.
