@@ -231,39 +231,8 @@ pub(crate) async fn by_question(
             "not used with context_focus_question: a recovery by question returns one page (ask again for more, or recover by ranges)",
         ));
     }
-    let cap = app.config.max_prune_input_bytes;
-    let over_cap = || {
-        message::invalid_field(
-            "/arguments/context_focus_question",
-            format!(
-                "the output behind {} is {} bytes, over the pruner's input cap ({cap}), and no result of it recorded what it showed: recover it by ranges",
-                input.prune_id,
-                entry.len()
-            ),
-        )
-    };
     let mut recorded = entry.shown();
-    // A text over the pruner's input cap (a large file a `read` window came from) is answered from
-    // one part of it, as far as the cap goes: from the first range asked for, else from the first
-    // line an earlier result showed.
-    let (text, first_line) = match entry
-        .text_up_to(cap)
-        .map_err(|e| read_error(&input.prune_id, e))?
-    {
-        Some(text) => (text, 1),
-        None => {
-            // From the first range asked for, or else from the first line shown: a window far
-            // from the first one shown is reached by giving its lines as ranges.
-            let first = match within.and_then(|w| w.iter().map(|&(s, _)| s).min()) {
-                Some(start) => start.max(1),
-                None => recorded.iter().position(|&s| s).ok_or_else(over_cap)? + 1,
-            };
-            let part = entry
-                .part_up_to(first, cap)
-                .map_err(|e| read_error(&input.prune_id, e))?;
-            (part, first)
-        }
-    };
+    let (text, first_line) = answered_part(input, entry, within, &recorded, app)?;
     let budget = budget::for_call(&app.config, input.max_output_bytes.as_ref().map(|m| m.0));
     let offset = first_line - 1;
     // A line longer than a quarter of the budget is answered clipped, saying how to read it whole
@@ -339,6 +308,47 @@ pub(crate) async fn by_question(
     // same time keeps what it returned.
     entry.add_shown(offset, &plan.keep).await;
     Ok(out)
+}
+
+/// The stored text a recovery by question ranks, and the number of its first line: the whole
+/// text, or, over the pruner's input cap (a large file a `read` window came from), one part of
+/// it as far as the cap goes, from the first range asked for, else from the first line an
+/// earlier result showed (`recorded`): a window far from the first one shown is reached by
+/// giving its lines as ranges. With neither, the answer is an error: recover it by ranges.
+fn answered_part(
+    input: &RecoverTextInput,
+    entry: &Entry,
+    within: Option<&[(usize, usize)]>,
+    recorded: &[bool],
+    app: &App,
+) -> Result<(String, usize), RpcError> {
+    let cap = app.config.max_prune_input_bytes;
+    if let Some(text) = entry
+        .text_up_to(cap)
+        .map_err(|e| read_error(&input.prune_id, e))?
+    {
+        return Ok((text, 1));
+    }
+    let first = match within.and_then(|w| w.iter().map(|&(s, _)| s).min()) {
+        Some(start) => start.max(1),
+        None => {
+            let Some(k) = recorded.iter().position(|&s| s) else {
+                return Err(message::invalid_field(
+                    "/arguments/context_focus_question",
+                    format!(
+                        "the output behind {} is {} bytes, over the pruner's input cap ({cap}), and no result of it recorded what it showed: recover it by ranges",
+                        input.prune_id,
+                        entry.len()
+                    ),
+                ));
+            };
+            k + 1
+        }
+    };
+    let part = entry
+        .part_up_to(first, cap)
+        .map_err(|e| read_error(&input.prune_id, e))?;
+    Ok((part, first))
 }
 
 /// The kind of text `entry` holds, as the result it came from pruned it: a file's by its path
