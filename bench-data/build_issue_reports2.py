@@ -84,11 +84,13 @@ def git(gitdir, *args):
 
 
 def used_repos(out, extra_files):
-    """Lower-cased owner/name of every repository some other bench set uses."""
+    """Lower-cased owner/name of every repository some other bench set uses: this set's own
+    file (bench-data/issue_reports2.jsonl) is never one of them, whatever --out names."""
     used = set(ml.other_repo_lists(own=out))
     files = sorted(glob.glob(os.path.join(BENCH, "*.jsonl"))) + list(extra_files)
+    own = {os.path.abspath(out), os.path.join(BENCH, "issue_reports2.jsonl")}
     for p in files:
-        if os.path.abspath(p) == os.path.abspath(out):
+        if os.path.abspath(p) in own:
             continue
         with open(p, encoding="utf-8") as f:
             for ln in f:

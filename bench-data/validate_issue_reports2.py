@@ -1,24 +1,49 @@
 #!/usr/bin/env python3
 """Independent checks of issue_reports2.jsonl: text == base file, gold lines in
-range, query <= 600 chars with a non-empty body, no excluded repository, no
-duplicate case.  Usage: python3 validate_issue_reports2.py [FILE]"""
-import json, re, subprocess, sys, glob
-from collections import Counter
+range, query <= 600 chars with a non-empty body, no repository of the forbidden
+list or of another bench-data set (read here from the sets' own files, not from
+the builder), no test path, no duplicate case.
+
+Usage: python3 bench-data/validate_issue_reports2.py [--mirrors DIR] [FILE]"""
+import argparse
+import glob
+import json
 import os
+import re
+import subprocess
+import sys
+from collections import Counter
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import build_multilang as ml  # noqa
-import build_issue_reports2 as b2  # noqa
+import build_multilang as ml  # noqa: E402
+import build_issue_reports2 as b2  # noqa: E402  (only its KEYS, the case format)
 
-path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "issue_reports2.jsonl")
-used = b2.used_repos(path, [])
+ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+ap.add_argument("--mirrors", default="/work/.mirror")
+ap.add_argument("file", nargs="?", default=os.path.join(HERE, "issue_reports2.jsonl"))
+args = ap.parse_args()
+path = args.file
+own = {os.path.abspath(path), os.path.join(HERE, "issue_reports2.jsonl")}
+used = set()
+for other in glob.glob(os.path.join(HERE, "*.jsonl")):
+    if os.path.abspath(other) in own:
+        continue
+    for ln in open(other, encoding="utf-8"):
+        if ln.strip():
+            d = json.loads(ln)
+            if d.get("repo"):
+                used.add(d["repo"].lower())
+            m = re.match(r"^([\w.-]+/[\w.-]+)@", d.get("origin") or "")
+            if m:
+                used.add(m.group(1).lower())
 bad, seen = Counter(), set()
 rows = [json.loads(l) for l in open(path, encoding="utf-8")]
 for d in rows:
     m = re.match(r"^(\S+?)@([0-9a-f]{12}):(\S+) \(issue ", d["origin"])
     repo, p = m.group(1), m.group(3)
     assert repo == d["repo"] and d["base_commit"].startswith(m.group(2))
-    g = "/work/.mirror/%s/repo" % repo.replace("/", "+")
+    g = os.path.join(args.mirrors, repo.replace("/", "+"), "repo")
     blob = subprocess.run(["git", "--git-dir=" + g, "show", "%s:%s" % (d["base_commit"], p)],
                           capture_output=True).stdout.decode("utf-8")
     if blob != d["text"]: bad["text_mismatch"] += 1

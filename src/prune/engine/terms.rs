@@ -146,13 +146,6 @@ pub(crate) struct Query {
 /// word quoted as code. With `skip_frames`, the clauses of prose that only frame a request
 /// ([`is_request_frame`]) give none.
 fn goal_terms(goal: &str, skip_frames: bool) -> (HashMap<String, usize>, bool) {
-    let reported;
-    let goal = if skip_frames {
-        reported = without_environment(goal);
-        reported.as_ref()
-    } else {
-        goal
-    };
     let mut index = HashMap::default();
     let mut quoted_stop_words = false;
     // Inside backticks the goal quotes code: `Fixed`, `is_empty` are names, not stop words.
@@ -210,7 +203,13 @@ impl Query {
         } else {
             goal
         };
-        let (mut index, mut quoted_stop_words) = goal_terms(words_of, true);
+        // An issue report's environment section is no part of its topic, unless nothing else
+        // gives a term.
+        let reported = without_environment(words_of);
+        let (mut index, mut quoted_stop_words) = goal_terms(&reported, true);
+        if index.is_empty() && matches!(reported, std::borrow::Cow::Owned(_)) {
+            (index, quoted_stop_words) = goal_terms(words_of, true);
+        }
         if index.is_empty() {
             // A goal made only of request words is its own topic (`show the file handling`).
             (index, quoted_stop_words) = goal_terms(words_of, false);
@@ -428,41 +427,71 @@ static REQUEST_TERMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
     set
 });
 
-/// Words of a heading that introduce an issue report's environment: the versions, platform and
-/// settings the reporter ran (`### Environment information`, `**Your Environment**`, `环境信息`).
-/// Not a `Version` section: a reporter may paste there the setup the bug is about (a renamed
-/// crate in `Cargo.toml`).
-const ENVIRONMENT_HEADINGS: &[&str] = &["environment", "system info", "环境"];
+/// Headings that introduce an issue report's environment: the versions, platform and settings
+/// the reporter ran (`### Environment information`, `**Your Environment**`, `## 环境信息`). A
+/// heading matches whole (case aside, and its closing `:` or `?`): `## RUST_LOG environment
+/// variable ignored` is the bug, not its environment. Not a `Version` section either: a reporter
+/// may paste there the setup the bug is about (a renamed crate in `Cargo.toml`).
+const ENVIRONMENT_HEADINGS: &[&str] = &[
+    "environment",
+    "environment information",
+    "environment info",
+    "environment details",
+    "your environment",
+    "system info",
+    "system information",
+    "环境",
+    "环境信息",
+    "运行环境",
+];
+
+/// The text of a Markdown heading line (`#` to `######` and a space) or of a line made only of
+/// bold text (`**Environment**:`), lowercased, without a closing `:` or `?`; with `deep`, only
+/// headings of level 2 or more count.
+fn heading_text(line: &str, deep: bool) -> Option<String> {
+    let t = line.trim();
+    let text = if let Some(rest) = t.strip_prefix('#') {
+        let rest = rest.trim_start_matches('#');
+        let level = t.len() - rest.len();
+        (level <= 6 && (!deep || level >= 2) && rest.starts_with(' ')).then_some(rest)?
+    } else if deep {
+        return None;
+    } else {
+        t.strip_prefix("**")?
+            .trim_end_matches(':')
+            .strip_suffix("**")
+            .filter(|inner| !inner.contains("**"))?
+    };
+    Some(
+        text.trim()
+            .trim_end_matches([':', '?'])
+            .trim()
+            .to_lowercase(),
+    )
+}
 
 /// `goal` without the sections of an issue report that describe the reporter's environment: from
-/// a heading naming it ([`ENVIRONMENT_HEADINGS`]) to the next heading outside a fence. What a tool
-/// prints there (`Version: 2.4.2`, `OS: linux`, `BIOME_LOG_PATH: unset`) names no code, and in a
-/// report cut to its first few hundred characters it fills the term slots the report's own words
-/// need. Headings are Markdown's (`#` to `######`) and lines made only of bold text.
+/// a heading that names it ([`ENVIRONMENT_HEADINGS`]) to the next heading outside a fence, or a
+/// heading of level 2 or more inside one (a report cut short may leave the dump's fence open).
+/// What a tool prints there (`Version: 2.4.2`, `OS: linux`, `BIOME_LOG_PATH: unset`) names no
+/// code, and in a report cut to its first few hundred characters it fills the term slots the
+/// report's own words need. Fences are counted by their ```` ``` ````, as the goal's terms read
+/// them.
 fn without_environment(goal: &str) -> std::borrow::Cow<'_, str> {
-    let heading = |line: &str| -> Option<String> {
-        let t = line.trim();
-        let text = if let Some(rest) = t.strip_prefix('#') {
-            let rest = rest.trim_start_matches('#');
-            (t.len() - rest.len() <= 6 && rest.starts_with(' ')).then_some(rest)?
-        } else {
-            t.strip_prefix("**")?
-                .trim_end_matches(':')
-                .strip_suffix("**")
-                .filter(|inner| !inner.contains("**"))?
-        };
-        Some(text.trim().to_lowercase())
-    };
     let mut out = String::new();
     let (mut fence, mut skipping, mut skipped) = (false, false, false);
     for line in goal.split_inclusive('\n') {
-        let t = line.trim_start();
-        if !fence && let Some(h) = heading(line) {
-            skipping = ENVIRONMENT_HEADINGS.iter().any(|w| h.contains(w));
+        let heading = heading_text(line, fence).filter(|_| !fence || skipping);
+        if let Some(h) = heading {
+            if fence {
+                // The section's fence was left open: it ends here, with the opener dropped.
+                fence = false;
+            }
+            // `**Environment (please complete the following information):**`
+            let named = h.split(" (").next().unwrap_or(&h).trim_end();
+            skipping = ENVIRONMENT_HEADINGS.contains(&named);
         }
-        if t.starts_with("```") || t.starts_with("~~~") {
-            fence = !fence;
-        }
+        fence ^= line.matches("```").count() % 2 == 1;
         if skipping {
             skipped = true;
             out.push('\n');
@@ -1345,7 +1374,7 @@ mod tests {
     fn an_issue_reports_environment_section_gives_no_terms() {
         let report = "Formatter drops comments in blocks\n\n### Environment information\n\n\
                       <details>\n\n```bash\nCLI:\n  Version: 2.4.2\nPlatform:\n  OS: linux\n\
-                      ## not a heading inside the fence\n```\n</details>\n\n\
+                      # not a heading inside the fence\n```\n</details>\n\n\
                       ### What happened?\n\nThe `lone_block` rule removes it.";
         let terms = goal_terms_of(report);
         for kept in [
@@ -1370,8 +1399,50 @@ mod tests {
         for kept in ["base", "imag", "java", "select", "tokio02", "packag"] {
             assert!(terms.iter().any(|t| t == kept), "{kept}: {terms:?}");
         }
-        // A goal made only of an environment section still has its terms.
+        // A goal made only of an environment section still has its terms, and a request's
+        // framing still gives none.
         assert!(!goal_terms_of("## Environment\nOS: linux").is_empty());
+        let terms = goal_terms_of("Please fix this.\n## Environment\nOS: linux");
+        assert!(terms.contains(&"linux".to_owned()), "{terms:?}");
+        assert!(!terms.contains(&"pleas".to_owned()), "{terms:?}");
+    }
+
+    #[test]
+    fn a_heading_that_is_the_bug_is_no_environment_section() {
+        for report in [
+            "Title\n## `RUST_LOG` environment variable ignored\nparse_config drops it",
+            "Title\n### Filesystem information\nparse_config drops it",
+            "Title\n**Only fails in the CI environment, locally fine**\nparse_config drops it",
+            "# Environment variables not expanded\nparse_config drops it",
+        ] {
+            let terms = goal_terms_of(report);
+            assert!(
+                terms.contains(&"parse_config".to_owned()),
+                "{report}: {terms:?}"
+            );
+        }
+        let terms = goal_terms_of(
+            "Title\n**Environment (please complete the following information):**\n\
+             - OS: Fedora\n**Describe the bug**\nparse_config drops it",
+        );
+        assert!(terms.contains(&"parse_config".to_owned()), "{terms:?}");
+        assert!(!terms.contains(&"fedora".to_owned()), "{terms:?}");
+    }
+
+    #[test]
+    fn an_environment_dump_left_open_ends_at_the_next_section() {
+        let terms = goal_terms_of(
+            "Title\n### Environment\n```\nOS: linux\n### What happened\nparse_config panics",
+        );
+        assert!(terms.contains(&"parse_config".to_owned()), "{terms:?}");
+        assert!(!terms.contains(&"linux".to_owned()), "{terms:?}");
+        // A fence opened mid-line is a fence too, as the goal's terms count them.
+        let terms = goal_terms_of(
+            "Title\n### Environment\nLogs: ```\n# not a heading\n```\nOS: linux\n\
+             ### What happened\nparse_config panics",
+        );
+        assert!(terms.contains(&"parse_config".to_owned()), "{terms:?}");
+        assert!(!terms.contains(&"linux".to_owned()), "{terms:?}");
     }
 
     #[test]
