@@ -313,7 +313,7 @@ impl Cut<'_> {
     /// The note after the first `k` lines, `shown` bytes of them (less than the lines' bytes
     /// when the first line is clipped).
     fn note(&self, k: usize, shown: usize) -> String {
-        let (budget, recover) = (budget::human_bytes(self.budget as u64), &self.recover);
+        let (room, recover) = (budget::human_bytes(self.budget as u64), &self.recover);
         let clipped = shown < self.end(k);
         let first = format!("the first {} of line 1", budget::human_bytes(shown as u64));
         if self.pruned {
@@ -322,7 +322,7 @@ impl Cut<'_> {
             } else {
                 format!("after {k} lines")
             };
-            format!("[truncated: pruned output cut {cut} to fit {budget}; raw lines: {recover}]")
+            format!("[truncated: pruned output cut {cut} to fit {room}; raw lines: {recover}]")
         } else {
             let lines = if clipped {
                 first
