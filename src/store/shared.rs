@@ -561,6 +561,21 @@ return #evicted
 "#
 );
 
+/// The content key of an output: the BLAKE3 hash of its origin, label and text (not SHA-256: the
+/// same collision resistance, since a content key names the id a later put re-issues and two
+/// outputs must never share one, for a third of the CPU).
+fn content_key(origin: &str, label: &str, content: &Content<'_>) -> io::Result<String> {
+    let mut hash = blake3::Hasher::new();
+    for part in [origin.as_bytes(), b"\0", label.as_bytes(), b"\0"] {
+        hash.update(part);
+    }
+    content.each_chunk(|c| {
+        hash.update(c);
+        Ok(())
+    })?;
+    Ok(key("c", &hash.finalize().to_hex()))
+}
+
 /// Byte offsets of every [`STEP`]th line start, built as the text streams by.
 #[derive(Default)]
 struct Marks {
@@ -816,90 +831,20 @@ impl Shared {
                 starts: None,
             });
         }
-        // BLAKE3, not SHA-256: the same collision resistance (a content key names the id a
-        // later put re-issues, so two outputs must never share one), a third of the CPU here.
-        let mut hash = blake3::Hasher::new();
-        for part in [origin.as_bytes(), b"\0", label.as_bytes(), b"\0"] {
-            hash.update(part);
-        }
-        content.each_chunk(|c| {
-            hash.update(c);
-            Ok(())
-        })?;
-        let digest = hash.finalize().to_hex();
-        let ckey = key("c", &digest);
+        let ckey = content_key(origin, &label, &content)?;
         let (now, ttl) = (now_ms(), self.ttl_ms());
         // A text in memory up to ONE_TRIP_MAX goes up with its admission in one round trip (the
         // script re-issues the same output's id instead, if it is live, and drops the upload);
         // a larger one is uploaded only if its id cannot be re-issued first.
         let one_trip = copyable.is_some_and(|t| t.len() <= ONE_TRIP_MAX);
-        if !one_trip {
-            let again = self.pool.one(
-                Cmd::script(REISSUE)
-                    .num(0)
-                    .arg(PREFIX)
-                    .arg(&ckey)
-                    .num(now)
-                    .num(ttl)
-                    .arg(owner)
-                    .arg(origin)
-                    .arg(&label)
-                    .num(LIST_MAX)
-                    .num(GRACE_MS),
-            )?;
-            if let Some(id) = again.text() {
-                return Ok(Begun::Done(
-                    self.stored(id, owner, origin, &label, near, &ckey),
-                ));
-            }
+        if !one_trip && let Some(id) = self.reissue(owner, origin, &label, &ckey, now, ttl)? {
+            return Ok(Begun::Done(
+                self.stored(id, owner, origin, &label, near, &ckey),
+            ));
         }
         let id = new_id();
         let tk = key("t", &id);
-        // A text the near copy will keep: its line starts, found once, give the index too.
-        let mut marks = Marks::default();
-        let fed = match &mut near {
-            Some(n) if n.text.len() <= super::near::COPY_MAX => {
-                let starts = super::line_starts(n.text);
-                marks = Marks::from_starts(n.text.len(), &starts);
-                n.starts = Some(starts);
-                false
-            }
-            _ => true,
-        };
-        // The first piece is the SET that creates the text (with its TTL), the rest APPENDs: the
-        // server keeps a SET's large argument as the value itself, where an APPEND copies it.
-        let set = |piece: &[u8]| {
-            Cmd::new("SET")
-                .arg(&tk)
-                .arg(piece)
-                .arg("PX")
-                .num(ttl + GRACE_MS)
-        };
-        let mut batch: Vec<Cmd> = Vec::new();
-        let mut created = false;
-        let mut pending = 0usize;
-        content.each_chunk(|c| {
-            if fed {
-                marks.feed(c);
-            }
-            for piece in c.chunks(1 << 20) {
-                batch.push(if created {
-                    Cmd::new("APPEND").arg(&tk).arg(piece)
-                } else {
-                    set(piece)
-                });
-                created = true;
-                pending += piece.len();
-                if pending >= UPLOAD_BATCH {
-                    check(self.pool.run(&std::mem::take(&mut batch))?)?;
-                    pending = 0;
-                }
-            }
-            Ok(())
-        })?;
-        if !created {
-            batch.push(set(b""));
-        }
+        let (batch, marks) = self.upload(&tk, &content, near.as_mut(), ttl)?;
         if marks.bytes != bytes {
             let _ = self.pool.one(Cmd::new("DEL").arg(&tk));
             return Err(io::Error::other("the text changed while it was stored"));
@@ -945,6 +890,90 @@ impl Shared {
         trip.batch.clear();
         self.put_end(trip, admitted.map(|v| vec![v]))
             .map(Begun::Done)
+    }
+
+    /// The id of the same output, live in the store, re-issued to `owner` (the script lists it
+    /// among the owner's outputs and renews it), if there is one.
+    fn reissue(
+        &self,
+        owner: &str,
+        origin: &str,
+        label: &str,
+        ckey: &str,
+        now: u64,
+        ttl: u64,
+    ) -> io::Result<Option<String>> {
+        let again = self.pool.one(
+            Cmd::script(REISSUE)
+                .num(0)
+                .arg(PREFIX)
+                .arg(ckey)
+                .num(now)
+                .num(ttl)
+                .arg(owner)
+                .arg(origin)
+                .arg(label)
+                .num(LIST_MAX)
+                .num(GRACE_MS),
+        )?;
+        Ok(again.text())
+    }
+
+    /// The commands that upload `content` under the text key `tk` (what is left of them: full
+    /// batches of [`UPLOAD_BATCH`] bytes are sent as they fill), and the line index built on the
+    /// way. The first piece is the SET that creates the text (with its TTL), the rest APPENDs:
+    /// the server keeps a SET's large argument as the value itself, where an APPEND copies it.
+    /// A text the near copy will keep has its line starts found once, for the index too.
+    fn upload(
+        &self,
+        tk: &str,
+        content: &Content<'_>,
+        near: Option<&mut ForNear<'_>>,
+        ttl: u64,
+    ) -> io::Result<(Vec<Cmd>, Marks)> {
+        let mut marks = Marks::default();
+        let fed = match near {
+            Some(n) if n.text.len() <= super::near::COPY_MAX => {
+                let starts = super::line_starts(n.text);
+                marks = Marks::from_starts(n.text.len(), &starts);
+                n.starts = Some(starts);
+                false
+            }
+            _ => true,
+        };
+        let set = |piece: &[u8]| {
+            Cmd::new("SET")
+                .arg(tk)
+                .arg(piece)
+                .arg("PX")
+                .num(ttl + GRACE_MS)
+        };
+        let mut batch: Vec<Cmd> = Vec::new();
+        let mut created = false;
+        let mut pending = 0usize;
+        content.each_chunk(|c| {
+            if fed {
+                marks.feed(c);
+            }
+            for piece in c.chunks(1 << 20) {
+                batch.push(if created {
+                    Cmd::new("APPEND").arg(tk).arg(piece)
+                } else {
+                    set(piece)
+                });
+                created = true;
+                pending += piece.len();
+                if pending >= UPLOAD_BATCH {
+                    check(self.pool.run(&std::mem::take(&mut batch))?)?;
+                    pending = 0;
+                }
+            }
+            Ok(())
+        })?;
+        if !created {
+            batch.push(set(b""));
+        }
+        Ok((batch, marks))
     }
 
     /// The end of a [`Trip`] from its batch's `replies`: the admission's (the last) says whether
