@@ -760,62 +760,80 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
     if let Some(refusal) = unsupported_header(header_version) {
         return refusal;
     }
+    let (session, new_id) = match handshake_session(ctx, headers, &msg) {
+        Ok(found) => found,
+        Err(refusal) => return refusal,
+    };
+    let mut resp = handshake_answer(ctx.server.clone(), &session, headers, msg).await;
+    if let Some(id) = new_id
+        && let Ok(v) = HeaderValue::from_str(&id)
+    {
+        resp.headers_mut().insert(SESSION_HEADER, v);
+    }
+    resp
+}
+
+/// The session a handshake-era message belongs to, and its id when `initialize` just made it
+/// (to be sent back in the session header): a new one for `initialize`, the one the session
+/// header names (or the refusal of an unknown, ended or expired one), or a throwaway one when
+/// there is no header (seed 000/001 clients call `tools/call` directly, statelessly).
+fn handshake_session(
+    ctx: &Arc<Ctx>,
+    headers: &HeaderMap,
+    msg: &Value,
+) -> Result<(Arc<Session>, Option<String>), warp::reply::Response> {
     let is_initialize =
         msg.get("method").and_then(Value::as_str) == Some("initialize") && msg.get("id").is_some();
-    let header_id = headers
-        .get(SESSION_HEADER)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_string);
-    let (session, new_id) = if is_initialize {
-        let id = match new_session_id() {
-            Ok(id) => id,
-            Err(refusal) => return refusal,
-        };
+    if is_initialize {
+        let id = new_session_id()?;
         let s = Arc::new(Session::new(id.clone()));
         ctx.sessions
             .locked()
             .insert(id.clone(), (s.clone(), std::time::Instant::now()));
-        (s, Some(id))
-    } else if let Some(id) = header_id {
-        expire_sessions(&ctx.sessions, &ctx.server.app);
-        let found = ctx.sessions.locked().get_mut(&id).map(|(s, last)| {
-            *last = std::time::Instant::now();
-            s.clone()
-        });
-        match found {
-            Some(s) => (s, None),
-            None => {
-                let err = message::error_response(
-                    Value::Null,
-                    message::rpc_error(
-                        -32001,
-                        format!(
-                            "unknown, ended or expired session {id:?} (sessions end after {} s without a request); send initialize again",
-                            ctx.server.app.config.session_idle.as_secs()
-                        ),
-                        None,
-                    ),
-                );
-                return rpc_reply(StatusCode::NOT_FOUND, &err);
-            }
-        }
-    } else {
-        // No session header: served statelessly (seed 000/001 clients call tools/call directly).
-        let id = match new_session_id() {
-            Ok(id) => id,
-            Err(refusal) => return refusal,
-        };
-        (Arc::new(Session::new(format!("anon-{id}"))), None)
+        return Ok((s, Some(id)));
+    }
+    let Some(id) = headers.get(SESSION_HEADER).and_then(|h| h.to_str().ok()) else {
+        let id = new_session_id()?;
+        return Ok((Arc::new(Session::new(format!("anon-{id}"))), None));
     };
-    let server = ctx.server.clone();
-    let mut resp = match msg {
+    expire_sessions(&ctx.sessions, &ctx.server.app);
+    let found = ctx.sessions.locked().get_mut(id).map(|(s, last)| {
+        *last = std::time::Instant::now();
+        s.clone()
+    });
+    found.map(|s| (s, None)).ok_or_else(|| {
+        let err = message::error_response(
+            Value::Null,
+            message::rpc_error(
+                -32001,
+                format!(
+                    "unknown, ended or expired session {id:?} (sessions end after {} s without a request); send initialize again",
+                    ctx.server.app.config.session_idle.as_secs()
+                ),
+                None,
+            ),
+        );
+        rpc_reply(StatusCode::NOT_FOUND, &err)
+    })
+}
+
+/// A handshake-era message's reply: a batch's replies in one array (within the batch's budget),
+/// a `tools/call` as an event stream when the client takes one and asked for progress or logs,
+/// anything else as one JSON reply (202 Accepted for a notification).
+async fn handshake_answer(
+    server: Server,
+    session: &Arc<Session>,
+    headers: &HeaderMap,
+    msg: Value,
+) -> warp::reply::Response {
+    match msg {
         Value::Array(batch) => {
             let (tx, _rx) = mpsc::unbounded_channel();
             let mut replies = Vec::new();
             let mut budget = rpc::batch::BatchBudget::new(&server.app);
             for m in batch {
                 let reply = match budget.admit(m) {
-                    Ok(m) => rpc::handle(&server, &session, m, tx.clone(), None).await,
+                    Ok(m) => rpc::handle(&server, session, m, tx.clone(), None).await,
                     Err(refusal) => refusal,
                 };
                 if let Some(r) = reply {
@@ -840,19 +858,13 @@ async fn mcp_post(ctx: &Arc<Ctx>, headers: &HeaderMap, body: Bytes) -> warp::rep
                 sse(server, session.clone(), msg, None)
             } else {
                 let (tx, _rx) = mpsc::unbounded_channel();
-                match rpc::handle(&server, &session, msg, tx, None).await {
+                match rpc::handle(&server, session, msg, tx, None).await {
                     Some(r) => rpc_reply(StatusCode::OK, &r),
                     None => accepted(),
                 }
             }
         }
-    };
-    if let Some(id) = new_id
-        && let Ok(v) = HeaderValue::from_str(&id)
-    {
-        resp.headers_mut().insert(SESSION_HEADER, v);
     }
-    resp
 }
 
 /// The handshake era's refusal of an `MCP-Protocol-Version` header naming no version served.
