@@ -216,42 +216,7 @@ pub async fn run(
     on_output: Option<OnOutput>,
 ) -> io::Result<Outcome> {
     let start = Instant::now();
-    let mut cmd = match SHEPHERD.get() {
-        Some(exe) => {
-            let mut cmd = tokio::process::Command::new(exe);
-            cmd.arg(shepherd::ARG).arg(&spec.program);
-            cmd
-        }
-        None => tokio::process::Command::new(&spec.program),
-    };
-    if spec.cwd_dir.is_none() {
-        cmd.current_dir(&spec.cwd);
-    }
-    cmd.args(&spec.args)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    // Its own session (and so its own process group, of the same id): a descendant that moves
-    // to another group (`set -m`, `setpgid`) stays in the session, and is found by it.
-    // SAFETY: setsid(2) is async-signal-safe and touches no memory of the parent.
-    let dir_fd = spec.cwd_dir.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
-    // SAFETY: fchdir(2) is async-signal-safe; the handle stays open in the parent until spawn
-    // returns (`spec` outlives it), so the child's copy is valid until exec closes it (CLOEXEC).
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::setsid() < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            if let Some(fd) = dir_fd
-                && libc::fchdir(fd) < 0
-            {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    let mut cmd = command(&spec);
     let mut child = cmd.spawn()?;
     let pgid = child.id().expect("a just-spawned child has a pid") as i32;
     // If this future is dropped mid-run (an HTTP client went away), the group still gets the tree
@@ -306,12 +271,7 @@ pub async fn run(
     } else {
         Duration::from_millis(100)
     };
-    for r in readers {
-        let abort = r.abort_handle();
-        if tokio::time::timeout(drain, r).await.is_err() {
-            abort.abort();
-        }
-    }
+    drain_readers(readers, drain).await;
     let leftovers_killed =
         matches!(ending, Ending::Exited(_) | Ending::Signaled(_)) && group_alive(pgid);
     let kill_escalated = if leftovers_killed {
@@ -336,6 +296,61 @@ pub async fn run(
         leftovers_killed,
         duration: start.elapsed(),
     })
+}
+
+/// The command that runs `spec` (under the [`shepherd`] when there is one), its output piped,
+/// its input closed, in its own session and in its working directory (entered through the
+/// handle `spec.cwd_dir` when there is one: a path swapped after the caller's check cannot move
+/// the command elsewhere).
+fn command(spec: &Spec) -> tokio::process::Command {
+    let mut cmd = match SHEPHERD.get() {
+        Some(exe) => {
+            let mut cmd = tokio::process::Command::new(exe);
+            cmd.arg(shepherd::ARG).arg(&spec.program);
+            cmd
+        }
+        None => tokio::process::Command::new(&spec.program),
+    };
+    if spec.cwd_dir.is_none() {
+        cmd.current_dir(&spec.cwd);
+    }
+    cmd.args(&spec.args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    // Its own session (and so its own process group, of the same id): a descendant that moves
+    // to another group (`set -m`, `setpgid`) stays in the session, and is found by it.
+    // SAFETY: setsid(2) is async-signal-safe and touches no memory of the parent.
+    let dir_fd = spec.cwd_dir.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
+    // SAFETY: fchdir(2) is async-signal-safe; the handle stays open in the parent until spawn
+    // returns (`spec` outlives it), so the child's copy is valid until exec closes it (CLOEXEC).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if let Some(fd) = dir_fd
+                && libc::fchdir(fd) < 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// Waits up to `drain` for each output reader to reach the end of its pipe (background children
+/// may keep the pipes open after the leader exits), then stops it.
+async fn drain_readers(readers: [tokio::task::JoinHandle<()>; 2], drain: Duration) {
+    for r in readers {
+        let abort = r.abort_handle();
+        if tokio::time::timeout(drain, r).await.is_err() {
+            abort.abort();
+        }
+    }
 }
 
 /// Tree-kills a command's process group when [`run`] is dropped before the group was dealt with:
