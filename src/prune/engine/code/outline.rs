@@ -900,39 +900,9 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
         return Some(cut_label(format!("{kind} {name}")));
     }
     let text = if keyword == "impl" {
-        // `impl<T: X> Display for Foo<T> {` -> `impl Display for Foo`.
-        let at = t.find("impl").map_or(0, |k| k + 4);
-        let mut rest = t[at..].trim_start();
-        if rest.starts_with('<') {
-            rest = skip_generics(rest).trim_start();
-        }
-        let head: String = rest
-            .split(['{', '<'])
-            .next()
-            .unwrap_or("")
-            .split(" where ")
-            .next()
-            .unwrap_or("")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        if head.is_empty() {
-            return None;
-        }
-        format!("impl {head}")
+        impl_label(t)?
     } else if keyword == "namespace" {
-        // Its whole path (`namespace AutoMapper.Mappers`, `namespace PHPMailer\PHPMailer;`,
-        // `namespace fmt::detail {`); C++'s `namespace {` as compilers and debuggers call it.
-        let at = t.find("namespace").map_or(0, |k| k + "namespace".len());
-        let rest = t[at..].trim_start();
-        let end = rest
-            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '\\' | ':')))
-            .unwrap_or(rest.len());
-        match &rest[..end] {
-            "" if rest.starts_with('{') => "(anonymous namespace)".to_owned(),
-            "" => return None,
-            path => format!("namespace {path}"),
-        }
+        namespace_label(t)?
     } else if keyword == "class"
         && let Some(at) = t.find("class ")
         && let rest = t[at + "class ".len()..].trim_start()
@@ -957,47 +927,89 @@ fn label_with(sig: &str, declared_too: bool) -> Option<String> {
     } else if let Some(name) = made_by_call(t) {
         name
     } else {
-        // A method or function whose keyword is a type (Java, C, C#) or absent (JavaScript):
-        // the identifier right before its parameters (`List<Split> getSplits(` -> getSplits,
-        // `<T> T get(` -> get), or an arrow function's name (`handler = (req) =>`). A line
-        // without parameters names nothing (a signature's continuation: `mut line: &str,`).
-        let named = t.find('(').and_then(|open| {
-            let head = strip_type_arguments(t[..open].trim_end());
-            // Nim marks an exported name with `*`: `proc parse*(`.
-            let head = match head.strip_suffix('*') {
-                Some(name) if name.ends_with(|c: char| c.is_alphanumeric() || c == '_') => name,
-                _ => head,
-            };
-            trailing_ident(head)
-                .filter(|n| {
-                    // After a return type, a control word or modifier is a method's name
-                    // (`Elements select(`, `Connection data(`, `iterator node_data::begin(`).
-                    let before = head[..head.len() - n.len()].trim_end();
-                    // `name <- function(` (R), `exports.name = function(`: named below.
-                    // A modifier alone before its parameters and a block is a method's name
-                    // (Vue's `data() {`, `open() {`), not a modifier.
-                    let method = before.is_empty()
-                        && is_modifier(n)
-                        && *n != "async"
-                        && (t.ends_with(") {") || t.ends_with("){"));
-                    !matches!(*n, "operator" | "function")
-                        && (after_type(before)
-                            || method
-                            || !(BLOCK_OPENERS.contains(n) || is_modifier(n)))
-                })
-                .or_else(|| {
-                    (t.contains("=>") || t.contains("function"))
-                        .then(|| defined_name(t))
-                        .flatten()
-                })
-        });
-        match named {
-            Some(name) => format!("{name}()"),
-            None if declared_too => declared(t)?,
-            None => return None,
-        }
+        call_label(t, declared_too)?
     };
     Some(cut_label(text))
+}
+
+/// `impl<T: X> Display for Foo<T> {` -> `impl Display for Foo`; `None` for an `impl` naming
+/// nothing.
+fn impl_label(t: &str) -> Option<String> {
+    let at = t.find("impl").map_or(0, |k| k + 4);
+    let mut rest = t[at..].trim_start();
+    if rest.starts_with('<') {
+        rest = skip_generics(rest).trim_start();
+    }
+    let head: String = rest
+        .split(['{', '<'])
+        .next()
+        .unwrap_or("")
+        .split(" where ")
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!head.is_empty()).then(|| format!("impl {head}"))
+}
+
+/// A namespace by its whole path (`namespace AutoMapper.Mappers`, `namespace
+/// PHPMailer\PHPMailer;`, `namespace fmt::detail {`); C++'s `namespace {` as compilers and
+/// debuggers call it.
+fn namespace_label(t: &str) -> Option<String> {
+    let at = t.find("namespace").map_or(0, |k| k + "namespace".len());
+    let rest = t[at..].trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '\\' | ':')))
+        .unwrap_or(rest.len());
+    match &rest[..end] {
+        "" if rest.starts_with('{') => Some("(anonymous namespace)".to_owned()),
+        "" => None,
+        path => Some(format!("namespace {path}")),
+    }
+}
+
+/// A method or function whose keyword is a type (Java, C, C#) or absent (JavaScript): the
+/// identifier right before its parameters (`List<Split> getSplits(` -> getSplits, `<T> T get(`
+/// -> get), or an arrow function's name (`handler = (req) =>`). A line without parameters names
+/// nothing (a signature's continuation: `mut line: &str,`), unless `declared_too` and it
+/// declares something ([`declared`]).
+fn call_label(t: &str, declared_too: bool) -> Option<String> {
+    let named = t.find('(').and_then(|open| {
+        let head = strip_type_arguments(t[..open].trim_end());
+        // Nim marks an exported name with `*`: `proc parse*(`.
+        let head = match head.strip_suffix('*') {
+            Some(name) if name.ends_with(|c: char| c.is_alphanumeric() || c == '_') => name,
+            _ => head,
+        };
+        trailing_ident(head)
+            .filter(|n| {
+                // After a return type, a control word or modifier is a method's name
+                // (`Elements select(`, `Connection data(`, `iterator node_data::begin(`).
+                let before = head[..head.len() - n.len()].trim_end();
+                // `name <- function(` (R), `exports.name = function(`: named below.
+                // A modifier alone before its parameters and a block is a method's name
+                // (Vue's `data() {`, `open() {`), not a modifier.
+                let method = before.is_empty()
+                    && is_modifier(n)
+                    && *n != "async"
+                    && (t.ends_with(") {") || t.ends_with("){"));
+                !matches!(*n, "operator" | "function")
+                    && (after_type(before)
+                        || method
+                        || !(BLOCK_OPENERS.contains(n) || is_modifier(n)))
+            })
+            .or_else(|| {
+                (t.contains("=>") || t.contains("function"))
+                    .then(|| defined_name(t))
+                    .flatten()
+            })
+    });
+    match named {
+        Some(name) => Some(format!("{name}()")),
+        None if declared_too => declared(t),
+        None => None,
+    }
 }
 
 /// A Tcl procedure's name as `proc` writes it, its namespace included (`proc ::ncgi::decode {str}
