@@ -273,6 +273,67 @@ impl AsyncWrite for ThreadStdout {
     }
 }
 
+/// Writes each line for stdout as it comes, freeing the slot of the message it answers once it
+/// is written (the reader may then take another message); stops when stdout fails.
+async fn write_lines(
+    mut output: impl AsyncWrite + Unpin + Send + 'static,
+    mut lines: mpsc::Receiver<Outgoing>,
+) {
+    while let Some((line, slot)) = lines.recv().await {
+        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+            break;
+        }
+        drop(slot);
+    }
+}
+
+/// Relays a proxy's upstream notifications outside any request (logging, list changes,
+/// resource updates) to stdout's queue, shared with the rest: dropped while it is full.
+async fn relay_notifications(
+    mut events: tokio::sync::broadcast::Receiver<Value>,
+    out: mpsc::Sender<Outgoing>,
+) {
+    loop {
+        match events.recv().await {
+            Ok(n) => {
+                if out.try_send((line_of(&n), None)).is_err() {
+                    tracing::debug!("stdout is not read: a notification was dropped");
+                }
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+            Err(_) => break,
+        }
+    }
+}
+
+/// Answers a batch, its messages in order within the batch's budget, with one line holding
+/// every reply (none when all were notifications).
+async fn answer_batch(
+    server: Server,
+    session: Arc<Session>,
+    batch: Vec<Value>,
+    out: mpsc::Sender<Outgoing>,
+    slot: OwnedSemaphorePermit,
+) {
+    let mut replies = Vec::new();
+    let mut budget = rpc::batch::BatchBudget::new(&server.app);
+    for msg in batch {
+        let reply = match budget.admit(msg) {
+            Ok(msg) => handle(&server, &session, msg, &out).await,
+            Err(refusal) => refusal,
+        };
+        if let Some(r) = reply {
+            budget.spent(&r);
+            replies.push(r);
+        }
+    }
+    if !replies.is_empty() {
+        let _ = out
+            .send((line_of(&Value::Array(replies)), Some(slot)))
+            .await;
+    }
+}
+
 /// Serves MCP on any reader/writer pair (tests use pipes).
 pub async fn serve_on(
     server: Server,
@@ -281,35 +342,12 @@ pub async fn serve_on(
 ) -> std::io::Result<()> {
     let app = server.app.clone();
     let session = Arc::new(Session::new("stdio"));
-    let (out_tx, mut out_rx) = mpsc::channel::<Outgoing>(MAX_UNANSWERED + MAX_QUEUED_NOTIFICATIONS);
-    let writer = tokio::spawn(async move {
-        let mut output = output;
-        while let Some((line, slot)) = out_rx.recv().await {
-            if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
-                break;
-            }
-            // Written: the reader may take another message.
-            drop(slot);
-        }
-    });
-    // A proxy's upstream notifications outside any request (logging, list changes, resource
-    // updates) share stdout's queue with the rest, dropped while it is full.
-    let relay = server.proxy.as_ref().map(|p| {
-        let (mut events, out) = (p.upstream.subscribe(), out_tx.clone());
-        tokio::spawn(async move {
-            loop {
-                match events.recv().await {
-                    Ok(n) => {
-                        if out.try_send((line_of(&n), None)).is_err() {
-                            tracing::debug!("stdout is not read: a notification was dropped");
-                        }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(_) => break,
-                }
-            }
-        })
-    });
+    let (out_tx, out_rx) = mpsc::channel::<Outgoing>(MAX_UNANSWERED + MAX_QUEUED_NOTIFICATIONS);
+    let writer = tokio::spawn(write_lines(output, out_rx));
+    let relay = server
+        .proxy
+        .as_ref()
+        .map(|p| tokio::spawn(relay_notifications(p.upstream.subscribe(), out_tx.clone())));
     let slots = Arc::new(Semaphore::new(MAX_UNANSWERED));
     let mut tasks = tokio::task::JoinSet::new();
     let mut reader = BufReader::new(input);
@@ -356,25 +394,7 @@ pub async fn serve_on(
                 }
             }
             Ok(Value::Array(batch)) => {
-                tasks.spawn(async move {
-                    let mut replies = Vec::new();
-                    let mut budget = rpc::batch::BatchBudget::new(&server.app);
-                    for msg in batch {
-                        let reply = match budget.admit(msg) {
-                            Ok(msg) => handle(&server, &session, msg, &out).await,
-                            Err(refusal) => refusal,
-                        };
-                        if let Some(r) = reply {
-                            budget.spent(&r);
-                            replies.push(r);
-                        }
-                    }
-                    if !replies.is_empty() {
-                        let _ = out
-                            .send((line_of(&Value::Array(replies)), Some(slot)))
-                            .await;
-                    }
-                });
+                tasks.spawn(answer_batch(server, session, batch, out, slot));
             }
             Ok(msg) => {
                 tasks.spawn(async move {
