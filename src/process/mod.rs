@@ -216,7 +216,9 @@ pub async fn run(
     on_output: Option<OnOutput>,
 ) -> io::Result<Outcome> {
     let start = Instant::now();
-    let mut cmd = command(&spec);
+    // SAFETY: `spec`, which owns the directory handle, lives until `run` returns, after the
+    // spawn below.
+    let mut cmd = unsafe { command(&spec) };
     let mut child = cmd.spawn()?;
     let pgid = child.id().expect("a just-spawned child has a pid") as i32;
     // If this future is dropped mid-run (an HTTP client went away), the group still gets the tree
@@ -302,7 +304,13 @@ pub async fn run(
 /// its input closed, in its own session and in its working directory (entered through the
 /// handle `spec.cwd_dir` when there is one: a path swapped after the caller's check cannot move
 /// the command elsewhere).
-fn command(spec: &Spec) -> tokio::process::Command {
+///
+/// # Safety
+///
+/// The child enters the directory through the raw descriptor of `spec.cwd_dir`, which the
+/// returned command does not own: `spec` must keep that handle open until the command has
+/// been spawned.
+unsafe fn command(spec: &Spec) -> tokio::process::Command {
     let mut cmd = match SHEPHERD.get() {
         Some(exe) => {
             let mut cmd = tokio::process::Command::new(exe);
@@ -325,7 +333,8 @@ fn command(spec: &Spec) -> tokio::process::Command {
     // SAFETY: setsid(2) is async-signal-safe and touches no memory of the parent.
     let dir_fd = spec.cwd_dir.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
     // SAFETY: fchdir(2) is async-signal-safe; the handle stays open in the parent until spawn
-    // returns (`spec` outlives it), so the child's copy is valid until exec closes it (CLOEXEC).
+    // returns (the caller's promise), so the child's copy is valid until exec closes it
+    // (CLOEXEC).
     unsafe {
         cmd.pre_exec(move || {
             if libc::setsid() < 0 {

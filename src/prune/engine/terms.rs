@@ -446,16 +446,12 @@ const ENVIRONMENT_HEADINGS: &[&str] = &[
 ];
 
 /// The text of a Markdown heading line (`#` to `######` and a space) or of a line made only of
-/// bold text (`**Environment**:`), lowercased, without a closing `:` or `?`; with `deep`, only
-/// headings of level 2 or more count.
-fn heading_text(line: &str, deep: bool) -> Option<String> {
+/// bold text (`**Environment**:`), lowercased, without a closing `:` or `?`.
+fn heading_text(line: &str) -> Option<String> {
     let t = line.trim();
     let text = if let Some(rest) = t.strip_prefix('#') {
         let rest = rest.trim_start_matches('#');
-        let level = t.len() - rest.len();
-        (level <= 6 && (!deep || level >= 2) && rest.starts_with(' ')).then_some(rest)?
-    } else if deep {
-        return None;
+        (t.len() - rest.len() <= 6 && rest.starts_with(' ')).then_some(rest)?
     } else {
         t.strip_prefix("**")?
             .trim_end_matches(':')
@@ -471,22 +467,29 @@ fn heading_text(line: &str, deep: bool) -> Option<String> {
 }
 
 /// `goal` without the sections of an issue report that describe the reporter's environment: from
-/// a heading that names it ([`ENVIRONMENT_HEADINGS`]) to the next heading outside a fence, or a
-/// heading of level 2 or more inside one (a report cut short may leave the dump's fence open).
-/// What a tool prints there (`Version: 2.4.2`, `OS: linux`, `BIOME_LOG_PATH: unset`) names no
-/// code, and in a report cut to its first few hundred characters it fills the term slots the
-/// report's own words need. Fences are counted by their ```` ``` ````, as the goal's terms read
-/// them.
+/// a heading that names it ([`ENVIRONMENT_HEADINGS`]) to the next heading outside a fence, or to
+/// any heading inside a fence that never closes (a report cut short leaves its dump's fence
+/// open). What a tool prints there (`Version: 2.4.2`, `OS: linux`, `BIOME_LOG_PATH: unset`)
+/// names no code, and in a report cut to its first few hundred characters it fills the term
+/// slots the report's own words need. Fences are counted by their ```` ``` ````, as the goal's
+/// terms read them; a heading inside a fence that closes is the dump's (`## System:` of
+/// `envinfo --markdown`).
 fn without_environment(goal: &str) -> std::borrow::Cow<'_, str> {
+    let lines: Vec<&str> = goal.split_inclusive('\n').collect();
+    // Whether a fence mark follows each line: a fence open there closes later.
+    let mut closes_later = vec![false; lines.len()];
+    for i in (0..lines.len().saturating_sub(1)).rev() {
+        closes_later[i] = closes_later[i + 1] || lines[i + 1].contains("```");
+    }
     let mut out = String::new();
     let (mut fence, mut skipping, mut skipped) = (false, false, false);
-    for line in goal.split_inclusive('\n') {
-        let heading = heading_text(line, fence).filter(|_| !fence || skipping);
-        if let Some(h) = heading {
-            if fence {
-                // The section's fence was left open: it ends here, with the opener dropped.
-                fence = false;
-            }
+    for (i, line) in lines.iter().enumerate() {
+        let unclosed = fence && !closes_later[i];
+        if (!fence || skipping && unclosed)
+            && let Some(h) = heading_text(line)
+        {
+            // The section's fence never closes: it ends here, its opener dropped with it.
+            fence = false;
             // `**Environment (please complete the following information):**`
             let named = h.split(" (").next().unwrap_or(&h).trim_end();
             skipping = ENVIRONMENT_HEADINGS.contains(&named);
@@ -1374,7 +1377,7 @@ mod tests {
     fn an_issue_reports_environment_section_gives_no_terms() {
         let report = "Formatter drops comments in blocks\n\n### Environment information\n\n\
                       <details>\n\n```bash\nCLI:\n  Version: 2.4.2\nPlatform:\n  OS: linux\n\
-                      # not a heading inside the fence\n```\n</details>\n\n\
+                      ## not a heading inside the fence\n```\n</details>\n\n\
                       ### What happened?\n\nThe `lone_block` rule removes it.";
         let terms = goal_terms_of(report);
         for kept in [
@@ -1436,6 +1439,23 @@ mod tests {
         );
         assert!(terms.contains(&"parse_config".to_owned()), "{terms:?}");
         assert!(!terms.contains(&"linux".to_owned()), "{terms:?}");
+        // So does a bold heading, in a fence that never closes.
+        let terms = goal_terms_of(
+            "Title\n**Environment**\n```\nOS: fedora\n**Describe the bug**\nparse_config panics",
+        );
+        assert!(terms.contains(&"parse_config".to_owned()), "{terms:?}");
+        assert!(!terms.contains(&"fedora".to_owned()), "{terms:?}");
+        // In a fence that closes, a heading is the dump's (`envinfo --markdown`), and both
+        // environment sections go.
+        let terms = goal_terms_of(
+            "Title\n### Environment\n```\n## System:\n - OS: macOS 14\n## Binaries:\n\
+             - Node: 18.1\n```\n### What happened\nparse_config panics\n### Environment\n\
+             OS: fedora",
+        );
+        assert!(terms.contains(&"parse_config".to_owned()), "{terms:?}");
+        for dropped in ["system", "mac", "binari", "node", "fedora"] {
+            assert!(!terms.contains(&dropped.to_owned()), "{dropped}: {terms:?}");
+        }
         // A fence opened mid-line is a fence too, as the goal's terms count them.
         let terms = goal_terms_of(
             "Title\n### Environment\nLogs: ```\n# not a heading\n```\nOS: linux\n\
