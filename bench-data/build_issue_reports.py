@@ -408,6 +408,25 @@ def assign_splits(repos):
     return split
 
 
+def pick_cases(per_repo, split, group_of, stats, width):
+    """Each repository's cases (its fixes in issue order, at most CAP_PER_REPO spread over
+    them), labelled with the repository's split; one stderr line per repository, with why its
+    candidates were dropped."""
+    cases = []
+    for repo in sorted(per_repo):
+        groups = sorted(per_repo[repo], key=lambda g: (g[0]["_num"], g[0]["origin"]))
+        flat = [c for g in groups for c in g]
+        picked = br.spread_pick(flat, CAP_PER_REPO)
+        for c in picked:
+            c["split"] = split[repo]
+            cases.append(c)
+        print("%-*s %-6s %-4s %3d/%3d  %s" % (width, repo, group_of[repo], split[repo],
+              len(picked), len(flat), dict(sorted(stats[repo].items()))), file=sys.stderr)
+    for repo in sorted(set(stats) - set(per_repo)):
+        print("%-*s none  %s" % (width, repo, dict(sorted(stats[repo].items()))), file=sys.stderr)
+    return cases
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -481,18 +500,7 @@ def main():
             per_repo[repo].append(made)
 
     split = assign_splits(sorted(per_repo))
-    cases = []
-    for repo in sorted(per_repo):
-        groups = sorted(per_repo[repo], key=lambda g: (g[0]["_num"], g[0]["origin"]))
-        flat = [c for g in groups for c in g]
-        picked = br.spread_pick(flat, CAP_PER_REPO)
-        for c in picked:
-            c["split"] = split[repo]
-            cases.append(c)
-        print("%-34s %-6s %-4s %3d/%3d  %s" % (repo, PROJECT_GROUP[repo], split[repo],
-              len(picked), len(flat), dict(sorted(stats[repo].items()))), file=sys.stderr)
-    for repo in sorted(set(stats) - set(per_repo)):
-        print("%-34s none  %s" % (repo, dict(sorted(stats[repo].items()))), file=sys.stderr)
+    cases = pick_cases(per_repo, split, PROJECT_GROUP, stats, 34)
 
     ml.write_cases(args.out, cases, ["query", "text", "source_type", "gold_lines", "origin",
                                      "language", "repo", "commit", "base_commit", "issue",

@@ -74,7 +74,6 @@ PROJECTS = {
     "floci-io/floci": "java",
     "biomejs/biome": "rust",
 }
-CAP_PER_REPO = 30
 KEYS = ["query", "text", "source_type", "gold_lines", "origin", "language", "repo",
         "commit", "base_commit", "issue", "dataset", "split", "style"]
 
@@ -245,18 +244,7 @@ def main():
             split[r] = side
             count[side] += 1
             total[side] += 1
-    cases = []
-    for repo in sorted(per_repo):
-        groups = sorted(per_repo[repo], key=lambda g: (g[0]["_num"], g[0]["origin"]))
-        flat = [c for grp in groups for c in grp]
-        picked = br.spread_pick(flat, CAP_PER_REPO)
-        for c in picked:
-            c["split"] = split[repo]
-            cases.append(c)
-        print("%-28s %-6s %-4s %3d/%3d  %s" % (repo, PROJECTS[repo], split[repo], len(picked),
-              len(flat), dict(sorted(stats[repo].items()))), file=sys.stderr)
-    for repo in sorted(set(stats) - set(per_repo)):
-        print("%-28s none  %s" % (repo, dict(sorted(stats[repo].items()))), file=sys.stderr)
+    cases = bi.pick_cases(per_repo, split, PROJECTS, stats, 28)
     ml.write_cases(args.out, cases, KEYS, width=11)
 
 
