@@ -288,7 +288,7 @@ fn is_table_rule(line: &str) -> bool {
 }
 
 /// Level of an ATX heading (`# Title` .. `###### Title`).
-fn atx_level(line: &str) -> Option<u8> {
+pub(super) fn atx_level(line: &str) -> Option<u8> {
     let t = line.trim_start();
     if line.len() - t.len() > 3 {
         return None;

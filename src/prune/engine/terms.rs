@@ -4,6 +4,7 @@
 //! Owns turning a goal and lines into per-line term masks and weights. It must never decide what to
 //! keep, and never look at anything but the goal and the lines it is given.
 
+use super::docs::atx_level;
 use super::draft::is_blank;
 use super::evidence::Evidence;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -445,13 +446,12 @@ const ENVIRONMENT_HEADINGS: &[&str] = &[
     "运行环境",
 ];
 
-/// The text of a Markdown heading line (`#` to `######` and a space) or of a line made only of
-/// bold text (`**Environment**:`), lowercased, without a closing `:` or `?`.
+/// The text of a Markdown heading line ([`atx_level`]) or of a line made only of bold text
+/// (`**Environment**:`), lowercased, without a closing `:` or `?`.
 fn heading_text(line: &str) -> Option<String> {
     let t = line.trim();
-    let text = if let Some(rest) = t.strip_prefix('#') {
-        let rest = rest.trim_start_matches('#');
-        (t.len() - rest.len() <= 6 && rest.starts_with(' ')).then_some(rest)?
+    let text = if let Some(level) = atx_level(line) {
+        &t[level as usize..]
     } else {
         t.strip_prefix("**")?
             .trim_end_matches(':')
