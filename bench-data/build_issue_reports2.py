@@ -82,12 +82,12 @@ def git(gitdir, *args):
     return bi.git(gitdir, *args)
 
 
-def used_repos(out, extra_files):
-    """Lower-cased owner/name of every repository some other bench set uses: this set's own
-    file (bench-data/issue_reports2.jsonl) is never one of them, whatever --out names."""
+def used_repos(out, extra_files, own_name="issue_reports2.jsonl"):
+    """Lower-cased owner/name of every repository some other bench set uses: the set's own
+    file (bench-data/<own_name>) is never one of them, whatever --out names."""
     used = set(ml.other_repo_lists(own=out))
     files = sorted(glob.glob(os.path.join(BENCH, "*.jsonl"))) + list(extra_files)
-    own = {os.path.abspath(out), os.path.join(BENCH, "issue_reports2.jsonl")}
+    own = {os.path.abspath(out), os.path.join(BENCH, own_name)}
     for p in files:
         if os.path.abspath(p) in own:
             continue

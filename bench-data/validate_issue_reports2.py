@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Independent checks of issue_reports2.jsonl: text == base file, gold lines in
+"""Independent checks of an issue-report set built like issue_reports2.jsonl (that file by
+default; issue_reports_py.jsonl too): text == base file, gold lines in
 range, query <= 600 chars with a non-empty body, no repository of the forbidden
 list or of another bench-data set (read here from the sets' own files, not from
 the builder), no test path, no duplicate case.
@@ -24,7 +25,9 @@ ap.add_argument("--mirrors", default="/work/.mirror")
 ap.add_argument("file", nargs="?", default=os.path.join(HERE, "issue_reports2.jsonl"))
 args = ap.parse_args()
 path = args.file
-own = {os.path.abspath(path), os.path.join(HERE, "issue_reports2.jsonl")}
+# The checked set's own file, wherever the copy checked lies (a rebuild in /tmp checks against
+# every other set, and not against the committed copy of itself).
+own = {os.path.abspath(path), os.path.join(HERE, os.path.basename(path))}
 used = set()
 for other in glob.glob(os.path.join(HERE, "*.jsonl")):
     if os.path.abspath(other) in own:

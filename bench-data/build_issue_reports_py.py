@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Issue-report cases in Python: the question is a real GitHub issue (title and body as the
+reporter wrote it, cut to 600 characters as in build_issue_reports.py), the text one non-test
+Python file the fix of that issue modifies, taken at the fix's parent, the gold its lines the fix
+touches.  Same case rules, keys and origin form as build_issue_reports2.py, so
+validate_issue_reports2.py checks this set too.
+
+Inputs:
+
+  * issue_reports_py_inputs/issues.json: one record per issue (repo, num, url, fix, title,
+    body).  The fix is a commit of the repository whose message says it fixes, closes or
+    resolves #num and nothing else (issue_reports_py_inputs/find_fixes.py lists them per
+    mirror, newest first); the title and body are the issue thread's description as the
+    workplace search tool stores it (corpus "issues"), found by the issue's address, as far as
+    the stored excerpt reaches.  Issues whose stored thread starts past the description, or
+    that the search did not return, are not there.
+  * the repositories' git mirrors (<mirrors>/<owner>+<name>/repo).
+
+Repositories of the forbidden list and of every other bench set are skipped.  Split by
+repository, in sha256 order of the name, alternating dev/test.  Python 3 stdlib + git only;
+the output is deterministic.
+
+Usage:
+    python3 bench-data/build_issue_reports_py.py --mirrors /work/.mirror \\
+        --out bench-data/issue_reports_py.jsonl
+    python3 bench-data/validate_issue_reports2.py bench-data/issue_reports_py.jsonl
+"""
+import argparse
+import hashlib
+import json
+import os
+import sys
+from collections import Counter, defaultdict
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH)
+import build_issue_reports as bi  # noqa: E402
+import build_issue_reports2 as b2  # noqa: E402  (KEYS, used_repos)
+
+br, ml = bi.br, bi.ml
+INPUT = os.path.join(BENCH, "issue_reports_py_inputs", "issues.json")
+PY = {".py": "python"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mirrors", default="/work/.mirror")
+    ap.add_argument("--issues", default=INPUT)
+    ap.add_argument("--out", default=os.path.join(BENCH, "issue_reports_py.jsonl"))
+    args = ap.parse_args()
+
+    used = b2.used_repos(args.out, [], own_name="issue_reports_py.jsonl")
+    with open(args.issues, encoding="utf-8") as f:
+        recs = json.load(f)["issues"]
+    stats, per_repo, seen_q = defaultdict(Counter), defaultdict(list), set()
+    for rec in sorted(recs, key=lambda r: (r["repo"].lower(), r["num"])):
+        repo, st = rec["repo"], stats[rec["repo"]]
+        if ml.is_forbidden(repo) or repo.lower() in used:
+            st["excluded_repo"] += 1
+            continue
+        g = br.find_gitdir(args.mirrors, repo)
+        if g is None:
+            st["no_mirror"] += 1
+            continue
+        parent = b2.git(g, "rev-parse", rec["fix"] + "^1")
+        if parent is None:
+            st["fix_missing"] += 1
+            continue
+        base = parent.decode().strip()
+        patch = b2.git(g, "diff", "-U3", "--no-color", "--no-ext-diff", "--no-renames",
+                       base, rec["fix"]).decode("utf-8", "replace")
+        q = bi.issue_query(rec["title"], rec["body"])
+        if q is None or q in seen_q:
+            st["bad_issue"] += 1
+            continue
+        files = bi.split_patch(patch)
+        src = [(p, f) for p, f in sorted(files.items()) if f["status"] == "M"
+               and os.path.splitext(p)[1].lower() in PY and not br.is_excluded_path(p)]
+        if not src:
+            st["no_source_file"] += 1
+            continue
+        if len(src) > bi.MAX_FILES_PER_FIX:
+            src = [max(src, key=lambda pf: (pf[1]["changed"], pf[0]))]
+        made = []
+        for p, f in src:
+            case, why = bi.make_case(g, repo, base, p, f["hunks"], q, "python")
+            st["file_" + why] += 1
+            if case:
+                case.update({
+                    "query": q, "source_type": "code",
+                    "origin": "%s@%s:%s (issue %s; %s#%d)" % (repo, base[:12], p, rec["url"],
+                                                             repo, rec["num"]),
+                    "language": "python", "repo": repo, "commit": rec["fix"],
+                    "base_commit": base, "issue": rec["url"],
+                    "dataset": "search:issues %s" % rec["url"], "style": "issue",
+                    "_num": rec["num"]})
+                made.append(case)
+        if made:
+            seen_q.add(q)
+            per_repo[repo].append(made)
+
+    order = sorted(per_repo, key=lambda r: hashlib.sha256(r.encode()).hexdigest())
+    split = {r: ("dev", "test")[k % 2] for k, r in enumerate(order)}
+    group = {r: "python" for r in per_repo}
+    cases = bi.pick_cases(per_repo, split, group, stats, 30)
+    ml.write_cases(args.out, cases, b2.KEYS, width=8)
+
+
+if __name__ == "__main__":
+    main()
