@@ -1,5 +1,5 @@
-//! Pruning quality benchmark (not a test): for every case of `bench-data/quality.jsonl` (or the
-//! path given as the first non-flag argument or in `QUALITY_DATA`), prune at the tools' defaults
+//! Pruning quality benchmark (not a test): for every case of `bench-data/quality.jsonl` (or of
+//! the files given as non-flag arguments, measured together, or the one in `QUALITY_DATA`), prune at the tools' defaults
 //! (max_prune_ratio 0.8, min_keep_lines 20, no line numbers, the tools' compact markers
 //! `[… lines a-b]` plus the one note naming the prune id) and measure the o200k token
 //! reduction of the output and the recall of the gold lines. Two baselines get, per case, the same
@@ -11,7 +11,7 @@
 //! page). Rows are per source type, per source type and language, and per split (`dev` repos the
 //! engine may be tuned on, `test` repos it must not be).
 //!
-//! Run: `cargo bench --bench prune_quality [-- FILE]`. `QUALITY_VERBOSE=1` prints one row per case
+//! Run: `cargo bench --bench prune_quality [-- FILE...]`. `QUALITY_VERBOSE=1` prints one row per case
 //! (reduction, recall of ours, of head and of BM25, recall after two calls);
 //! `QUALITY_SHOW=<text>` prints the pruned output of the cases whose origin or query contains it;
 //! `QUALITY_DUMP=file.tsv` appends one row per case and budget (origin, budget in bytes or 0 for
@@ -103,21 +103,29 @@ struct Measured {
 }
 
 fn main() {
-    let path = std::env::args()
+    // Every non-flag argument is a set; their cases are measured together (the pooled rows of
+    // several sets in one run), in the order given.
+    let mut paths: Vec<String> = std::env::args()
         .skip(1)
-        .find(|a| !a.starts_with("--"))
-        .or_else(|| std::env::var("QUALITY_DATA").ok())
-        .unwrap_or_else(|| {
-            concat!(env!("CARGO_MANIFEST_DIR"), "/bench-data/quality.jsonl").to_string()
-        });
-    let data = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("{path}: {e}; build it with `cargo run --release --example build_quality`")
-    });
-    let cases: Vec<Case> = data
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(parse_case)
+        .filter(|a| !a.starts_with("--"))
         .collect();
+    if paths.is_empty() {
+        paths.push(std::env::var("QUALITY_DATA").unwrap_or_else(|_| {
+            concat!(env!("CARGO_MANIFEST_DIR"), "/bench-data/quality.jsonl").to_string()
+        }));
+    }
+    let mut cases: Vec<Case> = Vec::new();
+    for path in &paths {
+        let data = std::fs::read_to_string(path).unwrap_or_else(|e| {
+            panic!("{path}: {e}; build it with `cargo run --release --example build_quality`")
+        });
+        cases.extend(
+            data.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(parse_case),
+        );
+    }
+    let path = paths.join(" + ");
     let verbose = std::env::var_os("QUALITY_VERBOSE").is_some();
     println!(
         "pruning quality on {path}: {} cases, limits max_prune_ratio 0.8, min_keep_lines 20",
