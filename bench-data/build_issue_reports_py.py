@@ -10,15 +10,19 @@ Inputs:
   * issue_reports_py_inputs/issues.json: one record per issue (repo, num, url, fix, title,
     body).  The fix is a commit of the repository whose message says it fixes, closes or
     resolves #num and nothing else (issue_reports_py_inputs/find_fixes.py lists them per
-    mirror, newest first); the title and body are the issue thread's description as the
+    mirror, newest first; the first 26 issues of each, less typo, docs, lint and version
+    bumps, were looked up); the title and body are the issue thread's description as the
     workplace search tool stores it (corpus "issues"), found by the issue's address, as far as
     the stored excerpt reaches.  Issues whose stored thread starts past the description, or
     that the search did not return, are not there.
   * the repositories' git mirrors (<mirrors>/<owner>+<name>/repo).
 
 Repositories of the forbidden list and of every other bench set are skipped.  Split by
-repository, in sha256 order of the name, alternating dev/test.  Python 3 stdlib + git only;
-the output is deterministic.
+repository: the repositories that yield a case, in sha256 order of their name, alternate dev,
+test, dev, ... (so a repository dropped from the inputs moves the later ones).  Two
+repositories were renamed since their mirrors were made: their records keep the mirror's name
+(iterative/dvc, facebookresearch/hydra) and the address the issue has now (treeverse/dvc,
+hydra-ecosystem/hydra).  Python 3 stdlib + git only; the output is deterministic.
 
 Usage:
     python3 bench-data/build_issue_reports_py.py --mirrors /work/.mirror \\

@@ -40,7 +40,38 @@ for other in glob.glob(os.path.join(HERE, "*.jsonl")):
             m = re.match(r"^([\w.-]+/[\w.-]+)@", d.get("origin") or "")
             if m:
                 used.add(m.group(1).lower())
-bad, seen = Counter(), set()
+# ...and the repositories the other sets only list (`*_repos.txt`, `langs*_{dev,test}.txt`: the
+# first word of each line that is not a comment), some of them reserved for sets not built yet.
+for lst in glob.glob(os.path.join(HERE, "*.txt")):
+    name = os.path.basename(lst)
+    if name.endswith("_repos.txt") or re.match(r"langs\d+_(dev|test)\.txt$", name):
+        for ln in open(lst, encoding="utf-8"):
+            words = ln.split()
+            if words and not words[0].startswith("#") and "/" in words[0]:
+                used.add(words[0].lower())
+
+
+def git(gitdir, *a):
+    return subprocess.run(["git", "--git-dir=" + gitdir, *a], capture_output=True).stdout
+
+
+def fix_gold(gitdir, base, fix, path, n):
+    """The base-file lines the fix touches, read from its own -U0 diff: removed lines, or for a
+    pure insertion the line before it and the one after; None when the fix's first parent is not
+    the base (the diff would then be against another text)."""
+    if git(gitdir, "rev-parse", fix + "^1").decode().strip() != base:
+        return None
+    gold = set()
+    diff = git(gitdir, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", base, fix,
+               "--", path).decode("utf-8", "replace")
+    for h in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", diff, re.M):
+        start, count = int(h.group(1)), int(h.group(2) or 1)
+        lines = range(start, start + count) if count else (start, start + 1)
+        gold.update(x for x in lines if 1 <= x <= n)
+    return sorted(gold)
+
+
+bad, seen, checked = Counter(), set(), 0
 rows = [json.loads(l) for l in open(path, encoding="utf-8")]
 for d in rows:
     m = re.match(r"^(\S+?)@([0-9a-f]{12}):(\S+) \(issue ", d["origin"])
@@ -62,4 +93,14 @@ for d in rows:
     if k in seen: bad["dup"] += 1
     seen.add(k)
     if set(d) != set(b2.KEYS): bad["keys"] += 1
-print(len(rows), "cases; problems:", dict(bad) or "none")
+    # The gold, against the fix's own diff when the fix is a commit on the base.
+    if d["commit"] != d["base_commit"]:
+        expected = fix_gold(g, d["base_commit"], d["commit"], p, n)
+        if expected is not None:
+            checked += 1
+            if expected != d["gold_lines"]: bad["gold_not_the_fix"] += 1
+    # An origin naming the issue as `owner/name#N` names the issue its address ends with.
+    num = re.search(r"; [\w.-]+/[\w.-]+#(\d+)\)$", d["origin"])
+    if num and not re.search(r"/(issues|pull)/%s$" % num.group(1), d["issue"]): bad["issue_number"] += 1
+print(len(rows), "cases (gold checked against the fix's diff: %d); problems:" % checked,
+      dict(bad) or "none")
