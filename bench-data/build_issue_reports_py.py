@@ -8,21 +8,25 @@ validate_issue_reports2.py checks this set too.
 Inputs:
 
   * issue_reports_py_inputs/issues.json: one record per issue (repo, num, url, fix, title,
-    body).  The fix is a commit of the repository whose message says it fixes, closes or
-    resolves #num and nothing else (issue_reports_py_inputs/find_fixes.py lists them per
-    mirror, newest first; the first 26 issues of each, less typo, docs, lint and version
-    bumps, were looked up); the title and body are the issue thread's description as the
-    workplace search tool stores it (corpus "issues"), found by the issue's address, as far as
-    the stored excerpt reaches.  Issues whose stored thread starts past the description, or
-    that the search did not return, are not there.
+    body) and the split of each repository.  The fix is a commit of the repository whose
+    message says it fixes, closes or resolves #num and nothing else
+    (issue_reports_py_inputs/find_fixes.py lists them per mirror, newest first; of each
+    repository, the first 26 issues whose fix's subject names no typo, docs, bump, changelog,
+    readme, lint, flake8, mypy, typing or type hints were looked up).  The title and body are
+    the issue thread's description as the workplace search tool stores it (corpus "issues"),
+    found by the issue's address, as far as the stored excerpt reaches.  Issues whose stored
+    thread starts past the description, or that the search did not return, are not there.
   * the repositories' git mirrors (<mirrors>/<owner>+<name>/repo).
 
 Repositories of the forbidden list and of every other bench set are skipped.  Split by
-repository: the repositories that yield a case, in sha256 order of their name, alternate dev,
-test, dev, ... (so a repository dropped from the inputs moves the later ones).  Two
-repositories were renamed since their mirrors were made: their records keep the mirror's name
-(iterative/dvc, facebookresearch/hydra) and the address the issue has now (treeverse/dvc,
-hydra-ecosystem/hydra).  Python 3 stdlib + git only; the output is deterministic.
+repository, as issues.json's "splits" says: each batch of repositories was split when it was
+collected, in sha256 order of the name, alternating, starting with the side that had fewer
+repositories (the first batch: pydicom, hydra, conan, sqlfluff, dvc, from dev; the second:
+textual, pvlib, dask, poetry, networkx, from test), so a repository added later never moves
+another one's split.  Two repositories were renamed since their mirrors were made: their
+records keep the mirror's name (iterative/dvc, facebookresearch/hydra) and the address the
+issue has now (treeverse/dvc, hydra-ecosystem/hydra).  Python 3 stdlib + git only; the output
+is deterministic.
 
 Usage:
     python3 bench-data/build_issue_reports_py.py --mirrors /work/.mirror \\
@@ -30,7 +34,6 @@ Usage:
     python3 bench-data/validate_issue_reports2.py bench-data/issue_reports_py.jsonl
 """
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -56,7 +59,11 @@ def main():
 
     used = b2.used_repos(args.out, [], own_name="issue_reports_py.jsonl")
     with open(args.issues, encoding="utf-8") as f:
-        recs = json.load(f)["issues"]
+        inputs = json.load(f)
+    recs, splits = inputs["issues"], inputs["splits"]
+    missing = sorted({r["repo"] for r in recs} - set(splits))
+    if missing:
+        sys.exit("no split for %s in %s" % (", ".join(missing), args.issues))
     stats, per_repo, seen_q = defaultdict(Counter), defaultdict(list), set()
     for rec in sorted(recs, key=lambda r: (r["repo"].lower(), r["num"])):
         repo, st = rec["repo"], stats[rec["repo"]]
@@ -104,8 +111,7 @@ def main():
             seen_q.add(q)
             per_repo[repo].append(made)
 
-    order = sorted(per_repo, key=lambda r: hashlib.sha256(r.encode()).hexdigest())
-    split = {r: ("dev", "test")[k % 2] for k, r in enumerate(order)}
+    split = {r: splits[r] for r in per_repo}
     group = {r: "python" for r in per_repo}
     cases = bi.pick_cases(per_repo, split, group, stats, 30)
     ml.write_cases(args.out, cases, b2.KEYS, width=8)
