@@ -157,24 +157,13 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
         original_lines: n as u64,
         kept_lines: kept as u64,
         pruned_lines: (n - kept) as u64,
-        pruned_ratio: if n == 0 {
-            0.0
-        } else {
-            ((n - kept) as f64 / n as f64 * 10_000.0).round() / 10_000.0
-        },
+        pruned_ratio: pruned_ratio(n, kept),
         tokens_est_before: before,
         tokens_est_after: after,
         elapsed_ms: start.elapsed().as_millis() as u64,
         used_fallback,
     };
-    let summary = budget::summary(&format!(
-        "kept {kept}/{n} lines, {after}/{before} tokens{}",
-        if used_fallback {
-            format!(" (no-op: {})", warnings.join(", "))
-        } else {
-            String::new()
-        }
-    ));
+    let summary = summary_of(&stats, &warnings);
     let mut result = PruneTextResult {
         summary,
         prune_id: prune_id.clone(),
@@ -189,6 +178,32 @@ pub async fn run(input: PruneTextInput, ctx: &ToolCtx) -> Result<ToolOutput, Rpc
     let shows = if cut { vec![false; n] } else { shows };
     ctx.app.store.record_shown(&prune_id, &shows).await;
     Ok(out)
+}
+
+/// The share of `n` lines not kept, rounded to four decimals (0 for an empty text).
+fn pruned_ratio(n: usize, kept: usize) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        ((n - kept) as f64 / n as f64 * 10_000.0).round() / 10_000.0
+    }
+}
+
+/// The result's one-line summary: lines and tokens kept, and for a no-op the warnings that say
+/// why.
+fn summary_of(stats: &PruneStats, warnings: &[String]) -> String {
+    budget::summary(&format!(
+        "kept {}/{} lines, {}/{} tokens{}",
+        stats.kept_lines,
+        stats.original_lines,
+        stats.tokens_est_after,
+        stats.tokens_est_before,
+        if stats.used_fallback {
+            format!(" (no-op: {})", warnings.join(", "))
+        } else {
+            String::new()
+        }
+    ))
 }
 
 /// The plan for `input`, or a no-op with the warning that says why (`warnings`): a text that was

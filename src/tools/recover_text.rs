@@ -124,21 +124,12 @@ pub async fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, R
     }
     let numbered = input.include_line_numbers.unwrap_or(true);
     let fp = fingerprint(&input.prune_id, &ranges, numbered);
-    let pos = match &input.cursor {
-        None => Pos {
-            range: 0,
-            line: ranges[0].0,
-            skip: 0,
-            offset: 0,
-        },
-        Some(c) => decode_cursor(c, fp)
-            .filter(|p| {
-                ranges.get(p.range).is_some_and(|&(s, e)| {
-                    p.line >= s && p.line <= e.min(total).max(s).saturating_add(1)
-                })
-            })
-            .ok_or_else(|| message::invalid_field("/arguments/cursor", "not a cursor from a previous recover_text with the same prune_id, ranges and include_line_numbers"))?,
-    };
+    let pos = start_position(
+        input.cursor.as_deref().map(String::as_str),
+        &fp,
+        &ranges,
+        total,
+    )?;
     let budget = budget::for_call(
         &ctx.app.config,
         input.max_output_bytes.as_ref().map(|m| m.0),
@@ -146,20 +137,7 @@ pub async fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, R
     // The page is at most `budget` bytes of text: a few more tell whether there is more.
     let mut pulled = pull(&entry, &ranges, numbered, pos, budget + 4)
         .map_err(|e| read_error(&input.prune_id, e))?;
-    let (rest, done) = match String::from_utf8(std::mem::take(&mut pulled.bytes)) {
-        Ok(s) => (s, pulled.done),
-        Err(e) if e.utf8_error().error_len().is_none() => {
-            // Cut inside a character: the rest of it belongs to the next page.
-            let valid = e.utf8_error().valid_up_to();
-            let mut bytes = e.into_bytes();
-            bytes.truncate(valid);
-            (String::from_utf8(bytes).expect("valid prefix"), false)
-        }
-        Err(e) => (
-            String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            pulled.done,
-        ),
-    };
+    let (rest, done) = page_text(std::mem::take(&mut pulled.bytes), pulled.done);
     let rest = rest.as_str();
     let clamped: Vec<LineRange> = ranges
         .iter()
@@ -209,6 +187,53 @@ pub async fn run(input: RecoverTextInput, ctx: &ToolCtx) -> Result<ToolOutput, R
         n = nl + 1;
     }
     Ok(build(n))
+}
+
+/// Where a page by ranges starts: the first line of the first range, or where the page that
+/// handed out `cursor` stopped. A cursor that is not one from a page of the same `prune_id`,
+/// ranges and numbering (`fp`), or that points outside the ranges, is an invalid argument.
+fn start_position(
+    cursor: Option<&str>,
+    fp: &[u8; 32],
+    ranges: &[(usize, usize)],
+    total: usize,
+) -> Result<Pos, RpcError> {
+    let Some(c) = cursor else {
+        return Ok(Pos {
+            range: 0,
+            line: ranges[0].0,
+            skip: 0,
+            offset: 0,
+        });
+    };
+    decode_cursor(c, *fp)
+        .filter(|p| {
+            ranges.get(p.range).is_some_and(|&(s, e)| {
+                p.line >= s && p.line <= e.min(total).max(s).saturating_add(1)
+            })
+        })
+        .ok_or_else(|| {
+            message::invalid_field(
+                "/arguments/cursor",
+                "not a cursor from a previous recover_text with the same prune_id, ranges and include_line_numbers",
+            )
+        })
+}
+
+/// The pulled `bytes` as text, and whether they end the ranges (`done`, as pulled). Bytes cut
+/// inside a character end before it (the rest of it belongs to the next page, so the page is
+/// not the last); other invalid bytes are replaced.
+fn page_text(bytes: Vec<u8>, done: bool) -> (String, bool) {
+    match String::from_utf8(bytes) {
+        Ok(s) => (s, done),
+        Err(e) if e.utf8_error().error_len().is_none() => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            (String::from_utf8(bytes).expect("valid prefix"), false)
+        }
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), done),
+    }
 }
 
 /// `recover_text` with `context_focus_question`: the lines of the stored text (within the
