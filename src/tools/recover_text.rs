@@ -220,9 +220,10 @@ fn start_position(
         })
 }
 
-/// The pulled `bytes` as text, and whether they end the ranges (`done`, as pulled). Bytes cut
-/// inside a character end before it (the rest of it belongs to the next page, so the page is
-/// not the last); other invalid bytes are replaced.
+/// The pulled `bytes` as text, and whether they end the ranges (`done`, as pulled). Valid text
+/// cut inside its last character ends before it (the rest of it belongs to the next page, so
+/// the page is not the last); bytes holding any other invalid sequence are decoded lossily
+/// whole, a character cut at their end included.
 fn page_text(bytes: Vec<u8>, done: bool) -> (String, bool) {
     match String::from_utf8(bytes) {
         Ok(s) => (s, done),
