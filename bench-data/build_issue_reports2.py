@@ -104,6 +104,34 @@ def used_repos(out, extra_files, own_name="issue_reports2.jsonl"):
     return used
 
 
+def cases_of_fix(gitdir, repo, base, files, query, exts, st, issue, ref, fields):
+    """The cases one fix gives: each source file (extension in `exts`, outside tests) that its
+    patch `files` (bi.split_patch) modifies, or only the most-changed one past
+    bi.MAX_FILES_PER_FIX, taken at `base` with `query` (bi.make_case).  Each case names the
+    `issue` and `ref` (the task's id) in its origin and gets `fields` (commit, dataset, _num);
+    `st` counts why a fix or a file gave none."""
+    src = [(p, f) for p, f in sorted(files.items()) if f["status"] == "M"
+           and os.path.splitext(p)[1].lower() in exts and not br.is_excluded_path(p)]
+    if not src:
+        st["no_source_file"] += 1
+        return []
+    if len(src) > bi.MAX_FILES_PER_FIX:
+        src = [max(src, key=lambda pf: (pf[1]["changed"], pf[0]))]
+    made = []
+    for p, f in src:
+        lang = exts[os.path.splitext(p)[1].lower()]
+        case, why = bi.make_case(gitdir, repo, base, p, f["hunks"], query, lang)
+        st["file_" + why] += 1
+        if case:
+            case.update({
+                "query": query, "source_type": "code",
+                "origin": "%s@%s:%s (issue %s; %s)" % (repo, base[:12], p, issue, ref),
+                "language": lang, "repo": repo, "base_commit": base, "issue": issue,
+                "style": "issue", **fields})
+            made.append(case)
+    return made
+
+
 def archive_records(mirrors):
     g = br.find_gitdir(mirrors, ARCHIVE["repo"])
     if g is None:
@@ -206,29 +234,10 @@ def main():
         if q is None or q in seen_q:
             st["bad_issue"] += 1
             continue
-        exts = bi.GROUP_EXT[PROJECTS[repo]]
-        files = bi.split_patch(rec["patch"])
-        src = [(p, f) for p, f in sorted(files.items()) if f["status"] == "M"
-               and os.path.splitext(p)[1].lower() in exts and not br.is_excluded_path(p)]
-        if not src:
-            st["no_source_file"] += 1
-            continue
-        if len(src) > bi.MAX_FILES_PER_FIX:
-            src = [max(src, key=lambda pf: (pf[1]["changed"], pf[0]))]
-        made = []
-        for p, f in src:
-            lang = exts[os.path.splitext(p)[1].lower()]
-            case, why = bi.make_case(g, repo, rec["base"], p, f["hunks"], q, lang)
-            st["file_" + why] += 1
-            if case:
-                case.update({
-                    "query": q, "source_type": "code",
-                    "origin": "%s@%s:%s (issue %s; %s)" % (repo, rec["base"][:12], p,
-                                                           rec["issue"], rec["id"]),
-                    "language": lang, "repo": repo, "commit": rec["fix"] or rec["base"],
-                    "base_commit": rec["base"], "issue": rec["issue"],
-                    "dataset": rec["dataset"], "style": "issue", "_num": rec["num"]})
-                made.append(case)
+        made = cases_of_fix(g, repo, rec["base"], bi.split_patch(rec["patch"]), q,
+                            bi.GROUP_EXT[PROJECTS[repo]], st, rec["issue"], rec["id"], {
+                                "commit": rec["fix"] or rec["base"],
+                                "dataset": rec["dataset"], "_num": rec["num"]})
         if made:
             seen_q.add(q)
             per_repo[repo].append(made)

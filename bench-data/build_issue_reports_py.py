@@ -2,8 +2,8 @@
 """Issue-report cases in Python: the question is a real GitHub issue (title and body as the
 reporter wrote it, cut to 600 characters as in build_issue_reports.py), the text one non-test
 Python file the fix of that issue modifies, taken at the fix's parent, the gold its lines the fix
-touches.  Same case rules, keys and origin form as build_issue_reports2.py, so
-validate_issue_reports2.py checks this set too.
+touches.  The cases are made by build_issue_reports2.py's cases_of_fix, with its rules, keys
+and origin form, so validate_issue_reports2.py checks this set too.
 
 Inputs:
 
@@ -85,28 +85,11 @@ def main():
         if q is None or q in seen_q:
             st["bad_issue"] += 1
             continue
-        files = bi.split_patch(patch)
-        src = [(p, f) for p, f in sorted(files.items()) if f["status"] == "M"
-               and os.path.splitext(p)[1].lower() in PY and not br.is_excluded_path(p)]
-        if not src:
-            st["no_source_file"] += 1
-            continue
-        if len(src) > bi.MAX_FILES_PER_FIX:
-            src = [max(src, key=lambda pf: (pf[1]["changed"], pf[0]))]
-        made = []
-        for p, f in src:
-            case, why = bi.make_case(g, repo, base, p, f["hunks"], q, "python")
-            st["file_" + why] += 1
-            if case:
-                case.update({
-                    "query": q, "source_type": "code",
-                    "origin": "%s@%s:%s (issue %s; %s#%d)" % (repo, base[:12], p, rec["url"],
-                                                             repo, rec["num"]),
-                    "language": "python", "repo": repo, "commit": rec["fix"],
-                    "base_commit": base, "issue": rec["url"],
-                    "dataset": "search:issues %s" % rec["url"], "style": "issue",
-                    "_num": rec["num"]})
-                made.append(case)
+        made = b2.cases_of_fix(g, repo, base, bi.split_patch(patch), q, PY, st, rec["url"],
+                               "%s#%d" % (repo, rec["num"]), {
+                                   "commit": rec["fix"],
+                                   "dataset": "search:issues %s" % rec["url"],
+                                   "_num": rec["num"]})
         if made:
             seen_q.add(q)
             per_repo[repo].append(made)
