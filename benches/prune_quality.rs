@@ -1,6 +1,7 @@
 //! Pruning quality benchmark (not a test): for every case of `bench-data/quality.jsonl` (or of
-//! the files given as non-flag arguments, measured together, or the one in `QUALITY_DATA`), prune at the tools' defaults
-//! (max_prune_ratio 0.8, min_keep_lines 20, no line numbers, the tools' compact markers
+//! the files given as non-flag arguments, measured together, or the one in `QUALITY_DATA`),
+//! prune at the tools' defaults (max_prune_ratio 0.8, min_keep_lines 20, no line numbers, the
+//! tools' compact markers
 //! `[… lines a-b]` plus the one note naming the prune id) and measure the o200k token
 //! reduction of the output and the recall of the gold lines. Two baselines get, per case, the same
 //! token budget as our output: (a) the head of the text, (b) plain BM25 line ranking (top lines by
@@ -11,8 +12,8 @@
 //! page). Rows are per source type, per source type and language, and per split (`dev` repos the
 //! engine may be tuned on, `test` repos it must not be).
 //!
-//! Run: `cargo bench --bench prune_quality [-- FILE...]`. `QUALITY_VERBOSE=1` prints one row per case
-//! (reduction, recall of ours, of head and of BM25, recall after two calls);
+//! Run: `cargo bench --bench prune_quality [-- FILE...]`. `QUALITY_VERBOSE=1` prints one row per
+//! case (reduction, recall of ours, of head and of BM25, recall after two calls);
 //! `QUALITY_SHOW=<text>` prints the pruned output of the cases whose origin or query contains it;
 //! `QUALITY_DUMP=file.tsv` appends one row per case and budget (origin, budget in bytes or 0 for
 //! none, the keep mask as `0`/`1` per line, reduction) for analysis outside the bench;
