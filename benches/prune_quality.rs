@@ -1,8 +1,8 @@
-//! Pruning quality benchmark (not a test): for every case of `bench-data/quality.jsonl` (or of
-//! the files given as non-flag arguments, measured together, or the one in `QUALITY_DATA`),
-//! prune at the tools' defaults (max_prune_ratio 0.8, min_keep_lines 20, no line numbers, the
-//! tools' compact markers `[… lines a-b]` plus the one note naming the prune id) and measure the
-//! o200k token reduction of the output and the recall of the gold lines. Two baselines get, per case, the same
+//! Pruning quality benchmark (not a test): for every case of `bench-data/quality.jsonl` (or of the
+//! files given as non-flag arguments, measured together, or the one in `QUALITY_DATA`), prune at
+//! the tools' defaults (max_prune_ratio 0.8, min_keep_lines 20, no line numbers, the tools' compact
+//! markers `[… lines a-b]` plus the one note naming the prune id) and measure the o200k token
+//! reduction of the output and the recall of the gold lines. Two baselines get, per case, the same
 //! token budget as our output: (a) the head of the text, (b) plain BM25 line ranking (top lines by
 //! BM25 score of the query, shown in original order).
 //!
