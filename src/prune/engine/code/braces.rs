@@ -5,9 +5,9 @@
 //! panic on unbalanced braces (a block that never closes runs to the end of its container).
 
 use super::labels::{label, skip_generics};
+use super::line_kinds::{is_attribute, is_declaration, is_import};
 use super::outline::{
-    Kind, MAX_NESTING, MAX_SIG_LINES, Outline, Role, Unit, attach_preamble, classify,
-    first_keyword, is_attribute, is_declaration, is_import,
+    Kind, MAX_NESTING, MAX_SIG_LINES, Outline, Role, Unit, attach_preamble, classify, first_keyword,
 };
 use super::scan::LineScan;
 use crate::prune::engine::draft::trimmed;

@@ -10,7 +10,8 @@
 use super::super::draft::trimmed;
 use super::super::evidence::trailing_ident;
 use super::ada;
-use super::outline::{BLOCK_OPENERS, MODIFIERS, Outline, first_keyword, first_word, is_control};
+use super::line_kinds::{BLOCK_OPENERS, first_word, is_control};
+use super::outline::{MODIFIERS, Outline, first_keyword};
 use std::ops::Range;
 
 /// The line of a definition's signature that names it: the first, unless that line names nothing

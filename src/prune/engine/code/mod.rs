@@ -21,6 +21,7 @@ mod features;
 mod indent;
 mod indented;
 mod labels;
+mod line_kinds;
 mod margin;
 mod outline;
 mod parts;
