@@ -259,7 +259,8 @@ impl Ada<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::outline::{label, outline};
+    use super::super::labels::label;
+    use super::super::outline::outline;
     use super::*;
 
     const BODY: &str = "with Ada.Text_IO;\n\npackage body Alr.Bootstrap is\n\n   Executable : constant String := \"alr\";\n\n   -- Rebuilds the binary.\n   procedure Rebuild (Alr_File : String := \"\";\n                      Force    : Boolean := False) is\n      use Ada.Directories;\n   begin\n      if Alr_File /= \"\" then\n         Delete_File (Alr_File);\n      end if;\n   end Rebuild;\n\n   overriding\n   function Is_Rolling (This : Session)\n     return Boolean\n   is\n      function Inner return Boolean is (True);\n   begin\n      return Inner;\n   end Is_Rolling;\n\n   procedure Interrupted;\n\nend Alr.Bootstrap;\n";
@@ -289,7 +290,7 @@ mod tests {
             Some("package body Alr.Bootstrap")
         );
         assert_eq!(
-            super::super::outline::defined_name(lines[7]),
+            super::super::labels::defined_name(lines[7]),
             Some("Rebuild")
         );
     }

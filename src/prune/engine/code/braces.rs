@@ -4,9 +4,10 @@
 //! Owns walking brace depths into units and containers. It must never judge relevance, and never
 //! panic on unbalanced braces (a block that never closes runs to the end of its container).
 
+use super::labels::{label, skip_generics};
+use super::line_kinds::{is_attribute, is_declaration, is_import};
 use super::outline::{
-    Kind, MAX_NESTING, MAX_SIG_LINES, Outline, Role, Unit, attach_preamble, classify,
-    first_keyword, is_attribute, is_declaration, is_import, label, skip_generics,
+    Kind, MAX_NESTING, MAX_SIG_LINES, Outline, Role, Unit, attach_preamble, classify, first_keyword,
 };
 use super::scan::LineScan;
 use crate::prune::engine::draft::trimmed;

@@ -6,7 +6,8 @@
 //! definition of the file). It must never change the score of a definition the best ones neither
 //! call nor are called by, and never lower a score.
 
-use super::outline::{Unit, defined_name, naming_line};
+use super::labels::{defined_name, naming_line};
+use super::outline::Unit;
 use rustc_hash::FxHashMap as HashMap;
 
 /// The best-scoring definitions whose calls are followed.

@@ -13,7 +13,8 @@
 
 use super::super::draft::{is_blank, trimmed};
 use super::UNKNOWN_LOOSE_SHARE;
-use super::outline::{Outline, Role, cut_label};
+use super::labels::cut_label;
+use super::outline::{Outline, Role};
 use std::ops::Range;
 
 /// Lines ending with `{` must be fewer than the lines at the margin that can start a definition

@@ -20,6 +20,8 @@ mod data;
 mod features;
 mod indent;
 mod indented;
+mod labels;
+mod line_kinds;
 mod margin;
 mod outline;
 mod parts;
@@ -31,7 +33,8 @@ mod statements;
 use super::draft::{Draft, Reason, is_blank, is_paragraph_break, trimmed, trimmed_start};
 use super::evidence::telling_lines;
 use super::terms::{Matches, Query};
-use outline::{Role, Unit, defined_name, naming_line, outline};
+use labels::{defined_name, naming_line};
+use outline::{Role, Unit, outline};
 pub(crate) use parts::extents;
 use std::collections::HashMap;
 

@@ -9,8 +9,9 @@
 use super::super::names::{Extent, Name};
 use super::super::terms::Matches;
 use super::data::{self, Tree};
+use super::labels::{label, names_no_definition, unit_labels};
 use super::margin;
-use super::outline::{Outline, Role, label, names_no_definition, outline, unit_labels};
+use super::outline::{Outline, Role, outline};
 use super::statements;
 use std::ops::Range;
 

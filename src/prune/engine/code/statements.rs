@@ -11,10 +11,9 @@
 
 use super::super::draft::{is_blank, trimmed};
 use super::super::evidence::trailing_ident;
-use super::outline::{
-    LABEL_KEYWORDS, Outline, Role, assigned, assignment, first_keyword, is_control, label,
-    leading_word,
-};
+use super::labels::{LABEL_KEYWORDS, assigned, assignment, label, leading_word};
+use super::line_kinds::is_control;
+use super::outline::{Outline, Role, first_keyword};
 use std::ops::Range;
 
 /// A statement longer than this many lines is cut there (a generated table, a lost bracket).
@@ -33,7 +32,7 @@ pub(crate) struct Statement {
 }
 
 /// The named statements of `lines` outlined as `o` (its units labelled `labels`, as
-/// [`unit_labels`](super::outline::unit_labels) gives them), in line order: at a file's or a
+/// [`unit_labels`](super::labels::unit_labels) gives them), in line order: at a file's or a
 /// container's level (lines the outline left loose, one-line declarations), and in the bodies of
 /// blocks that name nothing (`if TYPE_CHECKING:`, an anonymous `enum {`).
 pub(crate) fn statements(lines: &[&str], o: &Outline, labels: &[Option<String>]) -> Vec<Statement> {
@@ -313,7 +312,8 @@ fn bracket_delta(line: &str, template: &mut bool) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::outline::{outline, unit_labels};
+    use super::super::labels::unit_labels;
+    use super::super::outline::outline;
     use super::*;
 
     fn named(src: &str) -> Vec<(Range<usize>, String)> {
@@ -407,7 +407,7 @@ mod tests {
             ),
         ) {
             let o = super::super::outline::outline(&lines);
-            let found = statements(&lines, &o, &super::super::outline::unit_labels(&lines, &o));
+            let found = statements(&lines, &o, &super::super::labels::unit_labels(&lines, &o));
             let mut end = 0;
             for s in &found {
                 proptest::prop_assert!(s.range.start >= end, "{found:?}");
