@@ -1,9 +1,12 @@
 //! The outline of a source file: which lines are imports, the file header, definition signatures,
 //! closing braces, attributes, doc comments and bodies of definitions, or loose statements.
 //!
-//! Owns finding definitions by brace depth (brace languages) or by indentation (Python-like), and
-//! containers (`impl`, `class`, `mod`, `trait`, ...) whose members are outlined in turn. It must
-//! never judge relevance.
+//! Owns the outline's types ([`Role`], [`Unit`], [`Outline`]) and [`outline`], which picks the
+//! walk for a text (brace depths in `braces`, indentation in `indented`, Ada's `end` blocks in
+//! `ada`) and assembles its result: the file header, the doc
+//! comments and attributes each definition takes along, Python docstrings. Containers (`impl`,
+//! `class`, `mod`, `trait`, ...) have their members outlined in turn. How a line is classified
+//! lives in `line_kinds`, how a definition is named in `labels`. It must never judge relevance.
 
 use super::super::draft::{is_blank, trimmed, trimmed_start};
 use super::ada;
