@@ -3,11 +3,10 @@
 //!
 //! Owns the outline's types ([`Role`], [`Unit`], [`Outline`]) and [`outline`], which picks the
 //! walk for a text (brace depths in `braces`, indentation in `indented`, Ada's `end` blocks in
-//! `ada`) and assembles its result: the file header, the doc
-//! comments and attributes each definition takes along, Python docstrings. Containers (`impl`,
-//! `class`, `mod`, `trait`, ...) have their members outlined in turn. How a line is classified
-//! lives in `line_kinds`, how a definition is named in `labels`. It must never judge relevance.
-
+//! `ada`) and assembles its result: the file header, the doc comments and attributes each
+//! definition takes along, Python docstrings. Containers (`impl`, `class`, `mod`, `trait`, ...)
+//! have their members outlined in turn. How a line is classified lives in `line_kinds`, how a
+//! definition is named in `labels`. It must never judge relevance.
 use super::super::draft::{is_blank, trimmed, trimmed_start};
 use super::ada;
 use super::braces::Braces;
