@@ -7,6 +7,7 @@
 //! definition takes along, Python docstrings. Containers (`impl`, `class`, `mod`, `trait`, ...)
 //! have their members outlined in turn. How a line is classified lives in `line_kinds`, how a
 //! definition is named in `labels`. It must never judge relevance.
+
 use super::super::draft::{is_blank, trimmed, trimmed_start};
 use super::ada;
 use super::braces::Braces;
