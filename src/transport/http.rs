@@ -4,6 +4,11 @@
 //! Origin), the optional bearer token, body limits, content negotiation and SSE framing. Every
 //! failure is a reply in the contract's shape (`{ok:false,error:{code,message}}` or JSON-RPC),
 //! never a warp rejection. It never runs a tool itself.
+//!
+//! Who owns what: [`guard`] checks `Host`, `Origin` and the bearer token; this file does the
+//! rest.
+
+mod guard;
 
 use crate::app::App;
 use crate::contract::types::HttpErrorBodyErrorCode as Code;
@@ -13,6 +18,7 @@ use crate::rpc::{self, Server};
 use crate::sync::Unpoisoned;
 use bytes::{Buf, Bytes};
 use futures_util::{Stream, StreamExt};
+use guard::{check_auth, check_host_and_origin};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -217,6 +223,8 @@ async fn accept_loop<S>(
 /// RFC 9112 section 3.2.2: a request in absolute form (`POST http://host/mcp`) is for the host
 /// its target names, whatever its `Host` says: that authority replaces `Host`, so that the
 /// DNS-rebinding check ([`check_host_and_origin`]) judges the host the request is really for.
+///
+/// [`check_host_and_origin`]: super::guard::check_host_and_origin
 fn target_host_wins<B>(req: &mut warp::http::Request<B>) {
     let Some(authority) = req.uri().authority().map(|a| a.as_str().to_string()) else {
         return;
@@ -426,131 +434,6 @@ async fn handle(
         (_, &Method::DELETE) => mcp_delete(&ctx, &headers),
         _ => method_not_allowed("POST, DELETE", &method, &path),
     }
-}
-
-/// DNS-rebinding protection, failing closed: exactly one `Host` (HTTP/1.1 requires it), valid
-/// UTF-8 and a plain authority (no userinfo), naming this server (`localhost`, a loopback IP
-/// literal, or with `--allow-remote` the bound address); at most one `Origin`, parsed as an
-/// `http(s)://host[:port]` origin, loopback or explicitly allowed. Names are compared whole,
-/// never by prefix: `127.evil.example` is not loopback. A malformed, missing or repeated header
-/// is 400; a well-formed foreign one is 403.
-#[allow(clippy::result_large_err)]
-fn check_host_and_origin(ctx: &Ctx, headers: &HeaderMap) -> Result<(), warp::reply::Response> {
-    let bad = |m: String| error(StatusCode::BAD_REQUEST, Code::BadRequest, m);
-    let forbidden = |m: String| error(StatusCode::FORBIDDEN, Code::Forbidden, m);
-    let mut hosts = headers.get_all(header::HOST).iter();
-    let (Some(host), None) = (hosts.next(), hosts.next()) else {
-        return Err(bad("exactly one Host header is required".into()));
-    };
-    let Ok(host) = host.to_str() else {
-        return Err(bad("the Host header is not valid text".into()));
-    };
-    let Some(name) = authority_host(host) else {
-        return Err(bad(format!("Host {host:?} is not a host[:port] authority")));
-    };
-    let bound = ctx.local.ip();
-    let ok = is_loopback_name(name)
-        || (ctx.server.app.config.allow_remote
-            && (bound.is_unspecified()
-                || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip == bound)));
-    if !ok {
-        return Err(forbidden(format!(
-            "Host {host:?} is not this server (DNS rebinding protection)"
-        )));
-    }
-    let mut origins = headers.get_all(header::ORIGIN).iter();
-    let origin = match (origins.next(), origins.next()) {
-        (None, _) => return Ok(()),
-        (Some(o), None) => o,
-        (Some(_), Some(_)) => return Err(bad("at most one Origin header is allowed".into())),
-    };
-    let Ok(origin) = origin.to_str() else {
-        return Err(bad("the Origin header is not valid text".into()));
-    };
-    if ctx
-        .server
-        .app
-        .config
-        .allowed_origins
-        .iter()
-        .any(|o| o == origin)
-    {
-        return Ok(());
-    }
-    let local = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-        .and_then(authority_host)
-        .is_some_and(is_loopback_name);
-    if !local {
-        return Err(forbidden(format!(
-            "Origin {origin:?} is not allowed; add it with --allowed-origin"
-        )));
-    }
-    Ok(())
-}
-
-/// The host of a plain authority (`name`, `name:port`, `[v6]`, `[v6]:port`), or `None` when it is
-/// not one: userinfo (`a@b`), a path, an empty name, a bad port, text after an IPv6 literal.
-fn authority_host(authority: &str) -> Option<&str> {
-    let a: warp::http::uri::Authority = authority.parse().ok()?;
-    if a.as_str().contains('@') || a.as_str() != authority {
-        return None;
-    }
-    let host_len = a.host().len();
-    if host_len == 0 || !authority.is_char_boundary(host_len) {
-        return None;
-    }
-    let (host, rest) = authority.split_at(host_len);
-    // After the host: nothing, or `:` and a port (`[::1].evil.com` has text after the literal).
-    let port_ok = rest
-        .strip_prefix(':')
-        .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    if !(rest.is_empty() || port_ok) {
-        return None;
-    }
-    match host.strip_prefix('[') {
-        Some(v6) => {
-            let inner = v6.strip_suffix(']')?;
-            inner.parse::<std::net::Ipv6Addr>().ok()?;
-            Some(inner)
-        }
-        None => Some(host),
-    }
-}
-
-/// `localhost` or a loopback IP literal (127.0.0.0/8, ::1), compared whole.
-fn is_loopback_name(name: &str) -> bool {
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-#[allow(clippy::result_large_err)]
-fn check_auth(ctx: &Ctx, headers: &HeaderMap) -> Result<(), warp::reply::Response> {
-    let Some(token) = &ctx.server.app.config.auth_token else {
-        return Ok(());
-    };
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|h| h.to_str().ok())
-        .and_then(|h| h.strip_prefix("Bearer "));
-    if given.is_some_and(|g| constant_time_eq(g.as_bytes(), token.as_bytes())) {
-        return Ok(());
-    }
-    let mut r = error(
-        StatusCode::UNAUTHORIZED,
-        Code::Unauthorized,
-        "missing or wrong bearer token (Authorization: Bearer <token>)",
-    );
-    r.headers_mut()
-        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-    Err(r)
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Checks Content-Type and reads the body under the configured limit (415, 413).
