@@ -5,12 +5,12 @@
 //! failure is a reply in the contract's shape (`{ok:false,error:{code,message}}` or JSON-RPC),
 //! never a warp rejection. It never runs a tool itself.
 //!
-//! Who owns what: this file serves ([`serve`]) and routes ([`handle`]) requests, makes the
-//! replies every part shares ([`error`], [`json_reply`], [`rpc_reply`], [`method_not_allowed`])
-//! and answers `/healthz`, `/health`, `/metrics` and `/prune`; [`conn`] accepts connections
-//! and puts a deadline on each phase of one; [`guard`] checks `Host`, `Origin` and the bearer
-//! token; [`body`] reads request bodies and negotiates `Accept`; [`mcp`] is the MCP endpoint
-//! (sessions, both protocol eras, SSE).
+//! Who owns what: this file serves ([`serve`]) and routes (`handle`) requests, makes the replies
+//! every part shares (`error`, `json_reply`, `rpc_reply`, `method_not_allowed`) and answers
+//! `/healthz`, `/health`, `/metrics` and `/prune`; `conn` accepts connections and puts a deadline
+//! on each phase of one; `guard` checks `Host`, `Origin` and the bearer token; `body` reads
+//! request bodies and negotiates `Accept`; `mcp` is the MCP endpoint (sessions, both protocol
+//! eras, SSE).
 
 mod body;
 mod conn;

@@ -16,7 +16,7 @@ use warp::http::{HeaderMap, HeaderValue, StatusCode, header};
 /// bodies of the largest allowed size, and at least 64 MiB. Past it a request gets 503 with
 /// `Retry-After` instead of a buffer (60 clients each holding back the last byte of a 16 MiB
 /// body made the server hold ~1 GB until their body timeouts).
-fn body_bytes_in_flight(max_body_bytes: usize) -> usize {
+pub(super) fn body_bytes_in_flight(max_body_bytes: usize) -> usize {
     (2 * max_body_bytes).max(64 << 20)
 }
 
