@@ -15,6 +15,7 @@ const FILES: &[&str] = &[
     "src/tools/read.rs",
     "src/prune/engine/logs.rs",
     "src/transport/http.rs",
+    "src/transport/http/guard.rs",
 ];
 const QUESTIONS: &[&str] = &[
     "how does the fallback work when the pruner times out?",
