@@ -647,6 +647,22 @@ fn bearer_token_is_enforced_when_configured() {
         .send()
         .unwrap();
     assert_eq!(r.status(), 200);
+    // The scheme's name is case-insensitive (RFC 9110, 11.1), the token is not.
+    for (auth, status) in [
+        ("bearer s3cret", 200),
+        ("BEARER  s3cret", 200),
+        ("bearer S3CRET", 401),
+    ] {
+        let r = s
+            .client
+            .post(format!("{}/mcp", s.base))
+            .header("content-type", "application/json")
+            .header("authorization", auth)
+            .body(ping)
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), status, "{auth}");
+    }
     // The runner's health probe stays open.
     assert_eq!(
         s.client
@@ -809,4 +825,31 @@ fn an_oversized_stdio_message_is_refused_and_the_server_lives() {
     );
     assert_eq!(c.request("ping", json!({}))["result"], json!({}));
     assert!(c.close().success());
+}
+
+#[test]
+fn an_initialize_answered_with_an_error_leaves_no_session() {
+    let root = fixture_root();
+    let s = HttpServer::start(root.path(), &[]);
+    let r = s.post(
+        "/mcp",
+        &json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":"not an object"}),
+        None,
+    );
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers().get("mcp-session-id").is_none(),
+        "an error answer minted a session: {:?}",
+        r.headers()
+    );
+    let body: Value = r.json().unwrap();
+    assert!(body.get("error").is_some(), "{body}");
+    // A good one still gets its session, which then answers.
+    let id = s.initialize();
+    let r = s.post(
+        "/mcp",
+        &json!({"jsonrpc":"2.0","id":2,"method":"ping"}),
+        Some(&id),
+    );
+    assert_eq!(r.status(), 200);
 }

@@ -165,15 +165,91 @@ pub(super) async fn read_json_body(
     }
 }
 
+/// Whether the request's `Accept` takes `mime` (lowercase): no `Accept` takes JSON only; every
+/// `Accept` line counts (a client may send `application/json` and `text/event-stream` on two), media
+/// ranges compare in any case, and a range naming `mime` itself with `q=0` refuses it whatever
+/// wildcard the rest allows (RFC 9110, 12.5.1).
 pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    match headers.get(header::ACCEPT).and_then(|h| h.to_str().ok()) {
-        None => mime == "application/json",
-        Some(a) => a.split(',').any(|p| {
-            let p = p.split(';').next().unwrap_or("").trim();
-            p == mime
-                || p == "*/*"
-                || (p == "application/*" && mime.starts_with("application/"))
-                || (p == "text/*" && mime.starts_with("text/"))
-        }),
+    let ranges: Vec<(String, bool)> = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|h| h.to_str().ok())
+        .flat_map(|a| a.split(','))
+        .map(|range| {
+            let mut parts = range.split(';');
+            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|param| {
+                param.split_once('=').is_some_and(|(k, v)| {
+                    k.trim().eq_ignore_ascii_case("q") && v.trim().parse::<f32>() == Ok(0.0)
+                })
+            });
+            (media, refused)
+        })
+        .filter(|(media, _)| !media.is_empty())
+        .collect();
+    if ranges.is_empty() {
+        return mime == "application/json";
+    }
+    if ranges.iter().any(|(m, refused)| *refused && m == mime) {
+        return false;
+    }
+    ranges.iter().any(|(m, refused)| {
+        !refused
+            && (m == mime
+                || m == "*/*"
+                || (m == "application/*" && mime.starts_with("application/"))
+                || (m == "text/*" && mime.starts_with("text/")))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::accepts;
+    use warp::http::{HeaderMap, HeaderValue, header};
+
+    fn accept(lines: &[&str]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for l in lines {
+            h.append(header::ACCEPT, HeaderValue::from_str(l).unwrap());
+        }
+        h
+    }
+
+    const JSON: &str = "application/json";
+    const SSE: &str = "text/event-stream";
+
+    #[test]
+    fn no_accept_takes_json_only() {
+        let h = accept(&[]);
+        assert!(accepts(&h, JSON));
+        assert!(!accepts(&h, SSE));
+    }
+
+    #[test]
+    fn every_accept_line_counts() {
+        let h = accept(&[JSON, SSE]);
+        assert!(accepts(&h, JSON));
+        assert!(accepts(&h, SSE));
+        let h = accept(&["application/json, text/event-stream"]);
+        assert!(accepts(&h, JSON) && accepts(&h, SSE));
+    }
+
+    #[test]
+    fn media_ranges_compare_in_any_case() {
+        let h = accept(&["Application/JSON", "Text/Event-Stream; charset=utf-8"]);
+        assert!(accepts(&h, JSON));
+        assert!(accepts(&h, SSE));
+        assert!(accepts(&accept(&["TEXT/*"]), SSE));
+    }
+
+    #[test]
+    fn q_zero_refuses_even_beside_a_wildcard() {
+        let h = accept(&["application/json;q=0, */*"]);
+        assert!(!accepts(&h, JSON));
+        assert!(accepts(&h, SSE));
+        let h = accept(&["text/event-stream; Q=0.0", "application/json;q=0.5"]);
+        assert!(!accepts(&h, SSE));
+        assert!(accepts(&h, JSON));
+        assert!(!accepts(&accept(&["*/*;q=0"]), JSON));
     }
 }

@@ -119,7 +119,7 @@ pub(super) fn check_auth(ctx: &Ctx, headers: &HeaderMap) -> Result<(), warp::rep
     let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|h| h.to_str().ok())
-        .and_then(|h| h.strip_prefix("Bearer "));
+        .and_then(bearer_token);
     if given.is_some_and(|g| constant_time_eq(g.as_bytes(), token.as_bytes())) {
         return Ok(());
     }
@@ -133,6 +133,45 @@ pub(super) fn check_auth(ctx: &Ctx, headers: &HeaderMap) -> Result<(), warp::rep
     Err(r)
 }
 
+/// The token of an `Authorization` value in the Bearer scheme: the scheme's name in any case
+/// (RFC 9110, 11.1: `bearer` is `Bearer`), then one or more spaces, then the token.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim_start_matches(' '))
+}
+
+/// Whether `a` equals `b`, in a time that tells neither where they differ nor how long `b` is:
+/// both are hashed first (BLAKE3), and the digests compared byte by byte without an early exit.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    let (a, b) = (blake3::hash(a), blake3::hash(b));
+    a.as_bytes()
+        .iter()
+        .zip(b.as_bytes())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bearer_token, constant_time_eq};
+
+    #[test]
+    fn the_bearer_scheme_is_read_in_any_case() {
+        assert_eq!(bearer_token("Bearer s3cret"), Some("s3cret"));
+        assert_eq!(bearer_token("bearer s3cret"), Some("s3cret"));
+        assert_eq!(bearer_token("BEARER   s3cret"), Some("s3cret"));
+        assert_eq!(bearer_token("Basic czNjcmV0"), None);
+        assert_eq!(bearer_token("Bearer"), None);
+        assert_eq!(bearer_token("Bearers3cret"), None);
+    }
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(constant_time_eq(b"s3cret", b"s3cret"));
+        assert!(!constant_time_eq(b"s3cret", b"s3cre"));
+        assert!(!constant_time_eq(b"s3cret", b"s3cres"));
+        assert!(!constant_time_eq(b"", b"s3cret"));
+    }
 }

@@ -26,6 +26,12 @@ use warp::reply::Reply;
 /// Live sessions by `Mcp-Session-Id`, with when each was last used (for the idle expiry).
 pub(super) type Sessions = Arc<Mutex<HashMap<String, (Arc<Session>, std::time::Instant)>>>;
 
+/// Most live sessions at once: an `initialize` past it, once idle sessions are expired, is
+/// refused with 503 and `Retry-After` rather than letting a client that loops on `initialize`
+/// grow the map until `--session-idle-s` ends them. Initializes answered concurrently may
+/// overshoot it by their number.
+const MAX_SESSIONS: usize = 10_000;
+
 /// Ends the sessions idle for longer than `--session-idle-s`, cancelling what they still run.
 pub(super) fn expire_sessions(sessions: &Sessions, app: &App) {
     let idle = app.config.session_idle;
@@ -109,17 +115,40 @@ pub(super) async fn mcp_post(
         Ok(found) => found,
         Err(refusal) => return refusal,
     };
-    let mut resp = handshake_answer(ctx.server.clone(), &session, headers, msg).await;
-    if let Some(id) = new_id
+    match new_id {
+        Some(id) => initialize_answer(ctx, session, id, msg).await,
+        None => handshake_answer(ctx.server.clone(), &session, headers, msg).await,
+    }
+}
+
+/// The answer to `initialize`: the session it made goes live, and its id goes back in the
+/// session header, only when the answer is a result; an error answer (an unsupported version, a
+/// malformed request) leaves no session behind.
+async fn initialize_answer(
+    ctx: &Arc<Ctx>,
+    session: Arc<Session>,
+    id: String,
+    msg: Value,
+) -> warp::reply::Response {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let Some(reply) = rpc::handle(&ctx.server, &session, msg, tx, None).await else {
+        return accepted();
+    };
+    let mut resp = rpc_reply(StatusCode::OK, &reply);
+    if reply.get("result").is_some()
         && let Ok(v) = HeaderValue::from_str(&id)
     {
+        ctx.sessions
+            .locked()
+            .insert(id, (session, std::time::Instant::now()));
         resp.headers_mut().insert(SESSION_HEADER, v);
     }
     resp
 }
 
 /// The session a handshake-era message belongs to, and its id when `initialize` just made it
-/// (to be sent back in the session header): a new one for `initialize`, the one the session
+/// (live, and sent back in the session header, once it answers with a result): a new one for
+/// `initialize` (or the 503 refusing it past [`MAX_SESSIONS`]), the one the session
 /// header names (or the refusal of an unknown, ended or expired one), or a throwaway one when
 /// there is no header (seed 000/001 clients call `tools/call` directly, statelessly).
 fn handshake_session(
@@ -130,12 +159,29 @@ fn handshake_session(
     let is_initialize =
         msg.get("method").and_then(Value::as_str) == Some("initialize") && msg.get("id").is_some();
     if is_initialize {
+        expire_sessions(&ctx.sessions, &ctx.server.app);
+        let live = ctx.sessions.locked().len();
+        if live >= MAX_SESSIONS {
+            tracing::warn!(live, "initialize refused: too many live sessions");
+            let err = message::error_response(
+                msg.get("id").cloned().unwrap_or(Value::Null),
+                message::rpc_error(
+                    message::INTERNAL_ERROR,
+                    format!(
+                        "too many live sessions ({live}, at most {MAX_SESSIONS}); end unused ones with DELETE /mcp or retry later (idle sessions end after {} s)",
+                        ctx.server.app.config.session_idle.as_secs()
+                    ),
+                    None,
+                ),
+            );
+            let mut r = rpc_reply(StatusCode::SERVICE_UNAVAILABLE, &err);
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            return Err(r);
+        }
         let id = new_session_id()?;
-        let s = Arc::new(Session::new(id.clone()));
-        ctx.sessions
-            .locked()
-            .insert(id.clone(), (s.clone(), std::time::Instant::now()));
-        return Ok((s, Some(id)));
+        // Live once `initialize` answers with a result ([`initialize_answer`]).
+        return Ok((Arc::new(Session::new(id.clone())), Some(id)));
     }
     let Some(id) = headers.get(SESSION_HEADER).and_then(|h| h.to_str().ok()) else {
         let id = new_session_id()?;
