@@ -4,11 +4,11 @@
 //! Owns walking brace depths into units and containers. It must never judge relevance, and never
 //! panic on unbalanced braces (a block that never closes runs to the end of its container).
 
-use super::labels::{label, skip_generics};
-use super::line_kinds::{is_attribute, is_declaration, is_import};
-use super::outline::{
-    Kind, MAX_NESTING, MAX_SIG_LINES, Outline, Role, Unit, attach_preamble, classify, first_keyword,
+use super::labels::label;
+use super::line_kinds::{
+    Kind, classify, first_keyword, is_attribute, is_declaration, is_import, skip_generics,
 };
+use super::outline::{MAX_NESTING, MAX_SIG_LINES, Outline, Role, Unit, attach_preamble};
 use super::scan::LineScan;
 use crate::prune::engine::draft::trimmed;
 use std::borrow::Cow;

@@ -10,8 +10,10 @@
 
 use super::super::draft::{is_blank, trimmed};
 use super::indent::PyLine;
-use super::line_kinds::{is_attribute, is_end_closer, is_import, is_ml_definition, is_ml_opener};
-use super::outline::{MAX_NESTING, Outline, Role, Unit, attach_preamble, first_keyword};
+use super::line_kinds::{
+    first_keyword, is_attribute, is_end_closer, is_import, is_ml_definition, is_ml_opener,
+};
+use super::outline::{MAX_NESTING, Outline, Role, Unit, attach_preamble};
 
 /// Outline of indentation languages.
 pub(super) struct Indent<'a> {

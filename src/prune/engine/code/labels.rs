@@ -10,8 +10,11 @@
 use super::super::draft::trimmed;
 use super::super::evidence::trailing_ident;
 use super::ada;
-use super::line_kinds::{BLOCK_OPENERS, first_word, is_control};
-use super::outline::{MODIFIERS, Outline, first_keyword};
+use super::line_kinds::{
+    BLOCK_OPENERS, MODIFIERS, first_keyword, first_word, is_control, leading_word, skip_balanced,
+    skip_generics,
+};
+use super::outline::Outline;
 use std::ops::Range;
 
 /// The line of a definition's signature that names it: the first, unless that line names nothing
@@ -303,15 +306,6 @@ fn typedef_name(rest: &str) -> Option<&str> {
         }
         _ => None,
     }
-}
-
-/// The identifier `s` starts with (letters, digits, `_`; empty when none): `uv_buf_s` of
-/// `uv_buf_s {`.
-pub(super) fn leading_word(s: &str) -> &str {
-    let end = s
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(s.len());
-    &s[..end]
 }
 
 /// The name an anonymous `typedef struct {` defines, on the line that closes it: `} uv_buf_t;`.
@@ -880,28 +874,6 @@ pub(super) fn names_no_definition(label: &str) -> bool {
 /// C# `public new void F()`).
 fn is_modifier(word: &str) -> bool {
     MODIFIERS.contains(&word) || word == "new"
-}
-
-/// `s` past the balanced `<...>` it starts with.
-pub(super) fn skip_generics(s: &str) -> &str {
-    skip_balanced(s, '<', '>').unwrap_or("")
-}
-
-/// `s` past the first group `open`...`close` it holds, nested groups inside it included
-/// (`None` when the group never closes).
-pub(super) fn skip_balanced(s: &str, open: char, close: char) -> Option<&str> {
-    let mut depth = 0usize;
-    for (i, c) in s.char_indices() {
-        if c == open {
-            depth += 1;
-        } else if c == close {
-            depth = depth.saturating_sub(1);
-            if depth == 0 {
-                return Some(&s[i + c.len_utf8()..]);
-            }
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -1,16 +1,18 @@
 //! What one line of code is, read from that line alone: an import, an attribute, a declaration
-//! without a body, a word that opens control flow and defines nothing ([`is_control`]), and the
-//! lines that open and close the blocks of languages without braces (Python's `def ...:`, the
-//! blocks `end` closes in Ruby, Elixir, Lua, Julia and Fortran, F#'s and OCaml's definitions
-//! ending with `=`).
+//! without a body, a word that opens control flow and defines nothing ([`is_control`]), the kind
+//! of definition a header introduces ([`classify`], by its [`first_keyword`] after modifiers),
+//! and the lines that open and close the blocks of languages without braces (Python's `def ...:`,
+//! the blocks `end` closes in Ruby, Elixir, Lua, Julia and Fortran, F#'s and OCaml's definitions
+//! ending with `=`); with the small readers of a line's words they share ([`leading_word`],
+//! [`skip_balanced`], [`skip_generics`]).
 //!
 //! Owns these predicates and their keyword tables. It must never look past the line it is given
 //! (depths, indentation, strings and comments are for the scanners and the walks to track), nor
-//! judge relevance.
+//! judge relevance. Of the outline's other parts it uses only the scanners' byte readers
+//! (`indent`): the walks, the outline and the labels read lines through it, never the other
+//! way round.
 
 use super::indent;
-use super::labels::{leading_word, skip_balanced};
-use super::outline::{Kind, classify, first_keyword};
 
 /// A line opening a definition closed by `end` ([`is_end_closer`]): Ruby's and Crystal's `def`,
 /// `class` or `module` without a Python `:` or a `{` (not a one-line `def x = y` nor `class A;
@@ -259,6 +261,119 @@ pub(super) fn is_import(t: &str) -> bool {
         || (t.ends_with(';') && t.contains("require("))
 }
 
+/// What a definition header introduces.
+#[derive(PartialEq, Eq)]
+pub(super) enum Kind {
+    Container,
+    Import,
+    Unit,
+}
+
+/// Classifies a header by its first keyword after modifiers.
+pub(super) fn classify(first_line: &str) -> Kind {
+    let word = first_keyword(first_line);
+    match word {
+        "impl" | "trait" | "mod" | "class" | "namespace" | "interface" | "extern" | "object"
+        | "module" | "protocol" | "extension" | "actor" | "defmodule" | "defprotocol"
+        | "defimpl" => Kind::Container,
+        "use" | "import" | "from" | "#include" | "require" | "using" | "package" => Kind::Import,
+        _ => Kind::Unit,
+    }
+}
+
+/// Words that may stand before a declaration's keyword or name (visibility and other modifiers).
+pub(super) const MODIFIERS: &[&str] = &[
+    "pub",
+    "export",
+    "default",
+    "async",
+    "unsafe",
+    "static",
+    "public",
+    "private",
+    "protected",
+    "internal",
+    "abstract",
+    "final",
+    "sealed",
+    "partial",
+    "open",
+    "override",
+    "inline",
+    "virtual",
+    "const",
+    "declare",
+    "data",
+    "case",
+    "local",
+];
+
+/// The first word of a declaration after visibility and other modifiers.
+pub(super) fn first_keyword(line: &str) -> &str {
+    // A byte order mark before the first line's first word is no part of it.
+    let mut rest = line.trim_start().trim_start_matches('\u{feff}');
+    loop {
+        if let Some(r) = rest.strip_prefix("pub(") {
+            rest = r
+                .split_once(')')
+                .map_or("", |(_, after)| after)
+                .trim_start();
+            continue;
+        }
+        if let Some(r) = rest.strip_prefix("extern \"") {
+            let after = r
+                .split_once('"')
+                .map_or("", |(_, after)| after)
+                .trim_start();
+            if after.starts_with('{') {
+                return "extern";
+            }
+            rest = after;
+            continue;
+        }
+        let word_end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#' || c == '!'))
+            .unwrap_or(rest.len());
+        let word = &rest[..word_end];
+        if MODIFIERS.contains(&word) && rest[word_end..].starts_with(' ') {
+            rest = rest[word_end..].trim_start();
+            continue;
+        }
+        return word;
+    }
+}
+
+/// The identifier `s` starts with (letters, digits, `_`; empty when none): `uv_buf_s` of
+/// `uv_buf_s {`.
+pub(super) fn leading_word(s: &str) -> &str {
+    let end = s
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
+    &s[..end]
+}
+
+/// `s` past the balanced `<...>` it starts with.
+pub(super) fn skip_generics(s: &str) -> &str {
+    skip_balanced(s, '<', '>').unwrap_or("")
+}
+
+/// `s` past the first group `open`...`close` it holds, nested groups inside it included
+/// (`None` when the group never closes).
+pub(super) fn skip_balanced(s: &str, open: char, close: char) -> Option<&str> {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return Some(&s[i + c.len_utf8()..]);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::labels::{label, unit_labels};
@@ -389,5 +504,14 @@ mod tests {
                 Some("twice()".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn keywords_after_modifiers() {
+        assert_eq!(first_keyword("pub(crate) async fn x()"), "fn");
+        assert_eq!(first_keyword("pub unsafe impl<T> Send for X {"), "impl");
+        assert_eq!(first_keyword("extern \"C\" {"), "extern");
+        assert_eq!(first_keyword("pub const fn f()"), "fn");
+        assert_eq!(first_keyword("export default class A {"), "class");
     }
 }

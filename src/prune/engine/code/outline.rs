@@ -280,88 +280,6 @@ pub(super) fn first_non_blank(lines: &[&str]) -> usize {
         .unwrap_or(lines.len())
 }
 
-/// What a definition header introduces.
-#[derive(PartialEq, Eq)]
-pub(super) enum Kind {
-    Container,
-    Import,
-    Unit,
-}
-
-/// Classifies a header by its first keyword after modifiers.
-pub(super) fn classify(first_line: &str) -> Kind {
-    let word = first_keyword(first_line);
-    match word {
-        "impl" | "trait" | "mod" | "class" | "namespace" | "interface" | "extern" | "object"
-        | "module" | "protocol" | "extension" | "actor" | "defmodule" | "defprotocol"
-        | "defimpl" => Kind::Container,
-        "use" | "import" | "from" | "#include" | "require" | "using" | "package" => Kind::Import,
-        _ => Kind::Unit,
-    }
-}
-
-/// Words that may stand before a declaration's keyword or name (visibility and other modifiers).
-pub(super) const MODIFIERS: &[&str] = &[
-    "pub",
-    "export",
-    "default",
-    "async",
-    "unsafe",
-    "static",
-    "public",
-    "private",
-    "protected",
-    "internal",
-    "abstract",
-    "final",
-    "sealed",
-    "partial",
-    "open",
-    "override",
-    "inline",
-    "virtual",
-    "const",
-    "declare",
-    "data",
-    "case",
-    "local",
-];
-
-/// The first word of a declaration after visibility and other modifiers.
-pub(super) fn first_keyword(line: &str) -> &str {
-    // A byte order mark before the first line's first word is no part of it.
-    let mut rest = line.trim_start().trim_start_matches('\u{feff}');
-    loop {
-        if let Some(r) = rest.strip_prefix("pub(") {
-            rest = r
-                .split_once(')')
-                .map_or("", |(_, after)| after)
-                .trim_start();
-            continue;
-        }
-        if let Some(r) = rest.strip_prefix("extern \"") {
-            let after = r
-                .split_once('"')
-                .map_or("", |(_, after)| after)
-                .trim_start();
-            if after.starts_with('{') {
-                return "extern";
-            }
-            rest = after;
-            continue;
-        }
-        let word_end = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#' || c == '!'))
-            .unwrap_or(rest.len());
-        let word = &rest[..word_end];
-        if MODIFIERS.contains(&word) && rest[word_end..].starts_with(' ') {
-            rest = rest[word_end..].trim_start();
-            continue;
-        }
-        return word;
-    }
-}
-
 /// Marks attributes and comments directly above `start` as the preamble of unit `unit`; for a
 /// container (`None`) attributes stay structural and comments stay loose prose.
 pub(super) fn attach_preamble(
@@ -620,15 +538,6 @@ def c():
             Role::Pre(1),
             "the attribute goes with its function"
         );
-    }
-
-    #[test]
-    fn keywords_after_modifiers() {
-        assert_eq!(first_keyword("pub(crate) async fn x()"), "fn");
-        assert_eq!(first_keyword("pub unsafe impl<T> Send for X {"), "impl");
-        assert_eq!(first_keyword("extern \"C\" {"), "extern");
-        assert_eq!(first_keyword("pub const fn f()"), "fn");
-        assert_eq!(first_keyword("export default class A {"), "class");
     }
 
     /// A Swift or C# `struct` holding methods is a container of them; one holding fields only

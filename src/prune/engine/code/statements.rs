@@ -11,9 +11,9 @@
 
 use super::super::draft::{is_blank, trimmed};
 use super::super::evidence::trailing_ident;
-use super::labels::{LABEL_KEYWORDS, assigned, assignment, label, leading_word};
-use super::line_kinds::is_control;
-use super::outline::{Outline, Role, first_keyword};
+use super::labels::{LABEL_KEYWORDS, assigned, assignment, label};
+use super::line_kinds::{first_keyword, is_control, leading_word};
+use super::outline::{Outline, Role};
 use std::ops::Range;
 
 /// A statement longer than this many lines is cut there (a generated table, a lost bracket).
