@@ -16,6 +16,11 @@
 //! Calls block on the network (a store round trip is a fraction of a millisecond); the texts a
 //! replica stored itself are also kept near (`near`), which spares the round trip of
 //! the same output re-issued or paged again.
+//!
+//! Here: the key layout, the client [`Shared`] (put, get, list, stats) and [`probe`]. The rest,
+//! one file each: `text.rs` the stored text a get hands out ([`SharedText`], read by range),
+//! `scripts.rs` the Lua that runs on the server, `marks.rs` the line index `x:ID`, `known.rs`
+//! what this process remembers of entries and of the server's epoch (and why an id is missing).
 
 mod known;
 mod marks;
