@@ -5,6 +5,8 @@
 //! a range it did not get whole (a short reply means the text is gone: [`TextGone`]), and never
 //! read past the text's recorded size.
 
+#[cfg(doc)]
+use super::Shared;
 use super::known::why_missing;
 use super::scripts::{ADD_SHOWN, PAGE, set_field_cmd};
 use super::{Known, PREFIX, STEP, SharedMiss, check, key, now_ms};
