@@ -16,15 +16,32 @@
 //! Calls block on the network (a store round trip is a fraction of a millisecond); the texts a
 //! replica stored itself are also kept near (`near`), which spares the round trip of
 //! the same output re-issued or paged again.
+//!
+//! Here: the key layout, the client [`Shared`] (put, get, list, stats) and [`probe`]. The rest,
+//! one file each: `text.rs` the stored text a get hands out ([`SharedText`], read by range),
+//! `scripts.rs` the Lua that runs on the server, `marks.rs` the line index `x:ID`, `known.rs`
+//! what this process remembers of entries and of the server's epoch (and why an id is missing).
 
+mod known;
+mod marks;
+mod scripts;
+mod text;
+
+use super::DiskText;
 use super::resp::{Cmd, Pool, Value};
 use super::target::Target;
-use super::{DiskText, find_newline};
 use crate::sync::Unpoisoned;
-use std::io::{self, BufRead, Read};
+pub use known::Known;
+use known::{epoch_changed, why_missing};
+pub(super) use known::{epoch_cmds, note_epoch};
+use marks::Marks;
+use scripts::{ADMIT, REISSUE, set_field_cmd};
+use std::io::{self, BufRead};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use text::page_cmd;
+pub use text::{SharedText, TextGone};
 
 /// Prefix of every key.
 pub const PREFIX: &str = "mcp-pruner:";
@@ -147,191 +164,8 @@ impl Content<'_> {
     }
 }
 
-/// A stored text's size and where to read it.
-#[derive(Debug)]
-pub struct SharedText {
-    /// The connections its reads go through.
-    pool: std::sync::Arc<Pool>,
-    /// The process's cache of entries' sizes, forgotten for this id when its text is gone.
-    known: std::sync::Arc<Known>,
-    /// The entry's id.
-    id: String,
-    /// The text's size in bytes.
-    bytes: u64,
-    /// Its number of lines.
-    lines: usize,
-    /// This replica's copy of the text, when it holds one fresh (`near`): read from
-    /// memory, no round trip.
-    local: Option<std::sync::Arc<super::near::Copy>>,
-    /// The [`PAGE`] reply for a line, fetched with the entry in the same round trip
-    /// ([`Shared::get_at`]); the first read from that line takes it.
-    prefetched: Mutex<Option<(usize, Value)>>,
-}
-
-/// A stored text's marker that its bytes went missing while being read (evicted, expired, the
-/// server restarted): [`super::ReadError::Gone`] once converted.
-#[derive(Debug)]
-pub struct TextGone(pub String);
-
-impl std::fmt::Display for TextGone {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for TextGone {}
-
-fn gone(id: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::NotFound,
-        TextGone(format!(
-            "the text of {id} left the shared recovery store while it was read (evicted, expired, or the store lost its data); re-run the tool call"
-        )),
-    )
-}
-
-/// A store failure while reading a text, reported as the text being unavailable.
-fn unreachable(pool: &Pool, e: io::Error) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::NotFound,
-        TextGone(format!(
-            "the shared recovery store ({}) could not be read: {e}; retry later or re-run the tool call",
-            pool.describe()
-        )),
-    )
-}
-
 fn key(kind: &str, id: &str) -> String {
     format!("{PREFIX}{kind}:{id}")
-}
-
-impl SharedText {
-    /// The error for a text found gone, saying why as a lookup would; this process forgets the
-    /// entry.
-    fn lost(&self) -> io::Error {
-        self.known.forget(&self.id);
-        let why = match why_missing(&self.pool, &self.known, &self.id) {
-            SharedMiss::Evicted => super::Missing::Evicted,
-            SharedMiss::TooLarge => super::Missing::TooLarge,
-            SharedMiss::Lost => super::Missing::Lost,
-            SharedMiss::Unavailable => super::Missing::Unavailable,
-            SharedMiss::Absent => return gone(&self.id),
-        };
-        io::Error::new(io::ErrorKind::NotFound, TextGone(why.explain().to_string()))
-    }
-
-    /// Bytes of text.
-    pub fn len(&self) -> u64 {
-        self.bytes
-    }
-
-    /// Whether the text is empty.
-    pub fn is_empty(&self) -> bool {
-        self.bytes == 0
-    }
-
-    /// Lines of text.
-    pub fn lines(&self) -> usize {
-        self.lines
-    }
-
-    /// A reader from the start of `line` (1-based; past the last: at the end): one index mark
-    /// and the text from there, fetched in growing ranges as they are consumed.
-    pub fn reader_at(&self, line: usize) -> io::Result<Box<dyn BufRead + Send + '_>> {
-        let line = line.max(1);
-        if let Some(c) = &self.local {
-            let from = c.line_starts.get(line - 1).copied().unwrap_or(c.text.len());
-            return Ok(Box::new(&c.text.as_bytes()[from..]));
-        }
-        let chunk = PAGE_CHUNK;
-        let (pos, skip, first) = if self.lines == 0 || line > self.lines {
-            (if self.lines == 0 { 0 } else { self.bytes }, 0, Vec::new())
-        } else {
-            // One round trip (or none, fetched with the entry): the index mark before `line` and
-            // the text from there.
-            let prefetched = self
-                .prefetched
-                .locked()
-                .take_if(|(at, _)| *at == line)
-                .map(|(_, v)| v);
-            let r = match prefetched {
-                Some(Value::Error(e)) => return Err(unreachable(&self.pool, io::Error::other(e))),
-                Some(r) => r,
-                None => self
-                    .pool
-                    .one(page_cmd(&self.id, line..=usize::MAX))
-                    .map_err(|e| unreachable(&self.pool, e))?,
-            };
-            let Value::Array(mut r) = r else {
-                return Err(self.lost());
-            };
-            let end = r.pop().and_then(|v| v.int()).ok_or_else(|| self.lost())?;
-            let text = r.pop().and_then(Value::bytes).ok_or_else(|| self.lost())?;
-            let mark = r.pop().and_then(|v| v.int()).ok_or_else(|| self.lost())? as u64;
-            // Without an end mark the range runs to the end of the text.
-            let end = u64::try_from(end).unwrap_or(self.bytes);
-            if mark > end || end > self.bytes || text.len() as u64 != (chunk as u64).min(end - mark)
-            {
-                return Err(self.lost());
-            }
-            (mark + text.len() as u64, (line - 1) % STEP, text)
-        };
-        let mut r = Ranges {
-            text: self,
-            pos,
-            buf: first,
-            at: 0,
-            chunk: chunk * 2,
-        };
-        for _ in 0..skip {
-            let mut sink = Vec::new();
-            if r.read_until(b'\n', &mut sink)? == 0 {
-                break;
-            }
-        }
-        Ok(Box::new(r))
-    }
-
-    /// Records the shown runs (0-based half-open) if the entry still exists.
-    pub async fn set_shown(&self, runs: &[std::ops::Range<usize>]) -> io::Result<()> {
-        let cmd = set_field_cmd(&self.id, "s", encode_runs(runs));
-        check(self.pool.run_async(std::slice::from_ref(&cmd)).await?)
-    }
-
-    /// Adds `runs` to the shown runs recorded (in one script: concurrent additions all land).
-    pub async fn add_shown(&self, runs: &[std::ops::Range<usize>]) -> io::Result<()> {
-        let cmd = Cmd::script(ADD_SHOWN)
-            .num(1)
-            .arg(key("e", &self.id))
-            .arg(encode_runs(runs));
-        check(self.pool.run_async(std::slice::from_ref(&cmd)).await?)
-    }
-
-    /// The shown runs recorded (empty when none, or on any failure).
-    pub fn shown(&self) -> Vec<std::ops::Range<usize>> {
-        let Ok(v) = self
-            .pool
-            .one(Cmd::new("HGET").arg(key("e", &self.id)).arg("s"))
-        else {
-            return Vec::new();
-        };
-        let text = v.text().unwrap_or_default();
-        text.split(',')
-            .filter_map(|r| {
-                let (a, b) = r.split_once('-')?;
-                Some(a.parse().ok()?..b.parse().ok()?)
-            })
-            .collect()
-    }
-}
-
-/// Shown runs as the `s` field holds them: `start-end` (0-based, end excluded), comma-separated.
-fn encode_runs(runs: &[std::ops::Range<usize>]) -> String {
-    let enc: Vec<String> = runs
-        .iter()
-        .map(|r| format!("{}-{}", r.start, r.end))
-        .collect();
-    enc.join(",")
 }
 
 /// The fields of entry `id` an opened text needs: origin, label, bytes, lines.
@@ -343,223 +177,6 @@ fn fields_cmd(id: &str) -> Cmd {
         .arg("b")
         .arg("n")
 }
-
-/// Bytes of text the first round trip of a page brings at most (later ones double, up to 1 MiB).
-const PAGE_CHUNK: usize = 32 * 1024;
-
-/// The [`PAGE`] call for `lines` (1-based, the first within the text; the last may be past it)
-/// of entry `id`: from the index mark before the first to the one after the last.
-fn page_cmd(id: &str, lines: std::ops::RangeInclusive<usize>) -> Cmd {
-    let first = lines.start().max(&1) - 1;
-    let last = (*lines.end()).max(first + 1) - 1;
-    // The mark after the last line's STEP: the server finds none past the index; none is
-    // asked for past any index (the script's arithmetic is in doubles, printed exactly only up
-    // to 14 digits).
-    let end = (last / STEP + 1)
-        .checked_mul(8)
-        .filter(|&m| m < 1 << 40)
-        .map_or(String::new(), |m| m.to_string());
-    Cmd::script(PAGE)
-        .num(3)
-        .arg(key("x", id))
-        .arg(key("t", id))
-        .arg(format!("{PREFIX}lru"))
-        .num(first / STEP * 8)
-        .num(PAGE_CHUNK)
-        .num(now_ms())
-        .arg(id)
-        .arg(end)
-}
-
-/// `BufRead` over a stored text from a byte offset, by `GETRANGE`s of growing size.
-struct Ranges<'a> {
-    /// The stored text being read.
-    text: &'a SharedText,
-    /// Offset in the text of the next byte to fetch.
-    pos: u64,
-    /// The range fetched last.
-    buf: Vec<u8>,
-    /// How much of `buf` has been consumed.
-    at: usize,
-    /// Bytes the next `GETRANGE` asks for: doubled after each, up to 1 MiB.
-    chunk: usize,
-}
-
-impl Read for Ranges<'_> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let buf = self.fill_buf()?;
-        let n = buf.len().min(out.len());
-        out[..n].copy_from_slice(&buf[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl BufRead for Ranges<'_> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.at == self.buf.len() && self.pos < self.text.bytes {
-            let end = (self.pos + self.chunk as u64).min(self.text.bytes);
-            let got = self
-                .text
-                .pool
-                .one(
-                    Cmd::new("GETRANGE")
-                        .arg(key("t", &self.text.id))
-                        .num(self.pos)
-                        .num(end - 1),
-                )
-                .map_err(|e| unreachable(&self.text.pool, e))?
-                .bytes()
-                .unwrap_or_default();
-            if got.len() as u64 != end - self.pos {
-                return Err(self.text.lost());
-            }
-            self.pos = end;
-            self.buf = got;
-            self.at = 0;
-            self.chunk = (self.chunk * 2).min(1 << 20);
-        }
-        Ok(&self.buf[self.at..])
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.at = (self.at + n).min(self.buf.len());
-    }
-}
-
-/// The index mark `ARGV[1]` (byte offset into `KEYS[1]`: 8 bytes, little-endian) and the text
-/// `KEYS[2]` from there to the mark `ARGV[5]` (to the end without it, or if empty), at most
-/// `ARGV[2]` bytes: `{offset, text, end}` (`end`: that mark's offset, or -1), or nil without the
-/// first mark; refreshes entry `ARGV[4]`'s recency in `KEYS[3]` to `ARGV[3]`. The text ends at
-/// the page's last line because the server's Lua copies every byte of a reply it returns
-/// (about 1 us a KB: 38 us for a whole chunk, the most costly call of a page).
-const PAGE: &str = r#"
-redis.call('ZADD', KEYS[3], 'XX', ARGV[3], ARGV[4])
-local function mark(at)
-  local m = redis.call('GETRANGE', KEYS[1], at, tonumber(at) + 7)
-  if #m ~= 8 then return nil end
-  local n = 0
-  for i = 8, 1, -1 do n = n * 256 + string.byte(m, i) end
-  return n
-end
-local off = mark(ARGV[1])
-if not off then return false end
-local stop, e = off + tonumber(ARGV[2]), -1
-if ARGV[5] ~= '' then e = mark(ARGV[5]) or -1 end
-if e >= 0 and e < stop then stop = e end
-return {off, redis.call('GETRANGE', KEYS[2], off, stop - 1), e}
-"#;
-
-/// Writes `ARGV[2]` as field `ARGV[1]` of entry `KEYS[1]` (`s`: the shown runs, `a`: a tool's
-/// attachment) if it still exists (never recreates an expired entry without its TTL).
-const SET_FIELD: &str = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
-
-/// Appends `ARGV[1]` to the shown runs (field `s`) of entry `KEYS[1]` if it still exists: runs
-/// may overlap, [`Shared::shown`]'s reader takes their union. One script, so two recoveries of the
-/// same id at once both add what they showed.
-const ADD_SHOWN: &str = "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end local c = redis.call('HGET', KEYS[1], 's') if c and c ~= '' and ARGV[1] ~= '' then c = c .. ',' .. ARGV[1] elseif ARGV[1] ~= '' then c = ARGV[1] end if c then redis.call('HSET', KEYS[1], 's', c) end return 1";
-
-/// The [`SET_FIELD`] call writing `value` as `field` of entry `id`.
-fn set_field_cmd(id: &str, field: &str, value: impl AsRef<[u8]>) -> Cmd {
-    Cmd::script(SET_FIELD)
-        .num(1)
-        .arg(key("e", id))
-        .arg(field)
-        .arg(value)
-}
-
-/// Re-issues the live id of the same output: ARGV = prefix, content key, now (ms), ttl (ms),
-/// owner, origin, label, list max, grace (ms). Returns the id, or nil.
-const REISSUE: &str = concat!(
-    lua_prelude!(),
-    r#"
-local id = reissue(ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9]))
-if not id then return false end
-return id
-"#
-);
-
-/// Admits an uploaded text as entry ARGV[2]: forgets the costs of entries that expired, evicts
-/// the least recently used until the new one fits the caps (recording why in `g:ID`), then
-/// writes its entry, index, content key and owner. ARGV = prefix, id, cost, now (ms), ttl (ms),
-/// max bytes, max entries, owner, content key, origin, label, bytes, lines, index, list max,
-/// grace (ms), eviction log length, re-issue first (`1`: the same output's live id, if any,
-/// is re-issued instead and the upload deleted; the upload came in the same round trip, so
-/// its TTL is fresh), ttl + grace (ms), now - ttl (ms: entries last used before it expired).
-/// Each eviction is logged (`evlog`, newest first, and the count `evseq`) so that replicas drop
-/// their near copies of it; the log is trimmed to its length once it holds twice that. Returns
-/// the number evicted, -1 when the uploaded text is gone, or the id re-issued (a string).
-///
-/// Costs the server's CPU on every new output, so: the entry count and the byte total are read
-/// once and kept in locals (one `INCRBY` of the net change at the end), the oldest entry is
-/// taken by `ZPOPMIN`, and the numbers given to `redis.call` are ARGV's strings (a Lua number
-/// is formatted with `%.17g` on every call).
-const ADMIT: &str = concat!(
-    lua_prelude!(),
-    r#"
-local p, id, cost, now, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local maxb, maxn, owner, ckey = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9]
-local listmax, grace, tttl = tonumber(ARGV[15]), tonumber(ARGV[16]), ARGV[19]
-local fresh = ARGV[18] == '1'
-if fresh then
-  local again = reissue(p, ckey, tonumber(now), tonumber(ttl), owner, ARGV[10], ARGV[11], listmax, grace)
-  if again then
-    redis.call('DEL', p .. 't:' .. id)
-    return again
-  end
-end
-local lru, sz, tot = p .. 'lru', p .. 'sz', p .. 'bytes'
-local freed = 0
-local function forget(o)
-  freed = freed + tonumber(redis.call('HGET', sz, o) or '0')
-  redis.call('HDEL', sz, o)
-end
-for _, o in ipairs(redis.call('ZRANGEBYSCORE', lru, '-inf', ARGV[20], 'LIMIT', '0', '256')) do
-  if redis.call('EXISTS', p .. 'e:' .. o) == 0 then
-    forget(o)
-    redis.call('ZREM', lru, o)
-    redis.call('DEL', p .. 't:' .. o, p .. 'x:' .. o)
-  end
-end
-if redis.call('EXISTS', p .. 't:' .. id) == 0 then
-  if freed ~= 0 then redis.call('DECRBY', tot, tostring(freed)) end
-  return -1
-end
-local n = redis.call('ZCARD', lru)
-local b = tonumber(redis.call('GET', tot) or '0') - freed
-local size = tonumber(cost)
-local evicted = {}
-while n > 0 and (n + 1 > maxn or b + size > maxb) do
-  local o = redis.call('ZPOPMIN', lru)[1]
-  local was = freed
-  forget(o)
-  b = b - (freed - was)
-  n = n - 1
-  if redis.call('DEL', p .. 'e:' .. o, p .. 't:' .. o, p .. 'x:' .. o) > 0 then
-    redis.call('SET', p .. 'g:' .. o, 'evicted', 'PX', ttl)
-    evicted[#evicted + 1] = o
-  end
-end
-if #evicted > 0 then
-  local keep, len = tonumber(ARGV[17]), 0
-  for i = 1, #evicted, 256 do
-    len = redis.call('LPUSH', p .. 'evlog', unpack(evicted, i, math.min(i + 255, #evicted)))
-  end
-  if len > 2 * keep then redis.call('LTRIM', p .. 'evlog', '0', tostring(keep - 1)) end
-  redis.call('INCRBY', p .. 'evseq', tostring(#evicted))
-end
-redis.call('HSET', p .. 'e:' .. id, 'o', ARGV[10], 'l', ARGV[11], 'b', ARGV[12], 'n', ARGV[13])
-redis.call('SET', p .. 'x:' .. id, ARGV[14], 'PX', tttl)
-redis.call('PEXPIRE', p .. 'e:' .. id, ttl)
-if not fresh then redis.call('PEXPIRE', p .. 't:' .. id, tttl) end
-redis.call('ZADD', lru, now, id)
-redis.call('HSET', sz, id, cost)
-if size ~= freed then redis.call('INCRBY', tot, tostring(size - freed)) end
-redis.call('SET', ckey, id, 'PX', ttl)
-list_for(p, owner, id, now, ttl, listmax)
-return #evicted
-"#
-);
 
 /// The content key of an output: the BLAKE3 hash of its origin, label and text (not SHA-256: the
 /// same collision resistance, since a content key names the id a later put re-issues and two
@@ -576,58 +193,6 @@ fn content_key(origin: &str, label: &str, content: &Content<'_>) -> io::Result<S
     Ok(key("c", &hash.finalize().to_hex()))
 }
 
-/// Byte offsets of every [`STEP`]th line start, built as the text streams by.
-#[derive(Default)]
-struct Marks {
-    /// Bytes fed so far.
-    bytes: u64,
-    /// Lines begun so far.
-    lines: usize,
-    /// The byte offset of every [`STEP`]th line start, 8 bytes little-endian each, as stored.
-    index: Vec<u8>,
-    /// Whether the bytes fed so far end inside a line (the next byte starts none).
-    mid_line: bool,
-}
-
-impl Marks {
-    /// The marks of a text of `bytes` whose line starts are `starts` (as [`Marks::feed`] would
-    /// make them from the whole text).
-    fn from_starts(bytes: usize, starts: &[usize]) -> Marks {
-        Marks {
-            bytes: bytes as u64,
-            lines: starts.len(),
-            index: starts
-                .iter()
-                .step_by(STEP)
-                .flat_map(|&s| (s as u64).to_le_bytes())
-                .collect(),
-            mid_line: false,
-        }
-    }
-
-    fn feed(&mut self, chunk: &[u8]) {
-        let mut from = 0;
-        while from < chunk.len() {
-            if !self.mid_line {
-                if self.lines % STEP == 0 {
-                    self.index
-                        .extend_from_slice(&(self.bytes + from as u64).to_le_bytes());
-                }
-                self.lines += 1;
-                self.mid_line = true;
-            }
-            match find_newline(&chunk[from..]) {
-                Some(i) => {
-                    from += i + 1;
-                    self.mid_line = false;
-                }
-                None => from = chunk.len(),
-            }
-        }
-        self.bytes += chunk.len() as u64;
-    }
-}
-
 /// The owner under which an entry is listed: none for a stateless request's session (`anon-…`,
 /// one request long, which can never list), so those add no key.
 fn listed_owner(owner: &str) -> &str {
@@ -642,50 +207,6 @@ pub(super) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// What this process knows of live entries: origin, label, bytes and lines, which never change
-/// for an id. Lets a page of a known id skip the entry lookup (the page's own read finds out
-/// if the text is gone). Bounded: cleared when full.
-/// Also what this process saw of the server's epoch, so that a page finding its text gone can
-/// say why as a lookup would.
-#[derive(Debug)]
-pub struct Known {
-    /// Per id: origin, label, bytes and lines.
-    entries: Mutex<std::collections::HashMap<String, (String, String, u64, usize)>>,
-    /// The server's `epoch` as this process last saw it, and when it saw it change.
-    epoch: Mutex<(Option<Vec<u8>>, Option<Instant>)>,
-    /// The entries' TTL: a loss seen within it may explain a missing id.
-    ttl: Duration,
-}
-
-/// Entries [`Known`] remembers at most.
-const KNOWN_MAX: usize = 4096;
-
-impl Known {
-    fn new(ttl: Duration) -> Known {
-        Known {
-            entries: Mutex::default(),
-            epoch: Mutex::new((None, None)),
-            ttl,
-        }
-    }
-
-    fn get(&self, id: &str) -> Option<(String, String, u64, usize)> {
-        self.entries.locked().get(id).cloned()
-    }
-
-    fn remember(&self, id: &str, what: (String, String, u64, usize)) {
-        let mut m = self.entries.locked();
-        if m.len() >= KNOWN_MAX {
-            m.clear();
-        }
-        m.insert(id.to_string(), what);
-    }
-
-    fn forget(&self, id: &str) {
-        self.entries.locked().remove(id);
-    }
 }
 
 /// The shared store's client side.
@@ -1238,66 +759,6 @@ pub fn probe(target: &Target) -> io::Result<String> {
     })
 }
 
-/// Reads the server's epoch (creating it if absent) and says whether it differs from the one
-/// `known` saw before (the server lost its data since). Remembers when it did.
-fn epoch_changed(pool: &Pool, known: &Known) -> io::Result<bool> {
-    let r = pool.run(&epoch_cmds())?;
-    Ok(note_epoch(
-        known,
-        r.into_iter().nth(1).and_then(Value::bytes),
-    ))
-}
-
-/// Two commands: create the epoch if absent (a random value), then read it.
-pub(super) fn epoch_cmds() -> Vec<Cmd> {
-    let mut fresh = [0u8; 16];
-    // Without randomness the value is still new to every server that lost its data (the time).
-    if crate::secret::fill_random(&mut fresh).is_err() {
-        fresh[..8].copy_from_slice(&now_ms().to_le_bytes());
-    }
-    let fresh: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
-    let ek = format!("{PREFIX}epoch");
-    vec![
-        Cmd::new("SET").arg(&ek).arg(&fresh).arg("NX"),
-        Cmd::new("GET").arg(&ek),
-    ]
-}
-
-/// Records the epoch just read; whether it differs from the one seen before (the server lost
-/// its data since), remembering when.
-pub(super) fn note_epoch(known: &Known, now: Option<Vec<u8>>) -> bool {
-    let mut seen = known.epoch.locked();
-    let changed = seen.0.is_some() && seen.0 != now;
-    if changed {
-        seen.1 = Some(Instant::now());
-    }
-    seen.0 = now;
-    changed
-}
-
-/// Why the server has no entry `id`: its `g:ID` record, else a loss of data seen within the
-/// TTL, else absent (expired or never issued).
-fn why_missing(pool: &Pool, known: &Known, id: &str) -> SharedMiss {
-    let why = match pool.one(Cmd::new("GET").arg(key("g", id))) {
-        Ok(v) => v.text(),
-        Err(_) => return SharedMiss::Unavailable,
-    };
-    match why.as_deref() {
-        Some("evicted") => return SharedMiss::Evicted,
-        Some("too_large") => return SharedMiss::TooLarge,
-        _ => {}
-    }
-    let Ok(changed) = epoch_changed(pool, known) else {
-        return SharedMiss::Unavailable;
-    };
-    let lost_at = known.epoch.locked().1;
-    if changed || lost_at.is_some_and(|t| t.elapsed() < known.ttl) {
-        SharedMiss::Lost
-    } else {
-        SharedMiss::Absent
-    }
-}
-
 /// The first command error of a pipeline, as an `Err`.
 fn check(replies: Vec<Value>) -> io::Result<()> {
     match replies.into_iter().find_map(|v| match v {
@@ -1306,36 +767,5 @@ fn check(replies: Vec<Value>) -> io::Result<()> {
     }) {
         Some(e) => Err(io::Error::other(format!("store: {e}"))),
         None => Ok(()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn marks_point_at_every_step_th_line() {
-        let text: String = (0..200).map(|i| format!("{i}\n")).collect();
-        for cut in [1, 3, 7, 1000] {
-            let mut m = Marks::default();
-            for c in text.as_bytes().chunks(cut) {
-                m.feed(c);
-            }
-            assert_eq!(m.lines, 200);
-            let marks: Vec<u64> = m
-                .index
-                .chunks(8)
-                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-                .collect();
-            let starts = crate::store::line_starts(&text);
-            let want: Vec<u64> = starts.iter().step_by(STEP).map(|&s| s as u64).collect();
-            assert_eq!(marks, want, "chunks of {cut}");
-            let whole = Marks::from_starts(text.len(), &starts);
-            assert_eq!((whole.bytes, whole.lines), (m.bytes, m.lines));
-            assert_eq!(whole.index, m.index, "from the line starts");
-        }
-        let mut m = Marks::default();
-        m.feed(b"a\n\nb");
-        assert_eq!(m.lines, crate::store::line_starts("a\n\nb").len());
     }
 }
