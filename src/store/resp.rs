@@ -71,8 +71,10 @@ impl Cmd {
     /// have it cached yet: first use, or after a restart); the number of keys and the
     /// arguments follow.
     pub fn script(script: &'static str) -> Cmd {
-        static SHAS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
-        let at = script.as_ptr() as usize;
+        // Keyed by where the text is and how long it is: two scripts sharing a start address
+        // (one literal the prefix of another, merged by the compiler) still differ in length.
+        static SHAS: Mutex<Vec<((usize, usize), String)>> = Mutex::new(Vec::new());
+        let at = (script.as_ptr() as usize, script.len());
         let mut shas = SHAS.locked();
         let sha = match shas.iter().find(|(p, _)| *p == at) {
             Some((_, s)) => s.clone(),

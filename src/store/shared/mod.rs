@@ -7,8 +7,9 @@
 //! Per entry: `e:ID` (hash: origin, label, bytes, lines, shown runs; its life is the entry's),
 //! `t:ID` (the text, read by `GETRANGE`), `x:ID` (the byte offset of every [`STEP`]th line, 8
 //! bytes each, so a page reads one mark and at most [`STEP`] lines before its first). Shared:
-//! `lru` (sorted set: id by last use), `sz` and `bytes` (costs), `c:HASH` (BLAKE3 of origin, label and text -> id, so the
-//! same output re-issues its id), `o:OWNER` (ids issued to a session, for `resources/list`),
+//! `lru` (sorted set: id by last use), `sz` and `bytes` (costs), `c:HASH` (BLAKE3 of origin,
+//! label and text -> id, so the same output re-issues its id), `o:OWNER` (ids issued to a
+//! session, for `resources/list`),
 //! `g:ID` (why an id left: evicted, too large), `epoch` (changes when the server loses its data),
 //! `evseq` and `evlog` (how many entries were evicted, and at least the last
 //! `near::EVLOG_MAX` of them, at most twice that, so replicas drop their near copies;

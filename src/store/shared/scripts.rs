@@ -37,7 +37,7 @@ return {off, redis.call('GETRANGE', KEYS[2], off, stop - 1), e}
 const SET_FIELD: &str = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end return 0";
 
 /// Appends `ARGV[1]` to the shown runs (field `s`) of entry `KEYS[1]` if it still exists: runs
-/// may overlap, [`Shared::shown`]'s reader takes their union. One script, so two recoveries of the
+/// may overlap, [`SharedText::shown`](super::SharedText::shown) takes their union. One script, so two recoveries of the
 /// same id at once both add what they showed.
 pub(super) const ADD_SHOWN: &str = "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end local c = redis.call('HGET', KEYS[1], 's') if c and c ~= '' and ARGV[1] ~= '' then c = c .. ',' .. ARGV[1] elseif ARGV[1] ~= '' then c = ARGV[1] end if c then redis.call('HSET', KEYS[1], 's', c) end return 1";
 
@@ -61,7 +61,7 @@ return id
 "#
 );
 
-/// Admits an uploaded text as entry ARGV[2]: forgets the costs of entries that expired, evicts
+/// Admits an uploaded text as entry `ARGV[2]`: forgets the costs of entries that expired, evicts
 /// the least recently used until the new one fits the caps (recording why in `g:ID`), then
 /// writes its entry, index, content key and owner. ARGV = prefix, id, cost, now (ms), ttl (ms),
 /// max bytes, max entries, owner, content key, origin, label, bytes, lines, index, list max,

@@ -40,9 +40,9 @@ pub(crate) struct Query {
     index: HashMap<String, usize>,
     /// Abbreviation (a proper prefix of a single-word term) -> index of the term.
     prefixes: HashMap<String, usize>,
-    /// The search for the first three characters of every term (the whole term if shorter) in
-    /// the spellings an identifier part can start with ([`casings`]): a line holding none of
-    /// them holds no term, exact or abbreviated (stemming only shortens a word's end, an
+    /// The search for the first three characters of every term (the whole term if shorter) in the
+    /// spellings an identifier part can start with (`casings`, in `prefilter`): a line holding none
+    /// of them holds no term, exact or abbreviated (stemming only shortens a word's end, an
     /// abbreviation is at least three characters). `None` when a term is not ASCII (lowercasing
     /// would then need the slow path).
     prefilter: Option<Prefilter>,

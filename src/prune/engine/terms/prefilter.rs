@@ -54,11 +54,11 @@ impl Prefilter {
 const KELVIN: &str = "\u{212A}";
 
 /// The spellings a lowercase ASCII head can have where an identifier part starts: `par`, `Par`,
-/// `PAR`. [`split_camel`] cuts a part wherever a lowercase letter or a digit meets an uppercase
-/// one, so the ASCII letters a part starts with are lowercase, capitalised or all capitals, and
-/// no mixed spelling (`pAr`) can start one: searching these three, case-sensitively, finds every
-/// line the case-insensitive search would that can hold a term (but for the Kelvin sign, which
-/// [`Prefilter::new`] adds; given it, all three spellings are the sign itself).
+/// `PAR`. `split_camel` (in `words`) cuts a part wherever a lowercase letter or a digit meets an
+/// uppercase one, so the ASCII letters a part starts with are lowercase, capitalised or all
+/// capitals, and no mixed spelling (`pAr`) can start one: searching these three, case-sensitively,
+/// finds every line the case-insensitive search would that can hold a term (but for the Kelvin
+/// sign, which [`Prefilter::new`] adds; given it, all three spellings are the sign itself).
 fn casings(head: &str) -> Vec<String> {
     let mut capital = head.to_owned();
     if let Some(first) = capital.get_mut(..1) {
