@@ -514,7 +514,7 @@ fn proxy_prunes_a_filesystem_read_with_a_question() {
     let Some(cmd) = upstream("filesystem") else {
         return;
     };
-    let file = format!("{}/src/tools/grep.rs", env!("CARGO_MANIFEST_DIR"));
+    let file = format!("{}/src/tools/recover_text.rs", env!("CARGO_MANIFEST_DIR"));
     let mut up = direct(&cmd);
     let raw = content_texts(&call(&mut up, "read_text_file", json!({"path": file})));
     let mut p = proxy(&cmd, &[], &[]);
@@ -527,7 +527,7 @@ fn proxy_prunes_a_filesystem_read_with_a_question() {
     let shown = content_texts(&r);
     assert!(shown.contains("fn encode_cursor"), "{shown}");
     eprintln!(
-        "server-filesystem/read_text_file src/tools/grep.rs: raw {} o200k tokens, proxied with the question {} tokens",
+        "server-filesystem/read_text_file src/tools/recover_text.rs: raw {} o200k tokens, proxied with the question {} tokens",
         tokens(&raw),
         tokens(&shown)
     );
