@@ -23,6 +23,7 @@
 mod lua;
 mod disk;
 mod entry;
+mod missing;
 mod near;
 mod resp;
 pub mod shared;
@@ -35,6 +36,8 @@ pub use disk::{
 };
 use entry::{Body, Check, memory_cost};
 pub use entry::{Entry, line_starts};
+pub use missing::Missing;
+use missing::remember_gone;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,72 +55,6 @@ pub const MEMORY_MAX: usize = 64 * 1024 * 1024;
 fn content_key(what: &impl std::hash::Hash) -> u64 {
     use std::hash::BuildHasher;
     rustc_hash::FxBuildHasher.hash_one(what)
-}
-
-/// Why an id cannot be found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Missing {
-    /// Never issued by this process (or issued before a restart).
-    Unknown,
-    /// Its TTL ran out.
-    Expired,
-    /// Evicted to stay within the byte or entry cap.
-    Evicted,
-    /// Issued by this process and since evicted or expired; which one is no longer remembered
-    /// (only the last ids that left are).
-    Gone,
-    /// Never stored: the output alone was larger than the byte cap.
-    TooLarge,
-    /// Not in the shared store: it expired, or was never issued.
-    Absent,
-    /// The shared store lost its data (restarted or flushed) within this id's lifetime.
-    Lost,
-    /// The shared store could not be reached (to store the output, or to find it).
-    Unavailable,
-}
-
-impl Missing {
-    /// A sentence for the client.
-    pub fn explain(self) -> &'static str {
-        match self {
-            Missing::Unknown => {
-                "unknown prune_id: never issued by this server process (ids do not survive a restart)"
-            }
-            Missing::Expired => {
-                "prune_id expired (MCP_PRUNER_PRUNE_ID_TTL_S); re-run the tool call to get the output again"
-            }
-            Missing::Evicted => {
-                "prune_id evicted to keep the recovery store within its byte/entry cap; re-run the tool call"
-            }
-            Missing::Gone => {
-                "prune_id no longer stored (evicted or expired since this server issued it); re-run the tool call"
-            }
-            Missing::TooLarge => {
-                "prune_id never stored: the output was larger than the recovery store's byte cap (--store-max-bytes); raise the cap or narrow the call"
-            }
-            Missing::Absent => {
-                "prune_id not in the shared recovery store: it expired (MCP_PRUNER_PRUNE_ID_TTL_S) or was never issued; re-run the tool call"
-            }
-            Missing::Lost => {
-                "prune_id not in the shared recovery store, which lost its data (restarted or flushed) since ids like it were issued; re-run the tool call"
-            }
-            Missing::Unavailable => {
-                "the shared recovery store (--store) is unreachable, so this prune_id cannot be read now; retry later or re-run the tool call"
-            }
-        }
-    }
-
-    /// Why an output was not stored, for the result that carries its id.
-    pub fn not_stored(self, max_bytes: usize) -> String {
-        match self {
-            Missing::Unavailable => {
-                "the recovery store (--store) could not be reached to store it".to_string()
-            }
-            _ => format!(
-                "it is larger than the recovery store's cap (--store-max-bytes {max_bytes})"
-            ),
-        }
-    }
 }
 
 /// A live entry with its bookkeeping.
@@ -214,7 +151,6 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-const GONE_MEMORY: usize = 10_000;
 /// Sessions remembered per entry for `resources/list` (the oldest is forgotten first).
 const MAX_OWNERS: usize = 16;
 /// Digits of an id's tag: a 64-bit keyed hash in decimal, zero-padded. The model copies the id
@@ -791,19 +727,9 @@ impl Store {
     }
 }
 
-/// Remembers why `id` left (or never entered), for the last [`GONE_MEMORY`] ids.
-fn remember_gone(inner: &mut Inner, id: &str, why: Missing) {
-    inner.gone.insert(id.to_string(), why);
-    inner.gone_order.push_back(id.to_string());
-    if inner.gone_order.len() > GONE_MEMORY
-        && let Some(old) = inner.gone_order.pop_front()
-    {
-        inner.gone.remove(&old);
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::missing::GONE_MEMORY;
     use super::*;
 
     #[test]
