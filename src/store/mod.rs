@@ -18,6 +18,14 @@
 //! ([`shared`]), so that replicas share their ids; the API is the same, and an entry read from
 //! there is fetched by range as it is read. An output the server cannot take is refused like an
 //! oversized one ([`Store::refused`], [`Store::not_stored`]).
+//!
+//! Here: [`Store`] and its bookkeeping (slots, LRU order, TTL, caps, ids and their tags), getting
+//! and listing entries, and the counters. The rest, one file each: `entry.rs` one stored text and
+//! its reading by line ([`Entry`], [`line_starts`]), `put.rs` putting an output (re-issue of the
+//! same one, spilling past the memory bound, insertion with eviction), `missing.rs` why an id is
+//! gone ([`Missing`]), `disk.rs` spilled and referenced texts, `target.rs` where the store lives,
+//! `shared/` the Valkey/Redis backend, with `resp.rs` its client, `near.rs` its near copies and
+//! `lua.rs` the Lua its scripts share.
 
 #[macro_use]
 mod lua;
