@@ -18,11 +18,22 @@
 //! ([`shared`]), so that replicas share their ids; the API is the same, and an entry read from
 //! there is fetched by range as it is read. An output the server cannot take is refused like an
 //! oversized one ([`Store::refused`], [`Store::not_stored`]).
+//!
+//! Here: [`Store`] and its bookkeeping (slots, LRU order, TTL, caps, ids and their tags), getting
+//! and listing entries, and the counters. The rest, one file each: `entry.rs` one stored text and
+//! its reading by line ([`Entry`], [`line_starts`]), `put.rs` putting an output (re-issue of the
+//! same one, spilling past the memory bound, insertion with eviction), `missing.rs` why an id is
+//! gone ([`Missing`]), `disk.rs` spilled and referenced texts, `target.rs` where the store lives,
+//! `shared/` the Valkey/Redis backend, with `resp.rs` its client, `near.rs` its near copies and
+//! `lua.rs` the Lua its scripts share.
 
 #[macro_use]
 mod lua;
 mod disk;
+mod entry;
+mod missing;
 mod near;
+mod put;
 mod resp;
 pub mod shared;
 pub mod target;
@@ -32,346 +43,19 @@ pub use disk::{
     DiskText, FileKey, INDEX_STEP, LineIndex, LossyDecoder, ReadError, SPILL_THRESHOLD,
     SpillWriter, Written, anonymous_file, find_newline,
 };
+use entry::{Body, Check};
+pub use entry::{Entry, line_starts};
+pub use missing::Missing;
+use missing::remember_gone;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
-use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Where an entry's text is.
-#[derive(Debug)]
-enum Body {
-    /// In memory, with the byte offset where each line starts (a line ends at the next start,
-    /// terminator included).
-    Memory {
-        /// The text.
-        text: String,
-        /// Byte offset of each line's start.
-        line_starts: Vec<usize>,
-    },
-    /// On disk (a spill file or a referenced file).
-    Disk(DiskText),
-    /// In the shared store (Valkey/Redis), read by range.
-    Shared(shared::SharedText),
-}
-
-/// How a new output is recognised as one already stored (so its id is re-issued).
-#[derive(Debug, PartialEq, Eq)]
-enum Check {
-    /// Compare the in-memory text.
-    Text,
-    /// A spilled text's 128-bit content hash and length.
-    Hash(u128, u64),
-    /// A referenced file's identity.
-    File(FileKey),
-}
-
-/// One stored text with its line index.
-#[derive(Debug)]
-pub struct Entry {
-    /// The id clients use (`prn_…`).
-    pub id: String,
-    /// What produced it (`read`, `bash`, `grep`, `prune_text`), for listings.
-    pub origin: String,
-    /// Short human label (file path, command), for listings.
-    pub label: String,
-    /// Where its text is.
-    body: Body,
-    /// How a new output is recognised as this one, so its id is re-issued.
-    check: Check,
-    /// The lines (0-based ranges) the last result of this text showed the model, plus what
-    /// recoveries by question returned since, so that the next one returns what none showed.
-    /// Empty: nothing recorded (an output cut to a budget), and every line counts as not shown.
-    shown: Mutex<Vec<std::ops::Range<usize>>>,
-}
-
-impl Entry {
-    /// Records which lines a pruned result showed (`keep`, one flag per line), replacing what an
-    /// earlier result of the same text recorded.
-    pub async fn set_shown(&self, keep: &[bool]) {
-        let runs = runs_of(keep);
-        if let Body::Shared(s) = &self.body {
-            // Best effort: without the record a recovery by question counts every line unshown.
-            if let Err(e) = s.set_shown(&runs).await {
-                tracing::warn!(prune_id = %self.id, error = %e, "store.shown_not_recorded");
-            }
-            return;
-        }
-        *self.shown.locked() = runs;
-    }
-
-    /// Adds the lines flagged in `seen` to those recorded as shown, keeping what is recorded
-    /// (a recovery by question adds what it returned, a `read` window what its page showed).
-    /// `seen[0]` is line `first` (0-based) of the text: a window or a part flags only its own
-    /// lines. Atomic: additions to the same text at once all land.
-    pub async fn add_shown(&self, first: usize, seen: &[bool]) {
-        let runs: Vec<_> = runs_of(seen)
-            .into_iter()
-            .map(|r| r.start + first..r.end + first)
-            .collect();
-        if let Body::Shared(s) = &self.body {
-            if let Err(e) = s.add_shown(&runs).await {
-                tracing::warn!(prune_id = %self.id, error = %e, "store.shown_not_recorded");
-            }
-            return;
-        }
-        let mut shown = self.shown.locked();
-        let n = shown.iter().chain(&runs).map(|r| r.end).max().unwrap_or(0);
-        let mut all = vec![false; n];
-        for r in shown.iter().chain(&runs) {
-            all[r.clone()].fill(true);
-        }
-        *shown = runs_of(&all);
-    }
-
-    /// One flag per line of the text: `true` where the last pruned result showed it.
-    pub fn shown(&self) -> Vec<bool> {
-        let mut out = vec![false; self.line_count()];
-        let runs = match &self.body {
-            Body::Shared(s) => s.shown(),
-            _ => self.shown.locked().clone(),
-        };
-        for r in runs.iter() {
-            let end = r.end.min(out.len());
-            if r.start < end {
-                out[r.start..end].fill(true);
-            }
-        }
-        out
-    }
-
-    /// Number of lines (a final line without terminator counts; a trailing terminator opens none).
-    pub fn line_count(&self) -> usize {
-        match &self.body {
-            Body::Memory { line_starts, .. } => line_starts.len(),
-            Body::Disk(d) => d.lines(),
-            Body::Shared(s) => s.lines(),
-        }
-    }
-
-    /// Bytes of text.
-    pub fn len(&self) -> u64 {
-        match &self.body {
-            Body::Memory { text, .. } => text.len() as u64,
-            Body::Disk(d) => d.len(),
-            Body::Shared(s) => s.len(),
-        }
-    }
-
-    /// Whether the text is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Whether the text is on disk (spilled or referenced) rather than in memory.
-    pub fn on_disk(&self) -> bool {
-        matches!(self.body, Body::Disk(_))
-    }
-
-    /// Bytes this entry costs against the store's byte cap.
-    fn cost(&self) -> usize {
-        match &self.body {
-            Body::Memory { text, .. } => text.len(),
-            Body::Disk(d) => d.cost(),
-            Body::Shared(_) => 0,
-        }
-    }
-
-    /// Bytes of memory this entry's text holds (text and line index; 0 on disk).
-    fn memory(&self) -> usize {
-        match &self.body {
-            Body::Memory { text, line_starts } => memory_cost(text, line_starts),
-            Body::Disk(_) | Body::Shared(_) => 0,
-        }
-    }
-
-    /// A reader of the text from the start of `line` (1-based; past the last line: at the end),
-    /// reading only what is consumed.
-    pub fn reader_at(&self, line: usize) -> Result<Box<dyn BufRead + Send + '_>, ReadError> {
-        match &self.body {
-            Body::Memory { text, line_starts } => {
-                let from = line_starts
-                    .get(line.max(1) - 1)
-                    .copied()
-                    .unwrap_or(text.len());
-                Ok(Box::new(&text.as_bytes()[from..]))
-            }
-            Body::Disk(d) => d.reader_at(line),
-            Body::Shared(s) => Ok(s.reader_at(line)?),
-        }
-    }
-
-    /// The whole text if it is at most `max` bytes.
-    pub fn text_up_to(&self, max: usize) -> Result<Option<String>, ReadError> {
-        if self.len() > max as u64 {
-            return Ok(None);
-        }
-        match &self.body {
-            Body::Memory { text, .. } => Ok(Some(text.clone())),
-            Body::Disk(_) | Body::Shared(_) => {
-                let mut out = Vec::new();
-                self.reader_at(1)?.read_to_end(&mut out)?;
-                Ok(Some(String::from_utf8(out).unwrap_or_else(|e| {
-                    String::from_utf8_lossy(e.as_bytes()).into_owned()
-                })))
-            }
-        }
-    }
-
-    /// Whole lines from line `first` (1-based) on, as many as fit in `max` bytes (at least none).
-    pub fn part_up_to(&self, first: usize, max: usize) -> Result<String, ReadError> {
-        let mut reader = self.reader_at(first)?;
-        let mut out = Vec::new();
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            if reader.read_until(b'\n', &mut line)? == 0 || out.len() + line.len() > max {
-                break;
-            }
-            out.extend_from_slice(&line);
-        }
-        Ok(String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
-    }
-
-    /// Exact bytes of lines `start..=end` (1-based, clamped), terminators included, so that
-    /// consecutive ranges concatenate to the original text. Reads the whole range: for small
-    /// ranges (page through [`Entry::reader_at`] otherwise).
-    pub fn lines(&self, start: usize, end: usize) -> Result<String, ReadError> {
-        let n = self.line_count();
-        if n == 0 || start > n || start > end {
-            return Ok(String::new());
-        }
-        let mut reader = self.reader_at(start)?;
-        let mut out = Vec::new();
-        for _ in start..=end.min(n) {
-            if reader.read_until(b'\n', &mut out)? == 0 {
-                break;
-            }
-        }
-        Ok(String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
-    }
-}
-
-/// Bytes of memory that an in-memory text and its line index hold.
-fn memory_cost(text: &str, line_starts: &Vec<usize>) -> usize {
-    text.len() + line_starts.capacity() * std::mem::size_of::<usize>()
-}
-
 /// Bytes all in-memory texts of a store may hold together (line indexes included): past it,
 /// a new text is spilled to an unlinked temp file.
 pub const MEMORY_MAX: usize = 64 * 1024 * 1024;
-
-/// The maximal runs of `true` in `flags`, as 0-based half-open ranges, in order.
-fn runs_of(flags: &[bool]) -> Vec<std::ops::Range<usize>> {
-    let mut runs = Vec::new();
-    let mut i = 0;
-    while i < flags.len() {
-        if flags[i] {
-            let start = i;
-            while i < flags.len() && flags[i] {
-                i += 1;
-            }
-            runs.push(start..i);
-        } else {
-            i += 1;
-        }
-    }
-    runs
-}
-
-/// The `by_content` key of a stored output. A fast unkeyed hash (FxHash, which hashes long byte
-/// strings a word at a time) rather than SipHash: a key only finds a candidate, which is compared
-/// byte for byte before its id is re-issued, so a collision costs a second copy, never a wrong
-/// answer; and the whole text is hashed on every store.
-fn content_key(what: &impl std::hash::Hash) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(what)
-}
-
-/// Byte offsets of line starts in `text`.
-pub fn line_starts(text: &str) -> Vec<usize> {
-    if text.is_empty() {
-        return Vec::new();
-    }
-    let mut starts = vec![0];
-    // The memchr crate's vectorised search (AVX2): `match_indices` scans with core's
-    // word-at-a-time one.
-    starts.extend(
-        memchr::memchr_iter(b'\n', text.as_bytes())
-            .map(|i| i + 1)
-            .filter(|&i| i < text.len()),
-    );
-    starts
-}
-
-/// Why an id cannot be found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Missing {
-    /// Never issued by this process (or issued before a restart).
-    Unknown,
-    /// Its TTL ran out.
-    Expired,
-    /// Evicted to stay within the byte or entry cap.
-    Evicted,
-    /// Issued by this process and since evicted or expired; which one is no longer remembered
-    /// (only the last ids that left are).
-    Gone,
-    /// Never stored: the output alone was larger than the byte cap.
-    TooLarge,
-    /// Not in the shared store: it expired, or was never issued.
-    Absent,
-    /// The shared store lost its data (restarted or flushed) within this id's lifetime.
-    Lost,
-    /// The shared store could not be reached (to store the output, or to find it).
-    Unavailable,
-}
-
-impl Missing {
-    /// A sentence for the client.
-    pub fn explain(self) -> &'static str {
-        match self {
-            Missing::Unknown => {
-                "unknown prune_id: never issued by this server process (ids do not survive a restart)"
-            }
-            Missing::Expired => {
-                "prune_id expired (MCP_PRUNER_PRUNE_ID_TTL_S); re-run the tool call to get the output again"
-            }
-            Missing::Evicted => {
-                "prune_id evicted to keep the recovery store within its byte/entry cap; re-run the tool call"
-            }
-            Missing::Gone => {
-                "prune_id no longer stored (evicted or expired since this server issued it); re-run the tool call"
-            }
-            Missing::TooLarge => {
-                "prune_id never stored: the output was larger than the recovery store's byte cap (--store-max-bytes); raise the cap or narrow the call"
-            }
-            Missing::Absent => {
-                "prune_id not in the shared recovery store: it expired (MCP_PRUNER_PRUNE_ID_TTL_S) or was never issued; re-run the tool call"
-            }
-            Missing::Lost => {
-                "prune_id not in the shared recovery store, which lost its data (restarted or flushed) since ids like it were issued; re-run the tool call"
-            }
-            Missing::Unavailable => {
-                "the shared recovery store (--store) is unreachable, so this prune_id cannot be read now; retry later or re-run the tool call"
-            }
-        }
-    }
-
-    /// Why an output was not stored, for the result that carries its id.
-    pub fn not_stored(self, max_bytes: usize) -> String {
-        match self {
-            Missing::Unavailable => {
-                "the recovery store (--store) could not be reached to store it".to_string()
-            }
-            _ => format!(
-                "it is larger than the recovery store's cap (--store-max-bytes {max_bytes})"
-            ),
-        }
-    }
-}
 
 /// A live entry with its bookkeeping.
 struct Slot {
@@ -467,7 +151,6 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-const GONE_MEMORY: usize = 10_000;
 /// Sessions remembered per entry for `resources/list` (the oldest is forgotten first).
 const MAX_OWNERS: usize = 16;
 /// Digits of an id's tag: a 64-bit keyed hash in decimal, zero-padded. The model copies the id
@@ -560,21 +243,6 @@ impl Store {
         }
     }
 
-    /// Stores `content` in the shared store and returns its id; an id that could not be stored
-    /// is remembered as refused (too large, or the server unreachable).
-    fn put_shared(
-        &self,
-        s: &shared::Shared,
-        owner: &str,
-        origin: &str,
-        label: &str,
-        content: shared::Content<'_>,
-    ) -> String {
-        let mut fresh = None;
-        let put = s.put(owner, origin, label, content, || self.fresh_id(&mut fresh));
-        self.put_shared_end(s, put, fresh)
-    }
-
     /// Records that a result showed the lines of `id` flagged in `keep`, replacing what an
     /// earlier result of the same text recorded ([`Entry::set_shown`]); nothing when `id` is
     /// gone.
@@ -582,55 +250,6 @@ impl Store {
         if let Ok(entry) = self.get_at_async(id, None).await {
             entry.set_shown(keep).await;
         }
-    }
-
-    /// [`Store::put`] for async callers: a shared store's round trip is awaited instead of
-    /// holding the thread ([`shared::Shared::put_async`]).
-    pub async fn put_async(&self, owner: &str, origin: &str, label: &str, text: String) -> String {
-        let Some(s) = &self.shared else {
-            return self.put(owner, origin, label, text);
-        };
-        let mut fresh = None;
-        let put = s
-            .put_async(owner, origin, label, &text, || self.fresh_id(&mut fresh))
-            .await;
-        self.put_shared_end(s, put, fresh)
-    }
-
-    /// A new id, remembered in `fresh`.
-    fn fresh_id(&self, fresh: &mut Option<String>) -> String {
-        let id = self.new_id(self.next_id.fetch_add(1, Ordering::Relaxed));
-        *fresh = Some(id.clone());
-        id
-    }
-
-    /// The id a shared store's `put` ended with; one it refused (`fresh`, or a new one if it
-    /// refused before issuing any) is remembered with why.
-    fn put_shared_end(
-        &self,
-        s: &shared::Shared,
-        put: std::io::Result<shared::Put>,
-        fresh: Option<String>,
-    ) -> String {
-        let (id, why) = match put {
-            Ok(shared::Put::Stored(id)) => return id,
-            Ok(shared::Put::TooLarge) => {
-                let id = fresh
-                    .unwrap_or_else(|| self.new_id(self.next_id.fetch_add(1, Ordering::Relaxed)));
-                s.refused_too_large(&id);
-                (id, Missing::TooLarge)
-            }
-            Err(e) => {
-                tracing::warn!(server = %s.describe(), error = %e, "store.put_failed");
-                let id = fresh
-                    .unwrap_or_else(|| self.new_id(self.next_id.fetch_add(1, Ordering::Relaxed)));
-                (id, Missing::Unavailable)
-            }
-        };
-        self.refused.fetch_add(1, Ordering::Relaxed);
-        let mut inner = self.inner.locked();
-        remember_gone(&mut inner, &id, why);
-        id
     }
 
     /// An entry read from the shared store.
@@ -655,198 +274,10 @@ impl Store {
         (self.max_bytes, self.max_entries, self.ttl)
     }
 
-    /// Stores `text` and returns its id. The same text from the same origin and label gets the id
-    /// it already has (recency and TTL refreshed). A text larger than the byte cap is not stored:
-    /// the store never exceeds its caps. Its id is still issued and answers
-    /// [`Missing::TooLarge`]; [`Store::refused`] tells the tool, which says so in its result.
-    pub fn put(&self, owner: &str, origin: &str, label: &str, text: String) -> String {
-        if let Some(s) = &self.shared {
-            return self.put_shared(s, owner, origin, label, shared::Content::Text(&text));
-        }
-        let content = content_key(&(origin, label, &text));
-        let same = |e: &Entry| matches!(&e.body, Body::Memory { text: t, .. } if *t == text);
-        if let Some(id) = self.reissue(content, owner, origin, same) {
-            return id;
-        }
-        let mut starts = line_starts(&text);
-        starts.shrink_to_fit();
-        let mut text = text;
-        text.shrink_to_fit();
-        let held = memory_cost(&text, &starts);
-        let full = {
-            let inner = self.inner.locked();
-            inner.memory + held > self.max_memory
-        };
-        if full && !text.is_empty() {
-            // Past the store's memory bound: on disk like a large text (kept in memory only if
-            // no temp file can be had).
-            let mut w = SpillWriter::with_threshold(0);
-            if w.push_str(&text).is_ok()
-                && let Ok(written @ Written::Disk(..)) = w.finish()
-            {
-                drop((text, starts));
-                return self.put_written(owner, origin, label, written);
-            }
-        }
-        let body = Body::Memory {
-            line_starts: starts,
-            text,
-        };
-        self.insert(content, owner, origin, label, body, Check::Text)
-    }
-
     /// A store whose in-memory texts may hold `max_memory` bytes together (tests).
     pub fn with_memory_max(mut self, max_memory: usize) -> Store {
         self.max_memory = max_memory;
         self
-    }
-
-    /// Stores what a [`SpillWriter`] wrote (in memory or spilled) and returns its id; an identical
-    /// text from the same origin and label re-issues its id, as [`Store::put`] does.
-    pub fn put_written(&self, owner: &str, origin: &str, label: &str, written: Written) -> String {
-        match written {
-            Written::Memory(text) => self.put(owner, origin, label, text),
-            Written::Disk(disk, _) if self.shared.is_some() => {
-                let s = self.shared.as_ref().expect("checked");
-                self.put_shared(s, owner, origin, label, shared::Content::Disk(&disk))
-            }
-            Written::Disk(disk, hash) => {
-                let check = Check::Hash(hash, disk.len());
-                let content = content_key(&(origin, label, "spill", hash));
-                if let Some(id) = self.reissue(content, owner, origin, |e| e.check == check) {
-                    return id;
-                }
-                self.insert(content, owner, origin, label, Body::Disk(disk), check)
-            }
-        }
-    }
-
-    /// The id of the live referenced-file entry for this file identity, if any (re-issued).
-    pub fn reissue_file(
-        &self,
-        owner: &str,
-        origin: &str,
-        label: &str,
-        key: FileKey,
-    ) -> Option<String> {
-        if self.shared.is_some() {
-            // The shared store holds a copy, recognised by its content when stored again.
-            return None;
-        }
-        let content = content_key(&(origin, label, "file", key));
-        self.reissue(content, owner, origin, |e| e.check == Check::File(key))
-    }
-
-    /// Stores a referenced file (the file itself is the artifact, valid while `key` holds; its
-    /// text must be valid UTF-8) with the index a scan built, and returns its id.
-    pub fn put_file(
-        &self,
-        owner: &str,
-        origin: &str,
-        label: &str,
-        path: std::path::PathBuf,
-        key: FileKey,
-        index: LineIndex,
-    ) -> String {
-        if let Some(s) = &self.shared {
-            // Other replicas cannot open this file: the store keeps a copy of its text.
-            let disk = DiskText::referenced(path, key, index);
-            return self.put_shared(s, owner, origin, label, shared::Content::Disk(&disk));
-        }
-        if let Some(id) = self.reissue_file(owner, origin, label, key) {
-            return id;
-        }
-        let content = content_key(&(origin, label, "file", key));
-        let body = Body::Disk(DiskText::referenced(path, key, index));
-        self.insert(content, owner, origin, label, body, Check::File(key))
-    }
-
-    /// Re-issues the live id stored under `content` if `same` recognises its entry, and lets
-    /// `owner` list it.
-    fn reissue(
-        &self,
-        content: u64,
-        owner: &str,
-        origin: &str,
-        same: impl Fn(&Entry) -> bool,
-    ) -> Option<String> {
-        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
-        let mut inner = self.inner.locked();
-        self.expire(&mut inner);
-        let id = inner.by_content.get(&content).cloned()?;
-        let slot = inner.slots.get_mut(&id)?;
-        if !(slot.entry.origin == origin && same(&slot.entry)) {
-            return None;
-        }
-        slot.issued = Instant::now();
-        inner.touch(&id, tick);
-        let slot = inner.slots.get_mut(&id)?;
-        if !slot.owners.iter().any(|o| o == owner) {
-            if slot.owners.len() == MAX_OWNERS {
-                slot.owners.remove(0);
-            }
-            slot.owners.push(owner.to_string());
-        }
-        Some(id)
-    }
-
-    /// Inserts a new entry under a new id, evicting least recently used entries to make room.
-    fn insert(
-        &self,
-        content: u64,
-        owner: &str,
-        origin: &str,
-        label: &str,
-        body: Body,
-        check: Check,
-    ) -> String {
-        let id = self.new_id(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let entry = Arc::new(Entry {
-            id: id.clone(),
-            origin: origin.into(),
-            label: label.chars().take(200).collect(),
-            body,
-            check,
-            shown: Mutex::new(Vec::new()),
-        });
-        let size = entry.cost();
-        let tick = self.clock.fetch_add(1, Ordering::Relaxed);
-        let mut inner = self.inner.locked();
-        self.expire(&mut inner);
-        if size > self.max_bytes {
-            // Dropping the entry frees its text (a spilled one's file is deleted with it).
-            remember_gone(&mut inner, &id, Missing::TooLarge);
-            self.refused.fetch_add(1, Ordering::Relaxed);
-            return id;
-        }
-        while !inner.slots.is_empty()
-            && (inner.bytes + size > self.max_bytes || inner.slots.len() + 1 > self.max_entries)
-        {
-            let oldest = match inner.lru.first_key_value() {
-                Some((_, id)) => id.clone(),
-                None => break,
-            };
-            self.remove(&mut inner, &oldest, Missing::Evicted);
-            self.evicted.fetch_add(1, Ordering::Relaxed);
-        }
-        inner.bytes += size;
-        inner.memory += entry.memory();
-        inner.by_content.insert(content, id.clone());
-        inner.lru.insert(tick, id.clone());
-        if inner.earliest.is_none() {
-            inner.earliest = Instant::now().checked_add(self.ttl);
-        }
-        inner.slots.insert(
-            id.clone(),
-            Slot {
-                entry,
-                last_used: tick,
-                issued: Instant::now(),
-                content,
-                owners: vec![owner.to_string()],
-            },
-        );
-        id
     }
 
     /// The entry for `id`, refreshing its recency; or why it is missing.
@@ -1044,86 +475,10 @@ impl Store {
     }
 }
 
-/// Remembers why `id` left (or never entered), for the last [`GONE_MEMORY`] ids.
-fn remember_gone(inner: &mut Inner, id: &str, why: Missing) {
-    inner.gone.insert(id.to_string(), why);
-    inner.gone_order.push_back(id.to_string());
-    if inner.gone_order.len() > GONE_MEMORY
-        && let Some(old) = inner.gone_order.pop_front()
-    {
-        inner.gone.remove(&old);
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::missing::GONE_MEMORY;
     use super::*;
-
-    /// A result records what it showed in place of what was recorded; recoveries add theirs, and
-    /// recoveries of the same id at once all land (none writes over another's).
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn recoveries_add_to_what_was_shown_and_a_new_result_replaces_it() {
-        let s = Arc::new(Store::new(1 << 20, 10, Duration::from_secs(60)));
-        let id = s.put("o", "read", "f", "line\n".repeat(40));
-        let flags = |r: std::ops::Range<usize>| (0..40).map(|i| r.contains(&i)).collect::<Vec<_>>();
-        s.record_shown(&id, &flags(0..5)).await;
-        let tasks: Vec<_> = (0..7)
-            .map(|k| {
-                let (s, id) = (Arc::clone(&s), id.clone());
-                tokio::spawn(async move {
-                    let e = s.get_at_async(&id, None).await.unwrap();
-                    e.add_shown(0, &flags(5 + 5 * k..10 + 5 * k)).await;
-                })
-            })
-            .collect();
-        for t in tasks {
-            t.await.unwrap();
-        }
-        let e = s.get_at_async(&id, None).await.unwrap();
-        assert_eq!(e.shown(), vec![true; 40]);
-        s.record_shown(&id, &flags(3..4)).await;
-        assert_eq!(e.shown(), flags(3..4));
-    }
-
-    #[test]
-    fn texts_past_the_memory_bound_are_spilled_and_read_back_exactly() {
-        let s = Store::new(1 << 20, 100, Duration::from_secs(60)).with_memory_max(200);
-        let texts: Vec<String> = (0..4)
-            .map(|i| format!("text {i}\n").repeat(12) + "tail")
-            .collect();
-        let ids: Vec<String> = texts
-            .iter()
-            .map(|t| s.put("o", "bash", "c", t.clone()))
-            .collect();
-        let on_disk: Vec<bool> = ids.iter().map(|id| s.get(id).unwrap().on_disk()).collect();
-        assert_eq!(
-            on_disk,
-            [false, true, true, true],
-            "only the first fits in 200 bytes"
-        );
-        assert!(s.stats().memory <= 200, "{:?}", s.stats());
-        for (id, t) in ids.iter().zip(&texts) {
-            let e = s.get(id).unwrap();
-            assert_eq!(e.lines(1, 1000).unwrap(), *t);
-        }
-        // The same text again gets its id, spilled or not.
-        assert_eq!(s.put("o", "bash", "c", texts[2].clone()), ids[2]);
-        assert_eq!(s.put("o", "bash", "c", texts[0].clone()), ids[0]);
-    }
-
-    #[test]
-    fn lines_concatenate_to_original() {
-        for text in ["", "a", "a\n", "a\nb", "a\r\nb\r\n\n", "\n\n"] {
-            let s = Store::new(1 << 20, 10, Duration::from_secs(60));
-            let id = s.put("o", "t", "", text.to_string());
-            let e = s.get(&id).unwrap();
-            let all: String = (1..=e.line_count())
-                .map(|i| e.lines(i, i).unwrap())
-                .collect();
-            assert_eq!(all, text);
-            assert_eq!(e.lines(1, usize::MAX).unwrap(), text);
-        }
-    }
 
     #[test]
     fn lru_eviction_and_reasons() {
@@ -1171,25 +526,6 @@ mod tests {
         let other = Store::new(100, 1, Duration::from_secs(60));
         let theirs = other.put("o", "t", "", "first".into());
         assert_eq!(s.get(&theirs).unwrap_err(), Missing::Unknown);
-    }
-
-    #[test]
-    fn storing_the_same_output_again_reissues_its_id() {
-        let s = Store::new(100, 10, Duration::from_secs(60));
-        let a = s.put("o", "read", "f.rs", "same".into());
-        let b = s.put("o", "grep", "f.rs", "same".into());
-        assert_ne!(a, b, "another origin is another entry");
-        assert_eq!(s.put("o", "read", "f.rs", "same".into()), a);
-        assert_ne!(s.put("o", "read", "f.rs", "other".into()), a);
-        assert_eq!(s.stats().entries, 3);
-        // An evicted id is not re-issued; the text is stored anew.
-        let s = Store::new(8, 10, Duration::from_secs(60));
-        let a = s.put("o", "t", "", "aaaa".into());
-        s.put("o", "t", "", "bbbbbbbb".into());
-        assert_eq!(s.get(&a).unwrap_err(), Missing::Evicted);
-        let again = s.put("o", "t", "", "aaaa".into());
-        assert_ne!(again, a);
-        assert_eq!(s.get(&again).unwrap().lines(1, 1).unwrap(), "aaaa");
     }
 
     proptest::proptest! {
@@ -1248,38 +584,5 @@ mod tests {
         std::thread::sleep(Duration::from_millis(40));
         assert_eq!(s.get(&a).unwrap_err(), Missing::Expired);
         assert_eq!(s.stats().bytes, 0);
-    }
-
-    #[test]
-    fn spilled_entries_are_counted_reissued_and_evicted() {
-        let write = |text: &str| {
-            let mut w = SpillWriter::with_threshold(16);
-            w.push_str(text).unwrap();
-            w.finish().unwrap()
-        };
-        let s = Store::new(100, 10, Duration::from_secs(60));
-        let text = "0123456789\n".repeat(5);
-        let a = s.put_written("o", "grep", "p", write(&text));
-        let e = s.get(&a).unwrap();
-        assert!(e.on_disk());
-        assert_eq!((e.line_count(), e.len()), (5, 55));
-        assert_eq!(e.lines(2, 3).unwrap(), "0123456789\n0123456789\n");
-        assert_eq!(s.stats().bytes, 55);
-        assert_eq!(
-            s.put_written("o", "grep", "p", write(&text)),
-            a,
-            "same text, same id"
-        );
-        assert_eq!(s.stats().entries, 1);
-        let small = s.put_written("o", "grep", "p", write("small"));
-        assert!(!s.get(&small).unwrap().on_disk());
-        // Another big one: the first is evicted and its file goes with its last handle.
-        let b = s.put_written("o", "grep", "q", write(&"x".repeat(60)));
-        assert_eq!(s.get(&a).unwrap_err(), Missing::Evicted);
-        assert_eq!(
-            s.get(&b).unwrap().text_up_to(100).unwrap().unwrap(),
-            "x".repeat(60)
-        );
-        assert_eq!(s.get(&b).unwrap().text_up_to(10).unwrap(), None);
     }
 }
