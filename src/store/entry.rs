@@ -212,6 +212,8 @@ impl Entry {
     /// consecutive ranges concatenate to the original text. Reads the whole range: for small
     /// ranges (page through [`Entry::reader_at`] otherwise).
     pub fn lines(&self, start: usize, end: usize) -> Result<String, ReadError> {
+        // Line 0 is read as line 1, as `reader_at` reads it: `lines(0, k)` is `lines(1, k)`.
+        let start = start.max(1);
         let n = self.line_count();
         if n == 0 || start > n || start > end {
             return Ok(String::new());
@@ -310,6 +312,8 @@ mod tests {
                 .collect();
             assert_eq!(all, text);
             assert_eq!(e.lines(1, usize::MAX).unwrap(), text);
+            // Clamped at both ends: line 0 is line 1.
+            assert_eq!(e.lines(0, 1).unwrap(), e.lines(1, 1).unwrap());
         }
     }
 }
