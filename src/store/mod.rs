@@ -458,7 +458,8 @@ impl Store {
         }
     }
 
-    /// Whether `id` was issued for an output too large to store (the result must say so).
+    /// Whether `id` was issued without its output being stored, too large or refused by an
+    /// unreachable shared store ([`Store::not_stored`] says which; the result must say so).
     pub fn refused(&self, id: &str) -> bool {
         self.not_stored(id).is_some()
     }
