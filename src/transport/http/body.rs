@@ -167,39 +167,48 @@ pub(super) async fn read_json_body(
 
 /// Whether the request's `Accept` takes `mime` (lowercase): no `Accept` takes JSON only; every
 /// `Accept` line counts (a client may send `application/json` and `text/event-stream` on two), media
-/// ranges compare in any case, and a range naming `mime` itself with `q=0` refuses it whatever
-/// wildcard the rest allows (RFC 9110, 12.5.1).
+/// ranges compare in any case, and the most specific range naming `mime` decides (`mime` itself,
+/// then `type/*`, then `*/*`; RFC 9110, 12.5.1): a `q=0` there refuses it whatever a broader range
+/// allows, and a broader `q=0` does not refuse what a narrower range takes.
 pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    let ranges: Vec<(String, bool)> = headers
+    let ranges: Vec<(String, f32)> = headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|h| h.to_str().ok())
         .flat_map(|a| a.split(','))
-        .map(|range| {
+        .filter_map(|range| {
             let mut parts = range.split(';');
             let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-            let refused = parts.any(|param| {
-                param.split_once('=').is_some_and(|(k, v)| {
-                    k.trim().eq_ignore_ascii_case("q") && v.trim().parse::<f32>() == Ok(0.0)
-                })
-            });
-            (media, refused)
+            let q = parts
+                .filter_map(|param| param.split_once('='))
+                .find(|(k, _)| k.trim().eq_ignore_ascii_case("q"))
+                .map_or(1.0, |(_, v)| v.trim().parse::<f32>().unwrap_or(1.0));
+            (!media.is_empty()).then_some((media, q))
         })
-        .filter(|(media, _)| !media.is_empty())
         .collect();
     if ranges.is_empty() {
         return mime == "application/json";
     }
-    if ranges.iter().any(|(m, refused)| *refused && m == mime) {
+    let any_subtype = format!("{}/*", mime.split('/').next().unwrap_or(""));
+    let specificity = |m: &str| {
+        if m == mime {
+            3
+        } else if m == any_subtype {
+            2
+        } else if m == "*/*" {
+            1
+        } else {
+            0
+        }
+    };
+    let Some(most) = ranges.iter().map(|(m, _)| specificity(m)).max() else {
         return false;
-    }
-    ranges.iter().any(|(m, refused)| {
-        !refused
-            && (m == mime
-                || m == "*/*"
-                || (m == "application/*" && mime.starts_with("application/"))
-                || (m == "text/*" && mime.starts_with("text/")))
-    })
+    };
+    most > 0
+        && ranges
+            .iter()
+            .filter(|(m, _)| specificity(m) == most)
+            .any(|(_, q)| *q > 0.0)
 }
 
 #[cfg(test)]
@@ -251,5 +260,20 @@ mod tests {
         assert!(!accepts(&h, SSE));
         assert!(accepts(&h, JSON));
         assert!(!accepts(&accept(&["*/*;q=0"]), JSON));
+    }
+
+    #[test]
+    fn the_most_specific_range_decides() {
+        // A refused type family is refused beside a wildcard...
+        let h = accept(&["text/*;q=0, */*"]);
+        assert!(!accepts(&h, SSE));
+        assert!(accepts(&h, JSON));
+        assert!(!accepts(&accept(&["application/*;q=0, */*"]), JSON));
+        // ...and a broader refusal does not refuse what a narrower range takes.
+        let h = accept(&["application/json", "application/*;q=0", "*/*;q=0"]);
+        assert!(accepts(&h, JSON));
+        assert!(!accepts(&h, SSE));
+        assert!(accepts(&accept(&["text/*;q=0.5"]), SSE));
+        assert!(!accepts(&accept(&["image/png"]), JSON));
     }
 }
