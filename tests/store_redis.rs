@@ -446,6 +446,9 @@ fn a_replica_answers_from_its_near_copy_until_the_store_evicts_it() {
         x,
         "any replica re-issues the same output's id"
     );
+    // `a` sends the recency of the pages it served from its copy at its next tick: let it land
+    // before `y` is stored, or on a loaded machine `x` may be used after `y` and `y` evicted.
+    std::thread::sleep(Duration::from_secs(1));
     // `b` fills the store past its cap: `x` (least recently used) is evicted there, and `a`
     // drops its copy within a tick: the same reason as from any replica, never the old text.
     read_id(&b, &sb, "y.rs");
