@@ -52,24 +52,27 @@ pub(super) fn expire_sessions(sessions: &Sessions, app: &App) {
     }
 }
 
+/// A 503 with a JSON-RPC error body (`id`, `text`) and `Retry-After: retry_after` seconds:
+/// the server cannot take the request now, and says when to try again.
+fn unavailable(id: Value, text: String, retry_after: &'static str) -> warp::reply::Response {
+    let err = message::error_response(id, message::rpc_error(message::INTERNAL_ERROR, text, None));
+    let mut r = rpc_reply(StatusCode::SERVICE_UNAVAILABLE, &err);
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static(retry_after));
+    r
+}
+
 /// A new session id from the kernel's random source, or the 503 that says it is unavailable
 /// (never a constant id: that would hand one client another's session).
 #[allow(clippy::result_large_err)]
 fn new_session_id() -> Result<String, warp::reply::Response> {
     crate::secret::session_id().map_err(|e| {
         tracing::error!(error = %e, "random source unavailable: no session id");
-        let err = message::error_response(
+        unavailable(
             Value::Null,
-            message::rpc_error(
-                message::INTERNAL_ERROR,
-                format!("cannot make a session id (random source unavailable: {e}); try again"),
-                None,
-            ),
-        );
-        let mut r = rpc_reply(StatusCode::SERVICE_UNAVAILABLE, &err);
-        r.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        r
+            format!("cannot make a session id (random source unavailable: {e}); try again"),
+            "1",
+        )
     })
 }
 
@@ -163,21 +166,14 @@ fn handshake_session(
         let live = ctx.sessions.locked().len();
         if live >= MAX_SESSIONS {
             tracing::warn!(live, "initialize refused: too many live sessions");
-            let err = message::error_response(
+            return Err(unavailable(
                 msg.get("id").cloned().unwrap_or(Value::Null),
-                message::rpc_error(
-                    message::INTERNAL_ERROR,
-                    format!(
-                        "too many live sessions ({live}, at most {MAX_SESSIONS}); end unused ones with DELETE /mcp or retry later (idle sessions end after {} s)",
-                        ctx.server.app.config.session_idle.as_secs()
-                    ),
-                    None,
+                format!(
+                    "too many live sessions ({live}, at most {MAX_SESSIONS}); end unused ones with DELETE /mcp or retry later (idle sessions end after {} s)",
+                    ctx.server.app.config.session_idle.as_secs()
                 ),
-            );
-            let mut r = rpc_reply(StatusCode::SERVICE_UNAVAILABLE, &err);
-            r.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-            return Err(r);
+                "5",
+            ));
         }
         let id = new_session_id()?;
         // Live once `initialize` answers with a result ([`initialize_answer`]).
