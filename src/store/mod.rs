@@ -145,12 +145,6 @@ pub struct Store {
     shared: Option<shared::Shared>,
 }
 
-/// Whether `a` and `b` are equal, in a time that depends on their lengths only (a tag compared
-/// byte by byte with an early exit would tell a client how many of its digits are right).
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 /// Sessions remembered per entry for `resources/list` (the oldest is forgotten first).
 const MAX_OWNERS: usize = 16;
 /// Digits of an id's tag: a 64-bit keyed hash in decimal, zero-padded. The model copies the id
@@ -380,7 +374,7 @@ impl Store {
             && n.parse::<u64>().is_ok_and(|n| {
                 n >= 1
                     && n < self.next_id.load(Ordering::Relaxed)
-                    && same_bytes(self.tag(n).as_bytes(), tag.as_bytes())
+                    && crate::secret::same_bytes(self.tag(n).as_bytes(), tag.as_bytes())
             })
     }
 
