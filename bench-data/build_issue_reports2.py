@@ -200,6 +200,18 @@ def swegym_records(mirrors, extract):
                "issue": "https://github.com/%s/pull/%d" % (repo, num)}
 
 
+def mirror_of(repo, used, mirrors, st):
+    """The bare git dir of `repo`'s mirror, or None (counted in `st`) when the repository is
+    forbidden or held by another set (`used`), or has no mirror under `mirrors`."""
+    if ml.is_forbidden(repo) or repo.lower() in used:
+        st["excluded_repo"] += 1
+        return None
+    g = br.find_gitdir(mirrors, repo)
+    if g is None:
+        st["no_mirror"] += 1
+    return g
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -217,12 +229,8 @@ def main():
     stats, per_repo, seen_q = defaultdict(Counter), defaultdict(list), set()
     for rec in sorted(recs, key=lambda r: (r["repo"].lower(), r["num"], r["id"])):
         repo, st = rec["repo"], stats[rec["repo"]]
-        if ml.is_forbidden(repo) or repo.lower() in used:
-            st["excluded_repo"] += 1
-            continue
-        g = br.find_gitdir(args.mirrors, repo)
+        g = mirror_of(repo, used, args.mirrors, st)
         if g is None:
-            st["no_mirror"] += 1
             continue
         if git(g, "cat-file", "-e", rec["base"] + "^{commit}") is None:
             st["base_missing"] += 1

@@ -42,9 +42,9 @@ from collections import Counter, defaultdict
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 import build_issue_reports as bi  # noqa: E402
-import build_issue_reports2 as b2  # noqa: E402  (KEYS, used_repos)
+import build_issue_reports2 as b2  # noqa: E402  (KEYS, used_repos, mirror_of, cases_of_fix)
 
-br, ml = bi.br, bi.ml
+ml = bi.ml
 INPUT = os.path.join(BENCH, "issue_reports_py_inputs", "issues.json")
 PY = {".py": "python"}
 
@@ -67,12 +67,8 @@ def main():
     stats, per_repo, seen_q = defaultdict(Counter), defaultdict(list), set()
     for rec in sorted(recs, key=lambda r: (r["repo"].lower(), r["num"])):
         repo, st = rec["repo"], stats[rec["repo"]]
-        if ml.is_forbidden(repo) or repo.lower() in used:
-            st["excluded_repo"] += 1
-            continue
-        g = br.find_gitdir(args.mirrors, repo)
+        g = b2.mirror_of(repo, used, args.mirrors, st)
         if g is None:
-            st["no_mirror"] += 1
             continue
         parent = b2.git(g, "rev-parse", rec["fix"] + "^1")
         if parent is None:
